@@ -1,0 +1,66 @@
+import { FormatRegistry, type TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import type { ValidationProblem } from "./types.js";
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+const MAX_PROBLEMS = 20;
+
+// JSON Schema formats that tool schemas commonly use (the seed's `make_api_call` has `format: "uri"`).
+// TypeBox knows none by default and fails every value of an unknown format, so the common ones are
+// registered once, unless the application registered its own.
+const FORMATS: Record<string, (value: string) => boolean> = {
+  uri: (value) => URL.canParse(value),
+  url: (value) => URL.canParse(value),
+  email: (value) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value),
+  uuid: (value) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value),
+  "date-time": (value) => !Number.isNaN(Date.parse(value)) && /^\d{4}-\d{2}-\d{2}T/.test(value),
+  date: (value) => /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)),
+};
+let formatsRegistered = false;
+
+function registerFormats(): void {
+  formatsRegistered = true;
+  for (const [name, check] of Object.entries(FORMATS)) {
+    if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check);
+  }
+}
+
+/** The compiled check of a schema, compiled on first use and kept as long as the schema lives. */
+export function compiledCheck(schema: TSchema): TypeCheck<TSchema> {
+  let check = compiled.get(schema);
+  if (check === undefined) {
+    if (!formatsRegistered) registerFormats();
+    check = TypeCompiler.Compile(schema);
+    compiled.set(schema, check);
+  }
+  return check;
+}
+
+/** Every problem of `value` against `schema` (up to a limit), or undefined when it is valid. */
+export function problemsOf(schema: TSchema, value: unknown): ValidationProblem[] | undefined {
+  const check = compiledCheck(schema);
+  if (check.Check(value)) return undefined;
+  const problems: ValidationProblem[] = [];
+  for (const error of check.Errors(value)) {
+    problems.push({ path: error.path === "" ? "/" : error.path, message: error.message });
+    if (problems.length >= MAX_PROBLEMS) break;
+  }
+  if (problems.length === 0) problems.push({ path: "/", message: "Does not match the schema" });
+  return problems;
+}
+
+/** One problem a line: `  - /path: message`. */
+export function formatProblems(problems: readonly ValidationProblem[]): string {
+  return problems.map((problem) => `  - ${problem.path}: ${problem.message}`).join("\n");
+}
+
+/** A value as JSON for a message, cut to a readable length. */
+export function preview(value: unknown, max = 2000): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}

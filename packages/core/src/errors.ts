@@ -1,0 +1,51 @@
+/**
+ * Stable codes of the errors toolhost reports. Results made by the kernel carry theirs in
+ * `details.code`; thrown errors are `ToolhostError`s with `code`.
+ */
+export const ErrorCode = Object.freeze({
+  TOOL_NOT_FOUND: "TOOLHOST_TOOL_NOT_FOUND",
+  TOOL_RESOLVE_FAILED: "TOOLHOST_TOOL_RESOLVE_FAILED",
+  PREPARE_FAILED: "TOOLHOST_PREPARE_FAILED",
+  VALIDATION_FAILED: "TOOLHOST_VALIDATION_FAILED",
+  INVALID_ARGUMENTS: "TOOLHOST_INVALID_ARGUMENTS",
+  BLOCKED: "TOOLHOST_BLOCKED",
+  NOT_APPROVED: "TOOLHOST_NOT_APPROVED",
+  POLICY_FAILED: "TOOLHOST_POLICY_FAILED",
+  TOOL_FAILED: "TOOLHOST_TOOL_FAILED",
+  INVALID_RESULT: "TOOLHOST_INVALID_RESULT",
+  AFTER_HOOK_FAILED: "TOOLHOST_AFTER_HOOK_FAILED",
+  ABORTED: "TOOLHOST_ABORTED",
+  TIMED_OUT: "TOOLHOST_TIMED_OUT",
+  INVALID_TOOL: "TOOLHOST_INVALID_TOOL",
+  DUPLICATE_TOOL: "TOOLHOST_DUPLICATE_TOOL",
+  DUPLICATE_SERVICE: "TOOLHOST_DUPLICATE_SERVICE",
+  INVALID_PLUGIN: "TOOLHOST_INVALID_PLUGIN",
+  INVALID_PLUGIN_OPTIONS: "TOOLHOST_INVALID_PLUGIN_OPTIONS",
+  INCOMPATIBLE_PLUGIN: "TOOLHOST_INCOMPATIBLE_PLUGIN",
+  PLUGIN_APPLY_FAILED: "TOOLHOST_PLUGIN_APPLY_FAILED",
+  HARNESS_DISPOSED: "TOOLHOST_HARNESS_DISPOSED",
+} as const);
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** An error a user can meet: a stable `code`, and a message that says what happened, where, and what to do. */
+export class ToolhostError extends Error {
+  override name = "ToolhostError";
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** The message of anything thrown, for a result or a log line. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

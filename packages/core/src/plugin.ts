@@ -1,0 +1,67 @@
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import { ErrorCode, ToolhostError } from "./errors.js";
+import type { AgentHarness } from "./harness.js";
+
+/**
+ * The major version of the plugin API this `@toolhost/core` speaks. A host refuses a plugin made
+ * with `definePlugin` of another major, naming both versions.
+ */
+export const PLUGIN_API_VERSION = 1;
+
+/** What `definePlugin` takes. */
+export interface PluginDefinition<TOptions extends TSchema = TObject> {
+  /** The package name (`@toolhost/tool-bash`); the name of every tap and tool the plugin adds. */
+  name: string;
+  /** The plugin's own version, shown by `toolhost config`. */
+  version?: string;
+  /** A TypeBox schema of the options; the host fills defaults and validates before `apply`. */
+  options?: TOptions;
+  /**
+   * Called once at start-up with the harness and the validated options: register tools, tap
+   * hooks, provide services. Never tap per call.
+   */
+  apply(harness: AgentHarness, options: Static<TOptions>): void | Promise<void>;
+}
+
+/** A plugin as `definePlugin` returns it. */
+export interface ToolhostPlugin<TOptions extends TSchema = TObject> extends Readonly<PluginDefinition<TOptions>> {
+  /** The `PLUGIN_API_VERSION` of the `@toolhost/core` the plugin was defined with. */
+  readonly apiVersion: number;
+}
+
+const KNOWN_KEYS = new Set(["name", "version", "options", "apply"]);
+
+/** Makes a plugin: the default export of a toolhost plugin package. */
+export function definePlugin<TOptions extends TSchema = TObject>(
+  definition: PluginDefinition<TOptions>,
+): ToolhostPlugin<TOptions> {
+  const where = typeof definition?.name === "string" ? `plugin "${definition.name}"` : "definePlugin()";
+  if (definition === null || typeof definition !== "object") {
+    throw new ToolhostError(ErrorCode.INVALID_PLUGIN, `${where}: expected an object with name and apply.`);
+  }
+  if (typeof definition.name !== "string" || definition.name.length === 0) {
+    throw new ToolhostError(ErrorCode.INVALID_PLUGIN, `${where}: "name" must be a non-empty string (the package name).`);
+  }
+  if (typeof definition.apply !== "function") {
+    throw new ToolhostError(ErrorCode.INVALID_PLUGIN, `${where}: "apply" must be a function (harness, options) => void.`);
+  }
+  const unknown = Object.keys(definition).filter((key) => !KNOWN_KEYS.has(key));
+  if (unknown.length > 0) {
+    throw new ToolhostError(
+      ErrorCode.INVALID_PLUGIN,
+      `${where}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; a plugin has only ${[...KNOWN_KEYS].join(", ")}.`,
+    );
+  }
+  return Object.freeze({ ...definition, apiVersion: PLUGIN_API_VERSION });
+}
+
+/** Whether a value looks like a plugin made with `definePlugin` (of any API version). */
+export function isPlugin(value: unknown): value is ToolhostPlugin<TSchema> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as ToolhostPlugin).name === "string" &&
+    typeof (value as ToolhostPlugin).apply === "function" &&
+    typeof (value as ToolhostPlugin).apiVersion === "number"
+  );
+}

@@ -1,0 +1,271 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+
+/** A block of text, for the model and for people. */
+export interface TextContent {
+  type: "text";
+  text: string;
+}
+
+/** An image, base64-encoded, with its MIME type (`image/png`, …). */
+export interface ImageContent {
+  type: "image";
+  data: string;
+  mimeType: string;
+}
+
+/** What a call or a model turn cost. Tools that call models report it; it is never sent to the model. */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+}
+
+/**
+ * What a tool returns. `content` goes to the model; `details` is for logs, UIs and hooks.
+ *
+ * - `isError: true` tells the model the call failed; the kernel keeps such a result as it is.
+ * - `terminate: true` on every result of a batch ends the agent loop after that batch.
+ * - `addedToolNames` makes those registered tools active from the next turn on.
+ */
+export interface AgentToolResult<TDetails = unknown> {
+  content: (TextContent | ImageContent)[];
+  details: TDetails;
+  usage?: Usage;
+  addedToolNames?: string[];
+  terminate?: boolean;
+  isError?: boolean;
+}
+
+/** A partial result a tool streams while it runs: the latest output, for UIs. */
+export interface AgentToolUpdate<TDetails = unknown> {
+  content: (TextContent | ImageContent)[];
+  details?: TDetails;
+}
+
+/** Given to `execute`; each call becomes a `tool_execution_update` event and a `toolUpdate` hook call. */
+export type AgentToolUpdateCallback<TDetails = unknown> = (partialResult: AgentToolUpdate<TDetails>) => void;
+
+/**
+ * A tool the model can call.
+ *
+ * `parameters` is a TypeBox schema: the kernel validates every call against it
+ * (compiled once per tool) before `execute` runs, so `params` is always of its type.
+ */
+export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unknown, TContext = unknown> {
+  /** The name the model calls it by; unique in a harness. */
+  name: string;
+  /** A human-readable name, for UIs. */
+  label: string;
+  /** What the tool does, for the model. */
+  description: string;
+  parameters: TParameters;
+  /**
+   * Called first with the raw arguments of each call, before any `prepareArguments` tap and
+   * before validation: repair what models commonly get wrong (a number sent as a string, an old
+   * field name). Throwing makes the call an error result.
+   */
+  prepareArguments?: (args: unknown) => unknown | Promise<unknown>;
+  /**
+   * `"sequential"` makes each call of this tool a barrier in its batch: it starts only when every
+   * call before it has finished, runs alone, and the calls after it wait. Default `"parallel"`.
+   */
+  executionMode?: ExecutionMode;
+  /**
+   * Runs the call. `signal` aborts on batch abort or timeout: stop work, end processes, and throw.
+   * Return `isError: true` for failures the model should see; throwing is turned into an error result too.
+   * `context` is the harness's `toolContext`.
+   */
+  execute(
+    toolCallId: string,
+    params: Static<TParameters>,
+    signal: AbortSignal,
+    onUpdate: AgentToolUpdateCallback<TDetails>,
+    context: TContext,
+  ): Promise<AgentToolResult<TDetails>>;
+}
+
+/** Any tool, whatever its parameters, details and context. */
+// biome-ignore lint: the widest tool type needs `any` for its params to accept every tool.
+export type AnyAgentTool = AgentTool<any, any, any>;
+
+export type ExecutionMode = "parallel" | "sequential";
+
+/** A tool call as the model wrote it. */
+export interface ToolCall {
+  type?: "toolCall";
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** The result of one tool call, as a message for the model's context. */
+export interface ToolResultMessage<TDetails = unknown> {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  content: (TextContent | ImageContent)[];
+  details: TDetails;
+  isError: boolean;
+  usage?: Usage;
+  addedToolNames?: string[];
+  terminate?: boolean;
+  timestamp: number;
+}
+
+/** The model's reasoning, when the provider streams it. */
+export interface ThinkingContent {
+  type: "thinking";
+  thinking: string;
+}
+
+export interface UserMessage {
+  role: "user";
+  content: string | (TextContent | ImageContent)[];
+  timestamp: number;
+}
+
+/** Why the model stopped: `toolUse` (it wants its calls run), `stop`, `length` (cut off), `error`, `aborted`. */
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+
+export interface AssistantMessage {
+  role: "assistant";
+  content: (TextContent | ThinkingContent | ToolCall)[];
+  stopReason: StopReason;
+  usage?: Usage;
+  model?: string;
+  /** What went wrong, when `stopReason` is `error` or `aborted`. */
+  errorMessage?: string;
+  timestamp: number;
+}
+
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/** A piece of an assistant message as the provider streams it. */
+export type AssistantMessageEvent =
+  | { type: "text_delta"; delta: string }
+  | { type: "thinking_delta"; delta: string }
+  | { type: "toolcall_delta"; index: number; id?: string; name?: string; argumentsDelta: string };
+
+/**
+ * What a `StreamFn` yields: deltas while the message is written, then exactly one `done` with the
+ * whole message (its tool calls parsed, its stop reason and usage). A provider error or an abort is
+ * a `done` whose message has `stopReason` `"error"` or `"aborted"` and an `errorMessage`: a stream
+ * does not throw.
+ */
+export type AssistantStreamEvent = AssistantMessageEvent | { type: "done"; message: AssistantMessage };
+
+/** The model a `StreamFn` is asked to use. */
+export interface Model {
+  /** The provider's model name, e.g. `gpt-4o-mini`. */
+  id: string;
+  /** Which provider serves it, for logs (`openai`, `ollama`, …). */
+  provider?: string;
+}
+
+/** What the model sees of the conversation: the system prompt, the messages, the active tools. */
+export interface AgentContext {
+  systemPrompt?: string;
+  messages: Message[];
+  tools: AnyAgentTool[];
+}
+
+/** Streams one assistant message. */
+export type StreamFn = (
+  model: Model,
+  context: AgentContext,
+  options: { signal?: AbortSignal },
+) => AsyncIterable<AssistantStreamEvent> | Promise<AsyncIterable<AssistantStreamEvent>>;
+
+/**
+ * Everything the harness and the agent tell their listeners, in order:
+ * `agent_start`, then per turn `turn_start`, the assistant message's `message_*` events,
+ * the tool events of its calls, each tool result's `message_start` / `message_end` in the calls'
+ * order, `turn_end`; finally `agent_end`.
+ */
+export type AgentEvent =
+  | { type: "agent_start" }
+  | { type: "agent_end"; messages: Message[] }
+  | { type: "turn_start" }
+  | { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
+  | { type: "message_start"; message: Message }
+  | { type: "message_update"; message: AssistantMessage; assistantMessageEvent: AssistantMessageEvent }
+  | { type: "message_end"; message: Message }
+  | { type: "tool_execution_start"; toolCallId: string; toolName: string; args: unknown }
+  | {
+      type: "tool_execution_update";
+      toolCallId: string;
+      toolName: string;
+      args: unknown;
+      partialResult: AgentToolUpdate;
+    }
+  | {
+      type: "tool_execution_end";
+      toolCallId: string;
+      toolName: string;
+      result: AgentToolResult;
+      isError: boolean;
+      durationMs: number;
+    };
+
+/** What the stages after resolution know about a call. */
+export interface ToolCallContext<TContext = unknown> {
+  toolCall: ToolCall;
+  tool: AnyAgentTool;
+  /** The prepared and (from stage 4 on) validated arguments. */
+  args: unknown;
+  /** The harness's `toolContext`. */
+  context: TContext;
+}
+
+/** One reason the arguments are invalid: where (a JSON pointer, `/path/0`) and what. */
+export interface ValidationProblem {
+  path: string;
+  message: string;
+}
+
+/**
+ * What a `beforeToolCall` tap answers. Return nothing to let the call go on.
+ * `{ block: true, reason }` refuses it; `{ ask: true, reason }` sends it to the `approve` hook.
+ * `blockedBy` names who decided; the kernel fills it with the tap's name when it is missing.
+ */
+export type BeforeToolCallResult =
+  | { block: true; reason: string; blockedBy?: string; details?: Record<string, unknown> }
+  | { ask: true; reason: string; askedBy?: string; details?: Record<string, unknown> };
+
+/** The question put to the `approve` hook. */
+export interface ApprovalRequest<TContext = unknown> extends ToolCallContext<TContext> {
+  /** Why a human is asked. */
+  reason: string;
+  /** Who asked (the tap that answered `ask`). */
+  askedBy: string;
+}
+
+/** An answer of the `approve` hook. */
+export interface ApprovalResult {
+  approved: boolean;
+  reason?: string;
+}
+
+/** Given to `afterToolCall`: the call and its result so far. */
+export interface AfterToolCallContext<TContext = unknown> extends ToolCallContext<TContext> {
+  result: AgentToolResult;
+  isError: boolean;
+}
+
+/** Fields of the result an `afterToolCall` tap replaces; return nothing to keep the result. */
+export type AfterToolCallResult = Partial<
+  Pick<AgentToolResult, "content" | "details" | "isError" | "terminate" | "usage">
+>;
+
+export type BeforeToolCallFn<TContext = unknown> = (
+  ctx: ToolCallContext<TContext>,
+  signal: AbortSignal,
+) => BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined>;
+
+export type AfterToolCallFn<TContext = unknown> = (
+  ctx: AfterToolCallContext<TContext>,
+  signal: AbortSignal,
+) => AfterToolCallResult | undefined | Promise<AfterToolCallResult | undefined>;
