@@ -1,4 +1,5 @@
-import { type TSchema, type Static } from "@sinclair/typebox";
+import { resolve } from "node:path";
+import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import {
   AsyncSeriesBailHook,
@@ -84,6 +85,10 @@ export interface HarnessHooks<TContext = unknown> {
 }
 
 export interface AgentHarnessOptions<TContext = unknown> {
+  /** The working directory tools and policies resolve relative paths against. Default `process.cwd()`. */
+  cwd?: string;
+  /** The project folder (the config file's folder); `${workspace}` in policies. Default `cwd`. */
+  workspace?: string;
   /** Tools registered at construction (owner: "harness options"). */
   tools?: AnyAgentTool[];
   /** Passed to every tool's `execute` as its fifth argument, and to every hook's context. */
@@ -126,6 +131,8 @@ type Tap = { name: string; type: "sync" | "async" | "promise"; fn: Function };
  */
 export class AgentHarness<TContext = unknown> {
   readonly hooks: HarnessHooks<TContext>;
+  readonly cwd: string;
+  readonly workspace: string;
   readonly toolContext: TContext;
   readonly toolExecution: ExecutionMode;
   readonly maxConcurrency: number;
@@ -138,6 +145,8 @@ export class AgentHarness<TContext = unknown> {
   #disposed = false;
 
   constructor(options: AgentHarnessOptions<TContext> = {}) {
+    this.cwd = resolve(options.cwd ?? process.cwd());
+    this.workspace = resolve(this.cwd, options.workspace ?? this.cwd);
     this.toolContext = options.toolContext as TContext;
     this.toolExecution = options.toolExecution ?? "parallel";
     this.maxConcurrency = options.maxConcurrency ?? Number.POSITIVE_INFINITY;
