@@ -141,6 +141,7 @@ export class AgentHarness<TContext = unknown> {
   readonly #tools = new Map<string, { tool: AnyAgentTool; owner: string }>();
   readonly #services = new Map<string, { value: unknown; owner: string }>();
   readonly #listeners = new Set<AgentEventListener>();
+  readonly #warned = new WeakSet<AgentEventListener>();
   #owner = OPTIONS_OWNER;
   #disposed = false;
 
@@ -326,7 +327,11 @@ export class AgentHarness<TContext = unknown> {
           try {
             each(event);
           } catch (error) {
-            process.emitWarning(`A toolhost event listener threw on "${event.type}": ${messageOf(error)}`);
+            // Once per listener: a broken UI must not flood the terminal, nor break a call.
+            if (!this.#warned.has(each)) {
+              this.#warned.add(each);
+              process.emitWarning(`A toolhost event listener threw on "${event.type}": ${messageOf(error)}`);
+            }
           }
         }
       });
