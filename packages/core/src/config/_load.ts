@@ -1,0 +1,178 @@
+import { access } from "node:fs/promises";
+import { extname, isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { lilconfig, type Loader } from "lilconfig";
+import { messageOf } from "../errors.js";
+import { formatProblems, problemsOf } from "../_validate.js";
+import { ConfigError, ConfigErrorCode } from "./_errors.js";
+import { ConfigSchema, type ToolhostConfig } from "./_schema.js";
+
+/** The file names searched for, in each folder from the working directory upward, in this order. */
+export const CONFIG_FILE_NAMES = Object.freeze([
+  "toolhost.config.json",
+  "toolhost.config.yaml",
+  "toolhost.config.yml",
+  "toolhost.config.js",
+  "toolhost.config.mjs",
+  "toolhost.config.ts",
+]);
+
+export interface FindConfigOptions {
+  /** Where the upward search starts, and what a relative `configPath` is relative to. Default `process.cwd()`. */
+  cwd?: string;
+  /** A config file to load instead of searching; an error when it does not exist. */
+  configPath?: string;
+}
+
+/** A config file, read and checked against `ConfigSchema`. */
+export interface LoadedConfig {
+  /** The absolute path of the file. */
+  path: string;
+  config: ToolhostConfig;
+}
+
+/**
+ * Finds the config (upward from `cwd`, or the file `configPath` names), loads and validates it.
+ * Resolves to undefined when a search finds nothing; throws a `ConfigError` for everything else.
+ */
+export async function findConfig(options: FindConfigOptions = {}): Promise<LoadedConfig | undefined> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const searcher = lilconfig("toolhost", { searchPlaces: [...CONFIG_FILE_NAMES], loaders: LOADERS, cache: false });
+  let found: { filepath: string; config: unknown; isEmpty?: boolean } | null;
+  if (options.configPath !== undefined) {
+    const path = isAbsolute(options.configPath) ? options.configPath : resolve(cwd, options.configPath);
+    try {
+      await access(path);
+    } catch {
+      throw new ConfigError(
+        ConfigErrorCode.CONFIG_NOT_FOUND,
+        `Config file not found: ${path}. Check the path given with --config, or run "toolhost init" in your project to create one.`,
+        { configPath: path },
+      );
+    }
+    if (!LOADERS[extname(path)]) {
+      throw new ConfigError(
+        ConfigErrorCode.CONFIG_INVALID,
+        `Config file ${path} has an extension toolhost cannot read. Use one of: ${CONFIG_FILE_NAMES.map((n) => extname(n)).join(", ")}.`,
+        { configPath: path },
+      );
+    }
+    found = await searcher.load(path);
+  } else {
+    found = await searcher.search(cwd);
+  }
+  if (!found) return undefined;
+  return { path: found.filepath, config: validateConfig(found.config, found.filepath) };
+}
+
+/** Checks a loaded value against `ConfigSchema`; throws CONFIG_INVALID listing each problem with its path. */
+export function validateConfig(value: unknown, configPath: string): ToolhostConfig {
+  if (value === undefined || value === null) {
+    throw new ConfigError(
+      ConfigErrorCode.CONFIG_INVALID,
+      `Config file ${configPath} is empty. It needs at least a "plugins" list, e.g. { "plugins": ["@toolhost/tool-fs"] }.`,
+      { configPath },
+    );
+  }
+  const problems = problemsOf(ConfigSchema, value);
+  if (problems) {
+    throw new ConfigError(
+      ConfigErrorCode.CONFIG_INVALID,
+      `Config file ${configPath} is invalid:\n${formatProblems(problems)}\nFix these keys; "toolhost schema" prints every key the config takes.`,
+      { configPath },
+    );
+  }
+  return value as ToolhostConfig;
+}
+
+function syntaxError(configPath: string, detail: string, line?: number, column?: number): ConfigError {
+  const at = line === undefined ? "" : column === undefined ? ` at line ${line}` : ` at line ${line}, column ${column}`;
+  return new ConfigError(
+    ConfigErrorCode.CONFIG_SYNTAX,
+    `Config file ${configPath} has a syntax error${at}: ${detail}\nFix the file and run again.`,
+    { configPath, line, column },
+  );
+}
+
+/** Line and column (1-based) of a character offset. */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  return { line, column: offset - before.lastIndexOf("\n") };
+}
+
+const loadJson: Loader = (configPath, content) => {
+  try {
+    return JSON.parse(content);
+  } catch (error) {
+    const message = messageOf(error);
+    const lineCol = /\(line (\d+) column (\d+)\)/.exec(message);
+    const position = /at position (\d+)/.exec(message);
+    const at = lineCol
+      ? { line: Number(lineCol[1]), column: Number(lineCol[2]) }
+      : position
+        ? lineColumn(content, Number(position[1]))
+        : /end of JSON input/.test(message)
+          ? lineColumn(content, content.length)
+          : undefined;
+    const detail = message.replace(/,? ?(in JSON )?at position \d+.*$/s, "").replace(/ \(line \d+ column \d+\)/, "");
+    return Promise.reject(syntaxError(configPath, detail, at?.line, at?.column));
+  }
+};
+
+const loadYaml: Loader = async (configPath, content) => {
+  const { parseDocument } = await import("yaml");
+  const document = parseDocument(content, { prettyErrors: false });
+  const first = document.errors[0];
+  if (first) {
+    const position = first.linePos?.[0];
+    throw syntaxError(configPath, first.message.split("\n")[0] ?? first.message, position?.line, position?.col);
+  }
+  return document.toJS();
+};
+
+const loadModule: Loader = async (configPath) => {
+  try {
+    const module = (await import(pathToFileURL(configPath).href)) as { default?: unknown };
+    return module.default;
+  } catch (error) {
+    throw moduleError(configPath, error);
+  }
+};
+
+const loadTypeScript: Loader = async (configPath) => {
+  const { createJiti } = await import("jiti");
+  const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false });
+  try {
+    return await jiti.import(configPath, { default: true });
+  } catch (error) {
+    throw moduleError(configPath, error);
+  }
+};
+
+/** A config module that failed to load: a syntax error with its place when the stack gives it. */
+function moduleError(configPath: string, error: unknown): ConfigError {
+  if (error instanceof SyntaxError) {
+    const stack = String(error.stack ?? "");
+    const escaped = configPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const place = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(stack) ?? /\((\d+):(\d+)\)/.exec(error.message);
+    const caret = /\n(\s*)\^+/.exec(stack);
+    const column = place?.[2] !== undefined ? Number(place[2]) : caret ? (caret[1]?.length ?? 0) + 1 : undefined;
+    return syntaxError(configPath, error.message, place ? Number(place[1]) : undefined, place ? column : undefined);
+  }
+  return new ConfigError(
+    ConfigErrorCode.CONFIG_INVALID,
+    `Config file ${configPath} threw while loading: ${messageOf(error)}\nFix the file and run again.`,
+    { configPath },
+    { cause: error },
+  );
+}
+
+const LOADERS: Record<string, Loader> = {
+  ".json": loadJson,
+  ".yaml": loadYaml,
+  ".yml": loadYaml,
+  ".js": loadModule,
+  ".mjs": loadModule,
+  ".ts": loadTypeScript,
+};
