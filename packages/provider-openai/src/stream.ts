@@ -1,0 +1,182 @@
+import { ToolhostError } from "@toolhost/core";
+import type { AgentContext, AssistantStreamEvent, Model, StreamFn } from "@toolhost/core";
+import OpenAI, { APIUserAbortError } from "openai";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { type ChatChunk, MessageAssembler } from "./_assemble.js";
+import { toChatMessages, toChatTools } from "./_convert.js";
+import { ProviderErrorCode, describeFailure } from "./_errors.js";
+
+/** The endpoint used when neither `baseURL` nor `OPENAI_BASE_URL` names one. */
+export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+/** How to reach an OpenAI-compatible Chat Completions endpoint, and how to ask it. */
+export interface OpenAIStreamOptions {
+  /**
+   * The endpoint, up to and including `/v1` (`http://127.0.0.1:11434/v1` for Ollama). Default: the
+   * `OPENAI_BASE_URL` environment variable, else `https://api.openai.com/v1`.
+   */
+  baseURL?: string;
+  /**
+   * The API key, sent as `Authorization: Bearer …`. Default: the environment variable named by
+   * `apiKeyEnv`. Required for api.openai.com; a local server (Ollama, llama.cpp, vLLM) needs none,
+   * and then no `Authorization` header is sent.
+   */
+  apiKey?: string;
+  /** The environment variable that holds the key when `apiKey` is not given. Default `OPENAI_API_KEY`. */
+  apiKeyEnv?: string;
+  /** Extra HTTP headers sent with every request (OpenRouter's `HTTP-Referer`, a proxy's token). */
+  headers?: Record<string, string>;
+  /** Sampling temperature; the server's default when not given. */
+  temperature?: number;
+  /**
+   * The most tokens the model may write in one answer. Sent as `max_completion_tokens` to
+   * api.openai.com (its newer models refuse `max_tokens`) and as `max_tokens` elsewhere.
+   */
+  maxTokens?: number;
+  /** How many times a failed request (connection error, 408, 409, 429, 5xx) is retried. Default 2. */
+  maxRetries?: number;
+  /** How long to wait for the endpoint to start answering, per attempt, in ms. Default 10 minutes. */
+  timeoutMs?: number;
+}
+
+/**
+ * A `StreamFn` for an OpenAI-compatible Chat Completions endpoint.
+ *
+ * Throws a `ToolhostError` at once (not when streaming) when the options cannot work: code
+ * `TOOLHOST_PROVIDER_NO_KEY` when api.openai.com is the endpoint and there is no key, or when
+ * `apiKeyEnv` names an unset variable; `TOOLHOST_PROVIDER_BAD_BASE_URL` when `baseURL` is not an
+ * http(s) URL. The returned function never throws: every failure is its `done` message.
+ */
+export function createOpenAIStreamFn(options: OpenAIStreamOptions = {}): StreamFn {
+  const baseURL = resolveBaseURL(options.baseURL);
+  const isOpenAI = new URL(baseURL).hostname === "api.openai.com";
+  const apiKey = resolveApiKey(options, baseURL, isOpenAI);
+  const url = `${baseURL.replace(/\/+$/, "")}/chat/completions`;
+  const maxRetries = options.maxRetries ?? 2;
+
+  const clientOptions: ConstructorParameters<typeof OpenAI>[0] = {
+    baseURL,
+    // The SDK insists on a key; with none, a placeholder is given and its header removed below.
+    apiKey: apiKey ?? "toolhost-no-key",
+    defaultHeaders: { ...(apiKey === undefined ? { Authorization: null } : {}), ...options.headers },
+    maxRetries,
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+    // Failures reach the caller as messages; the SDK's own console logging would say them twice.
+    ...(process.env.OPENAI_LOG ? {} : { logLevel: "off" as const }),
+  };
+
+  return (model, context, { signal } = {}) =>
+    streamMessage({ clientOptions, url, isOpenAI, options, timeoutMs: options.timeoutMs }, model, context, signal);
+}
+
+interface StreamSetup {
+  clientOptions: ConstructorParameters<typeof OpenAI>[0];
+  url: string;
+  isOpenAI: boolean;
+  options: OpenAIStreamOptions;
+  timeoutMs: number | undefined;
+}
+
+async function* streamMessage(
+  setup: StreamSetup,
+  model: Model,
+  context: AgentContext,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<AssistantStreamEvent> {
+  const assembler = new MessageAssembler();
+  let attempts = 0;
+  const aborted = (): AssistantStreamEvent => ({
+    type: "done",
+    message: assembler.message(model.id, {
+      stopReason: "aborted",
+      errorMessage: `Aborted: the request to ${setup.url} was cancelled.`,
+    }),
+  });
+  try {
+    if (signal?.aborted) {
+      yield aborted();
+      return;
+    }
+    const client = new OpenAI({
+      ...setup.clientOptions,
+      // Counted here so that an error can say how many attempts the retries made.
+      fetch: (input, init) => {
+        attempts += 1;
+        return fetch(input, init);
+      },
+    });
+    const stream = await client.chat.completions.create(requestBody(setup, model, context), signal ? { signal } : {});
+    for await (const chunk of stream) {
+      yield* assembler.push(chunk as ChatChunk);
+    }
+    // The SDK ends the iteration quietly when the signal aborts it.
+    if (signal?.aborted) {
+      yield aborted();
+      return;
+    }
+    yield { type: "done", message: assembler.message(model.id) };
+  } catch (error) {
+    if (signal?.aborted || error instanceof APIUserAbortError) {
+      yield aborted();
+      return;
+    }
+    const errorMessage = describeFailure(error, {
+      url: setup.url,
+      model: model.id,
+      attempts,
+      timeoutMs: setup.timeoutMs,
+    });
+    yield { type: "done", message: assembler.message(model.id, { stopReason: "error", errorMessage }) };
+  }
+}
+
+function requestBody(setup: StreamSetup, model: Model, context: AgentContext): ChatCompletionCreateParamsStreaming {
+  const { temperature, maxTokens } = setup.options;
+  return {
+    model: model.id,
+    messages: toChatMessages(context),
+    ...(context.tools.length > 0 ? { tools: toChatTools(context.tools) } : {}),
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(maxTokens !== undefined ? (setup.isOpenAI ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens }) : {}),
+  };
+}
+
+function resolveBaseURL(option: string | undefined): string {
+  const baseURL = option || process.env.OPENAI_BASE_URL || OPENAI_BASE_URL;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(baseURL);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    const from = option ? "the baseURL option" : "the OPENAI_BASE_URL environment variable";
+    throw new ToolhostError(
+      ProviderErrorCode.BAD_BASE_URL,
+      `@toolhost/provider-openai: ${from} is ${JSON.stringify(baseURL)}, which is not an http(s) URL. Give the endpoint's address up to /v1, e.g. "http://127.0.0.1:11434/v1" for Ollama.`,
+    );
+  }
+  return baseURL;
+}
+
+function resolveApiKey(options: OpenAIStreamOptions, baseURL: string, isOpenAI: boolean): string | undefined {
+  if (options.apiKey) return options.apiKey;
+  const variable = options.apiKeyEnv ?? "OPENAI_API_KEY";
+  const fromEnv = process.env[variable];
+  if (fromEnv) return fromEnv;
+  if (options.apiKeyEnv !== undefined) {
+    throw new ToolhostError(
+      ProviderErrorCode.NO_KEY,
+      `@toolhost/provider-openai: the apiKeyEnv option names the environment variable ${variable}, but it is not set. Set ${variable} to the API key of ${baseURL}, or remove apiKeyEnv.`,
+    );
+  }
+  if (isOpenAI) {
+    throw new ToolhostError(
+      ProviderErrorCode.NO_KEY,
+      `@toolhost/provider-openai: no API key for ${baseURL}. Set the OPENAI_API_KEY environment variable, or give the plugin's apiKey option; for a local server (Ollama, llama.cpp, vLLM) set baseURL to its address instead.`,
+    );
+  }
+  return undefined;
+}
