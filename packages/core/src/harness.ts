@@ -360,7 +360,7 @@ export class AgentHarness<TContext = unknown> {
     if (this.#disposed) {
       throw new ToolhostError(ErrorCode.HARNESS_DISPOSED, "This AgentHarness was disposed; create a new one to run tool calls.");
     }
-    const { signal } = options;
+    const batch = new BatchAbort(options.signal);
     const mode = options.toolExecution ?? this.toolExecution;
     const timeoutMs = options.timeoutMs ?? this.toolTimeoutMs;
     const count = calls.length;
@@ -372,7 +372,7 @@ export class AgentHarness<TContext = unknown> {
       const found = resolved[index] as Resolved;
       this.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
       const started = performance.now();
-      const result = await this.#runGuarded(call, found, signal, timeoutMs);
+      const result = await this.#runGuarded(call, found, batch, timeoutMs);
       results[index] = result;
       this.emit({
         type: "tool_execution_end",
@@ -387,17 +387,21 @@ export class AgentHarness<TContext = unknown> {
     const isBarrier = (index: number): boolean =>
       mode === "sequential" || (resolved[index] as Resolved).tool?.executionMode === "sequential";
 
-    let index = 0;
-    while (index < count) {
-      if (isBarrier(index)) {
-        await runOne(index);
-        index += 1;
-        continue;
+    try {
+      let index = 0;
+      while (index < count) {
+        if (isBarrier(index)) {
+          await runOne(index);
+          index += 1;
+          continue;
+        }
+        let end = index;
+        while (end < count && !isBarrier(end)) end += 1;
+        await runPool(index, end, this.maxConcurrency, runOne);
+        index = end;
       }
-      let end = index;
-      while (end < count && !isBarrier(end)) end += 1;
-      await runPool(index, end, this.maxConcurrency, runOne);
-      index = end;
+    } finally {
+      batch.detach();
     }
 
     const messages = new Array<ToolResultMessage>(count);
@@ -445,37 +449,29 @@ export class AgentHarness<TContext = unknown> {
   async #runGuarded(
     call: ToolCall,
     found: Resolved,
-    batchSignal: AbortSignal | undefined,
+    batch: BatchAbort,
     timeoutMs: number | undefined,
   ): Promise<AgentToolResult> {
     if (found.error) return found.error;
-    if (batchSignal?.aborted) return abortedResult(call);
-    const controller = new AbortController();
-    if (batchSignal === undefined && timeoutMs === undefined) {
-      return this.#runCall(call, found.tool, controller.signal);
-    }
+    if (batch.aborted) return abortedResult(call);
+    const controller = batch.start();
     let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const stopped = new Promise<AgentToolResult>((resolve) => {
-      onAbort = () => {
-        controller.abort(batchSignal?.reason);
-        resolve(abortedResult(call));
-      };
-      batchSignal?.addEventListener("abort", onAbort, { once: true });
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          controller.abort(new ToolhostError(ErrorCode.TIMED_OUT, `timed out after ${timeoutMs} ms`));
-          resolve(
-            errorResult(ErrorCode.TIMED_OUT, `Tool "${call.name}" timed out after ${timeoutMs} ms.`, { timeoutMs }),
-          );
-        }, timeoutMs);
-      }
-    });
     try {
-      return await Promise.race([this.#runCall(call, found.tool, controller.signal), stopped]);
+      const running = this.#runCall(call, found.tool, controller.signal);
+      if (timeoutMs === undefined && batch.stopped === undefined) return await running;
+      const stopped = new Promise<AgentToolResult>((resolve) => {
+        if (timeoutMs !== undefined) {
+          timer = setTimeout(() => {
+            controller.abort(new ToolhostError(ErrorCode.TIMED_OUT, `timed out after ${timeoutMs} ms`));
+            resolve(errorResult(ErrorCode.TIMED_OUT, `Tool "${call.name}" timed out after ${timeoutMs} ms.`, { timeoutMs }));
+          }, timeoutMs);
+        }
+        batch.stopped?.then(() => resolve(abortedResult(call)));
+      });
+      return await Promise.race([running, stopped]);
     } finally {
       clearTimeout(timer);
-      if (onAbort) batchSignal?.removeEventListener("abort", onAbort);
+      batch.finish(controller);
     }
   }
 
@@ -593,6 +589,61 @@ export class AgentHarness<TContext = unknown> {
       reason: decision.reason,
       approval: answer ?? null,
     });
+  }
+}
+
+/**
+ * One batch's abort. Each call gets a signal of its own (so that its timeout aborts it alone, and
+ * so that a tool's listeners stay on a small signal: Node's EventTarget scans every listener on each
+ * add). The batch keeps the calls' controllers and aborts them itself, with one listener on the
+ * caller's signal, however large the batch.
+ */
+class BatchAbort {
+  /** Settles when the batch is aborted; undefined when nothing can abort it. */
+  readonly stopped: Promise<void> | undefined;
+  #aborted = false;
+  #reason: unknown;
+  readonly #running = new Set<AbortController>();
+  readonly #detach: (() => void) | undefined;
+
+  constructor(signal: AbortSignal | undefined) {
+    if (signal === undefined) return;
+    let resolveStopped!: () => void;
+    this.stopped = new Promise((resolve) => {
+      resolveStopped = resolve;
+    });
+    const abort = () => {
+      this.#aborted = true;
+      this.#reason = signal.reason;
+      for (const controller of this.#running) controller.abort(signal.reason);
+      resolveStopped();
+    };
+    if (signal.aborted) {
+      abort();
+      return;
+    }
+    signal.addEventListener("abort", abort, { once: true });
+    this.#detach = () => signal.removeEventListener("abort", abort);
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** A controller for one call, aborted with the batch. */
+  start(): AbortController {
+    const controller = new AbortController();
+    if (this.#aborted) controller.abort(this.#reason);
+    else if (this.stopped) this.#running.add(controller);
+    return controller;
+  }
+
+  finish(controller: AbortController): void {
+    this.#running.delete(controller);
+  }
+
+  detach(): void {
+    this.#detach?.();
   }
 }
 
