@@ -1,0 +1,101 @@
+import type { FileHandle } from "node:fs/promises";
+
+export interface LineRangeRequest {
+  /** 1-based, first line to return. */
+  startLine: number;
+  /** 1-based, inclusive, last line to return at most. */
+  endLine: number;
+  /** The most bytes to return; a longer range is cut, mid-line if need be. */
+  maxBytes: number;
+  /** Keep counting lines to the end of the file once the range is read (for `totalLines`). */
+  countAll: boolean;
+  /** The file's size, to know the end was reached without another read. */
+  size: number;
+  signal?: AbortSignal;
+}
+
+export interface LineRange {
+  /** The bytes of the lines returned, newlines included. */
+  bytes: Buffer;
+  /** How many lines (whole or cut) `bytes` holds. */
+  lines: number;
+  /** The line cut at `maxBytes`, if one was. */
+  cutLine?: number;
+  /** Lines in the file, when the end was reached. */
+  totalLines?: number;
+  /** Whether the file has lines after the last one returned. */
+  more: boolean;
+}
+
+const CHUNK = 1024 * 1024;
+const NEWLINE = 10;
+
+/**
+ * Reads a range of lines by streaming through the file with one reusable buffer: memory stays at
+ * one chunk plus the lines returned, whatever the file's size.
+ */
+export async function readLineRange(file: FileHandle, request: LineRangeRequest): Promise<LineRange> {
+  const { startLine, endLine, maxBytes, countAll, size, signal } = request;
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  const parts: Buffer[] = [];
+  let kept = 0;
+  let line = 1;
+  let position = 0;
+  let lastByte = -1;
+  let cutLine: number | undefined;
+  let done = false; // the range is read
+  let atEnd = false;
+
+  while (!atEnd) {
+    signal?.throwIfAborted();
+    const { bytesRead } = await file.read(buffer, 0, CHUNK, position);
+    if (bytesRead === 0) {
+      atEnd = true;
+      break;
+    }
+    position += bytesRead;
+    const view = buffer.subarray(0, bytesRead);
+    lastByte = view[bytesRead - 1] as number;
+    let i = 0;
+    while (i < bytesRead) {
+      const next = view.indexOf(NEWLINE, i);
+      const end = next === -1 ? bytesRead : next + 1;
+      if (!done && line >= startLine) {
+        const room = maxBytes - kept;
+        if (end - i > room) {
+          if (room > 0) parts.push(Buffer.from(view.subarray(i, i + room)));
+          kept += Math.max(room, 0);
+          cutLine = line;
+          done = true;
+        } else {
+          parts.push(Buffer.from(view.subarray(i, end)));
+          kept += end - i;
+        }
+      }
+      if (next === -1) break;
+      if (!done && line >= endLine) done = true;
+      line += 1;
+      i = end;
+    }
+    if (done && !countAll) break;
+  }
+  // The chunk loop counts every newline of the chunk it stops in: having read to the size is the end.
+  if (position >= size) atEnd = true;
+
+  // `line` is now the number of the line the reader stands in.
+  const bytes = Buffer.concat(parts, kept);
+  const lastReturned = cutLine ?? Math.min(endLine, line);
+  const lines = Math.max(0, (cutLine ?? lastReturned) - startLine + 1);
+  if (!atEnd) {
+    return { bytes, lines, ...(cutLine === undefined ? {} : { cutLine }), more: true };
+  }
+  const totalLines = position === 0 ? 0 : lastByte === NEWLINE ? line - 1 : line;
+  const returned = Math.min(lastReturned, totalLines);
+  return {
+    bytes,
+    lines: Math.max(0, returned - startLine + 1),
+    ...(cutLine === undefined ? {} : { cutLine }),
+    totalLines,
+    more: totalLines > returned,
+  };
+}

@@ -1,0 +1,45 @@
+import { Type } from "@sinclair/typebox";
+import { definePlugin } from "@toolhost/core";
+import { DEFAULTS, type ImageProcessor } from "./_options.js";
+import { createFsTools } from "./tools.js";
+
+/** The plugin's options; the host fills the defaults and validates them before `apply`. */
+export const FsPluginOptions = Type.Object(
+  {
+    roots: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: "Folders the tools may touch (after symlinks are resolved). Default: the working directory.",
+      }),
+    ),
+    maxSize: Type.Integer({ minimum: 1, default: DEFAULTS.maxSize, description: "Bytes read returns at most per call." }),
+    maxLines: Type.Integer({ minimum: 1, default: DEFAULTS.maxLines, description: "Lines read returns at most per call." }),
+    maxTotalSize: Type.Integer({
+      minimum: 1,
+      default: DEFAULTS.maxTotalSize,
+      description: "Bytes ls, find and grep return at most per call.",
+    }),
+    ripgrep: Type.Boolean({ default: true, description: "false: grep uses its plain Node search even when ripgrep is installed." }),
+    imageProcessor: Type.Optional(
+      Type.Unsafe<ImageProcessor>({ description: "Code configs only: (image: Buffer, { path, mimeType }) => content block." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export default definePlugin({
+  name: "@toolhost/tool-fs",
+  version: "0.1.0",
+  options: FsPluginOptions,
+  async apply(harness, options) {
+    const tools = createFsTools({
+      cwd: harness.cwd,
+      maxSize: options.maxSize,
+      maxLines: options.maxLines,
+      maxTotalSize: options.maxTotalSize,
+      ripgrep: options.ripgrep,
+      ...(options.roots ? { roots: options.roots } : {}),
+      ...(typeof options.imageProcessor === "function" ? { imageProcessor: options.imageProcessor } : {}),
+    });
+    for (const tool of tools) harness.registerTool(tool);
+  },
+});

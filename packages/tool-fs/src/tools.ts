@@ -1,0 +1,14 @@
+import type { AnyAgentTool } from "@toolhost/core";
+import { createContext, type FsToolOptions } from "./_options.js";
+import { editTool } from "./edit.js";
+import { findTool } from "./find.js";
+import { grepTool } from "./grep.js";
+import { lsTool } from "./ls.js";
+import { readTool } from "./read.js";
+import { writeTool } from "./write.js";
+
+/** All six file tools (read, write, edit, ls, find, grep), sharing one set of options. */
+export function createFsTools(options: FsToolOptions = {}): AnyAgentTool[] {
+  const ctx = createContext(options);
+  return [readTool(ctx), writeTool(ctx), editTool(ctx), lsTool(ctx), findTool(ctx), grepTool(ctx)];
+}

@@ -1,0 +1,48 @@
+import { Type, type Static } from "@sinclair/typebox";
+import type { AgentTool, AgentToolResult } from "@toolhost/core";
+import { writeAtomic } from "./_atomic.js";
+import { asResult } from "./_errors.js";
+import { withPathLock } from "./_lock.js";
+import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
+import { checkPath } from "./_paths.js";
+
+export const WriteParameters = Type.Object({
+  path: Type.String({ description: "The file to write, relative to the working directory or absolute. Missing folders are created." }),
+  content: Type.String({ description: "The whole new content of the file." }),
+});
+
+/** `details` of a `write` result. */
+export interface WriteDetails {
+  path: string;
+  bytesWritten: number;
+  /** Whether the file did not exist before. */
+  created: boolean;
+}
+
+/** The `write` tool: replaces a file atomically, creating folders, keeping an existing file's mode. */
+export function createWriteTool(options: FsToolOptions = {}): AgentTool<typeof WriteParameters, WriteDetails> {
+  return writeTool(createContext(options));
+}
+
+export function writeTool(ctx: FsContext): AgentTool<typeof WriteParameters, WriteDetails> {
+  return {
+    name: "write",
+    label: "Write file",
+    description:
+      "Create or replace a file with the given content (atomically: readers see the old or the new file, never a mix). Creates missing folders. To change part of a file, use edit.",
+    parameters: WriteParameters,
+    executionMode: "sequential",
+    execute: (_id, params, signal) =>
+      asResult(signal, params.path, () => write(ctx, params)) as Promise<AgentToolResult<WriteDetails>>,
+  };
+}
+
+async function write(ctx: FsContext, params: Static<typeof WriteParameters>): Promise<AgentToolResult<WriteDetails>> {
+  const path = await checkPath(ctx, params.path);
+  const roots = await ctx.realRoots();
+  const { bytesWritten, created } = await withPathLock(path.real, () => writeAtomic(path, roots, params.content));
+  return {
+    content: [{ type: "text", text: `✓ Wrote ${bytesWritten} bytes to ${path.input}` }],
+    details: { path: path.absolute, bytesWritten, created },
+  };
+}
