@@ -1,0 +1,61 @@
+import type { AgentHarness, ApprovalResult } from "@toolhost/core";
+import type { Cli } from "./_cli.js";
+
+const MAX_ARGUMENT_LINES = 24;
+
+/**
+ * Taps `approve`: shows the tool and its arguments on stderr and asks, default no. "Yes, for this
+ * session" approves every later ask of the same tool in this run. One question at a time; a
+ * cancelled question (Ctrl-C) refuses and aborts the batch.
+ */
+export function attachApprover(harness: AgentHarness, cli: Cli): void {
+  const approvedTools = new Set<string>();
+  let queue: Promise<unknown> = Promise.resolve();
+  harness.hooks.approve.tapPromise("@toolhost/cli", (request, signal) => {
+    const ask = async (): Promise<ApprovalResult> => {
+      const tool = request.toolCall.name;
+      if (approvedTools.has(tool)) return { approved: true, reason: `approved for this session in the terminal` };
+      if (signal.aborted) return { approved: false, reason: "the call was aborted" };
+      const { isCancel, select } = await import("@clack/prompts");
+      cli.progress?.pause();
+      try {
+        const answer = await select({
+          message: [
+            `${cli.paintErr("bold", tool)} needs your approval: ${request.reason}`,
+            cli.paintErr("dim", `(asked by ${request.askedBy})`),
+            argumentLines(request.args),
+            `Run it?`,
+          ].join("\n"),
+          options: [
+            { value: "no", label: "No", hint: "refuse this call" },
+            { value: "once", label: "Yes", hint: "run this call" },
+            { value: "session", label: "Yes, for this session", hint: `run every ${tool} call that asks, until toolhost exits` },
+          ],
+          initialValue: "no",
+          input: process.stdin,
+          output: process.stderr,
+          signal,
+        });
+        if (isCancel(answer)) {
+          if (!signal.aborted) cli.interrupt();
+          return { approved: false, reason: "the question was cancelled" };
+        }
+        if (answer === "session") approvedTools.add(tool);
+        return answer === "no"
+          ? { approved: false, reason: "it was refused in the terminal" }
+          : { approved: true, reason: answer === "session" ? "approved for this session in the terminal" : "approved in the terminal" };
+      } finally {
+        cli.progress?.resume();
+      }
+    };
+    const answer = queue.then(ask, ask);
+    queue = answer.catch(() => undefined);
+    return answer;
+  });
+}
+
+function argumentLines(args: unknown): string {
+  const lines = (JSON.stringify(args, null, 2) ?? String(args)).split("\n");
+  if (lines.length <= MAX_ARGUMENT_LINES) return lines.join("\n");
+  return [...lines.slice(0, MAX_ARGUMENT_LINES), `… (${lines.length - MAX_ARGUMENT_LINES} more lines)`].join("\n");
+}

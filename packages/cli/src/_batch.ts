@@ -1,0 +1,43 @@
+import type { ToolCall, ToolResultMessage } from "@toolhost/core";
+import type { Host } from "@toolhost/core/config";
+import type { Cli } from "./_cli.js";
+import { ExitCode } from "./_output.js";
+import { startProgress } from "./_progress.js";
+
+/** Result codes that mean the call was refused before its tool ran. */
+const REFUSED = new Set([
+  "TOOLHOST_TOOL_NOT_FOUND",
+  "TOOLHOST_TOOL_RESOLVE_FAILED",
+  "TOOLHOST_PREPARE_FAILED",
+  "TOOLHOST_VALIDATION_FAILED",
+  "TOOLHOST_INVALID_ARGUMENTS",
+  "TOOLHOST_BLOCKED",
+  "TOOLHOST_NOT_APPROVED",
+  "TOOLHOST_POLICY_FAILED",
+]);
+
+/** The code of a result, from `details.code` as the kernel writes it. */
+export function resultCode(result: ToolResultMessage): string | undefined {
+  const details = result.details as { code?: unknown } | null | undefined;
+  return typeof details?.code === "string" ? details.code : undefined;
+}
+
+/** 0 done, 1 the tool reported an error, 2 refused, 130 interrupted. */
+export function exitCodeOf(result: ToolResultMessage, interrupted: boolean): number {
+  if (!result.isError) return ExitCode.OK;
+  const code = resultCode(result);
+  if (code === "TOOLHOST_ABORTED" && interrupted) return ExitCode.INTERRUPTED;
+  return code !== undefined && REFUSED.has(code) ? ExitCode.REFUSED : ExitCode.TOOL_ERROR;
+}
+
+/** Runs one batch with Ctrl-C wired to its signal and progress on stderr while it runs. */
+export async function runBatch(cli: Cli, host: Host, calls: ToolCall[], title: string): Promise<ToolResultMessage[]> {
+  const signal = cli.interruptSignal();
+  cli.progress = await startProgress(host.harness, title, !cli.globals.quiet);
+  try {
+    return await host.harness.executeToolCalls(calls, { signal });
+  } finally {
+    cli.progress.stop();
+    cli.progress = undefined;
+  }
+}

@@ -1,0 +1,173 @@
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Command } from "commander";
+import type { Host } from "@toolhost/core/config";
+import { ExitCode, painter, write } from "./_output.js";
+import type { Progress } from "./_progress.js";
+
+/** The options every command takes. */
+export interface GlobalOptions {
+  /** The config file, instead of searching upward from the working directory. */
+  config?: string;
+  /** The working directory. */
+  cwd: string;
+  /** Machine-readable output on stdout. */
+  json: boolean;
+  /** No progress and no notes on stderr. */
+  quiet: boolean;
+}
+
+/** A mistake in how the command was called (bad JSON, unknown file): exit 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+  readonly code = "TOOLHOST_USAGE";
+}
+
+/** The CLI's own folder: plugins are resolved from here after the config file's folder. */
+export const CLI_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** What a command gets: the global options, the host (created once, on first use), output, and Ctrl-C. */
+export class Cli {
+  readonly stdout = process.stdout;
+  readonly stderr = process.stderr;
+  readonly paintOut = painter(process.stdout);
+  readonly paintErr = painter(process.stderr);
+  /** The exit code of the command that ran. */
+  exitCode: number = ExitCode.OK;
+  /** The progress line of the running command, paused while the approve prompt asks. */
+  progress: Progress | undefined;
+  #host: Promise<Host> | undefined;
+  #interrupt: AbortController | undefined;
+  #interrupted = false;
+
+  constructor(readonly program: Command) {}
+
+  get globals(): GlobalOptions {
+    const options = this.program.opts<{ config?: string; cwd?: string; json?: boolean; quiet?: boolean }>();
+    return {
+      ...(options.config !== undefined ? { config: options.config } : {}),
+      cwd: options.cwd ?? process.cwd(),
+      json: options.json === true,
+      quiet: options.quiet === true,
+    };
+  }
+
+  /** Wraps a command's action: its return value is the exit code; a throw is reported by `fail`. */
+  action<A extends unknown[]>(run: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
+    return async (...args: A) => {
+      try {
+        this.exitCode = await run(...args);
+      } catch (error) {
+        this.exitCode = await this.fail(error);
+      }
+    };
+  }
+
+  /** Whether a human can be asked: standard input and standard error are both terminals. */
+  get interactive(): boolean {
+    return process.stdin.isTTY === true && process.stderr.isTTY === true;
+  }
+
+  /** The host of the config, loaded once. Config errors reject with a `ConfigError`. */
+  host(): Promise<Host> {
+    this.#host ??= this.#createHost();
+    return this.#host;
+  }
+
+  async #createHost(): Promise<Host> {
+    const { createHost } = await import("@toolhost/core/config");
+    const { config, cwd, quiet } = this.globals;
+    const host = await createHost({
+      cwd,
+      ...(config !== undefined ? { configPath: config } : {}),
+      resolveFrom: [{ dir: CLI_DIR, what: "the toolhost CLI's install location" }],
+    });
+    if (host.configPath === undefined) {
+      if (!quiet) {
+        const missing = host.missing.length > 0 ? ` Not installed: ${host.missing.join(", ")} (npm i -D ${host.missing.join(" ")}).` : "";
+        await this.note(`No toolhost config file found from ${cwd} upward; using the default plugins.${missing} Run "toolhost init" to create one.`);
+      }
+      if (host.missing.includes("@toolhost/hooks-policy")) {
+        // Safety fails closed: with no config and no policy installed, nothing has decided what may run.
+        host.harness.hooks.beforeToolCall.tap("@toolhost/cli", () => ({
+          ask: true,
+          reason: "there is no config file and @toolhost/hooks-policy is not installed, so no policy allows this call",
+        }));
+      }
+    }
+    if (this.interactive) {
+      const { attachApprover } = await import("./_approve.js");
+      attachApprover(host.harness, this);
+    }
+    return host;
+  }
+
+  /**
+   * The signal that Ctrl-C (SIGINT) or SIGTERM aborts. A second Ctrl-C exits at once with 130.
+   */
+  interruptSignal(): AbortSignal {
+    if (this.#interrupt) return this.#interrupt.signal;
+    const controller = new AbortController();
+    this.#interrupt = controller;
+    const onSignal = (): void => {
+      if (this.#interrupted) process.exit(ExitCode.INTERRUPTED);
+      this.#interrupted = true;
+      controller.abort(new Error("interrupted"));
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    return controller.signal;
+  }
+
+  /** Whether Ctrl-C was pressed. */
+  get interrupted(): boolean {
+    return this.#interrupted;
+  }
+
+  /** Aborts the batch as Ctrl-C would (the approve prompt's cancel). */
+  interrupt(): void {
+    this.#interrupted = true;
+    this.#interrupt?.abort(new Error("interrupted"));
+  }
+
+  out(text: string): Promise<void> {
+    return write(this.stdout, text);
+  }
+
+  err(text: string): Promise<void> {
+    return write(this.stderr, text);
+  }
+
+  /** A note for people on stderr, unless --quiet. */
+  async note(text: string): Promise<void> {
+    if (!this.globals.quiet) await this.err(`${this.paintErr("dim", `toolhost: ${text}`)}\n`);
+  }
+
+  /** Reports a failure: JSON on stdout with --json, a message on stderr otherwise. Returns the exit code. */
+  async fail(error: unknown): Promise<number> {
+    const known = error instanceof Error && typeof (error as { code?: unknown }).code === "string";
+    const code = known ? (error as unknown as { code: string }).code : "TOOLHOST_INTERNAL";
+    const message = error instanceof Error ? error.message : String(error);
+    const exitCode = known ? ExitCode.REFUSED : ExitCode.TOOL_ERROR;
+    if (this.globals.json) {
+      const { configPath, plugin, line, column } = error as Record<string, unknown>;
+      await this.out(`${JSON.stringify({ error: { code, message, configPath, plugin, line, column } })}\n`);
+    } else {
+      const detail = known ? message : `unexpected error: ${error instanceof Error ? (error.stack ?? message) : message}`;
+      await this.err(`${this.paintErr("red", "toolhost:")} ${detail}\n${this.paintErr("dim", `(${code})`)}\n`);
+    }
+    return exitCode;
+  }
+
+  /** Disposes the host, if one was made. */
+  async close(): Promise<void> {
+    if (!this.#host) return;
+    const host = await this.#host.catch(() => undefined);
+    await host?.harness.dispose();
+  }
+}
+
+/** A command of the CLI: adds itself to the program. */
+export interface CommandModule {
+  register(program: Command, cli: Cli): void;
+}

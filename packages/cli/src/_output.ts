@@ -1,0 +1,53 @@
+import type { Writable } from "node:stream";
+
+/** Exit codes of every command. */
+export const ExitCode = Object.freeze({
+  /** Done. */
+  OK: 0,
+  /** The tool reported an error (the result says so). */
+  TOOL_ERROR: 1,
+  /** Refused before anything ran: config, usage, invalid arguments, blocked, not approved. */
+  REFUSED: 2,
+  /** Interrupted with Ctrl-C. */
+  INTERRUPTED: 130,
+});
+
+/** Whether to color a stream: a terminal, NO_COLOR unset or empty, TERM not dumb (FORCE_COLOR wins). */
+export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  return stream.isTTY === true && env.TERM !== "dumb";
+}
+
+export type Style = "bold" | "dim" | "red" | "green" | "yellow" | "cyan";
+const CODES: Record<Style, [number, number]> = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+};
+
+/** A function that styles text for one stream, or leaves it plain. */
+export function painter(stream: { isTTY?: boolean }): (style: Style, text: string) => string {
+  if (!colorEnabled(stream)) return (_style, text) => text;
+  return (style, text) => `\u001B[${CODES[style][0]}m${text}\u001B[${CODES[style][1]}m`;
+}
+
+/** Writes and resolves once the text is handed to the OS, so that an exit right after loses nothing. */
+export function write(stream: Writable, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (text === "") resolve();
+    else stream.write(text, () => resolve());
+  });
+}
+
+/** The text of a result's content: text blocks as they are, images as a short note. */
+export function contentText(content: ReadonlyArray<{ type: string; text?: string; mimeType?: string; data?: string }>): string {
+  return content
+    .map((block) =>
+      block.type === "text" ? (block.text ?? "") : `[${block.type}${block.mimeType ? ` ${block.mimeType}` : ""}, ${block.data?.length ?? 0} base64 characters]`,
+    )
+    .join("\n");
+}

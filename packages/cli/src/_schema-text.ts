@@ -1,0 +1,44 @@
+/** A JSON Schema (as TypeBox makes it), written the way a person reads a type. */
+interface Schema {
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  items?: Schema | Schema[];
+  properties?: Record<string, Schema>;
+  patternProperties?: Record<string, Schema>;
+  required?: string[];
+  format?: string;
+  default?: unknown;
+  description?: string;
+}
+
+export function typeText(schema: Schema): string {
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" | ");
+  const union = schema.anyOf ?? schema.oneOf;
+  if (union) return union.map(typeText).join(" | ");
+  if (schema.type === "array") {
+    if (Array.isArray(schema.items)) return `[${schema.items.map(typeText).join(", ")}]`;
+    const item = typeText(schema.items ?? {});
+    return item.includes(" ") ? `(${item})[]` : `${item}[]`;
+  }
+  if (schema.type === "object" && schema.patternProperties) {
+    const [value] = Object.values(schema.patternProperties);
+    return `{ [key: string]: ${typeText(value ?? {})} }`;
+  }
+  const type = Array.isArray(schema.type) ? schema.type.join(" | ") : (schema.type ?? "any");
+  return schema.format ? `${type} (${schema.format})` : type;
+}
+
+/** One line per parameter: `name?: type = default  description`. */
+export function parameterLines(parameters: Schema): string[] {
+  const required = new Set(parameters.required ?? []);
+  return Object.entries(parameters.properties ?? {}).map(([name, schema]) => {
+    const optional = required.has(name) ? "" : "?";
+    const fallback = schema.default !== undefined ? ` = ${JSON.stringify(schema.default)}` : "";
+    const description = schema.description ? `  ${schema.description}` : "";
+    return `${name}${optional}: ${typeText(schema)}${fallback}${description}`;
+  });
+}

@@ -1,0 +1,179 @@
+import type { AgentEvent, Model, StreamFn } from "@toolhost/core";
+import type { Command } from "commander";
+import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { readStdin } from "../_input.js";
+import { ExitCode, contentText } from "../_output.js";
+import { type Progress, startProgress } from "../_progress.js";
+
+/** What a provider plugin offers as the service "model" (e.g. @toolhost/provider-openai). */
+interface ModelService {
+  model: Model;
+  streamFn: StreamFn;
+}
+
+/** No model provider is configured: exit 2 before anything runs. */
+class NoModelError extends UsageError {
+  override readonly code = "TOOLHOST_NO_MODEL";
+}
+
+export const agent: CommandModule = {
+  register(program: Command, cli: Cli) {
+    program
+      .command("agent")
+      .description("run the agent loop: the configured model calls the configured tools until it answers")
+      .argument("[prompt...]", "what to ask; read from standard input when not given")
+      .option("--system <text>", "the system prompt (instead of the config's agent.systemPrompt)")
+      .option("--max-turns <n>", "stop after this many model turns (instead of the config's agent.maxTurns)")
+      .addHelpText(
+        "after",
+        `
+The model and its endpoint come from a provider plugin in the config, e.g.
+  "plugins": [["@toolhost/provider-openai", { "model": "gpt-4o-mini" }], "@toolhost/tool-fs"]
+
+The assistant's text streams to stdout; each tool call is shown on stderr as it runs.
+--json prints every event as a JSON line on stdout instead.
+Exit codes: 0 done, 1 the model or its endpoint failed, 2 refused (config, no model), 130 Ctrl-C.`,
+      )
+      .action(
+        cli.action(async (words: string[], options: { system?: string; maxTurns?: string }) => {
+          const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
+          if (prompt === "") throw new UsageError('No prompt: give it as an argument (toolhost agent "…") or on standard input.');
+          const maxTurns = options.maxTurns === undefined ? undefined : Number(options.maxTurns);
+          if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) {
+            throw new UsageError(`--max-turns must be a whole number above 0, got "${options.maxTurns}".`);
+          }
+          const host = await cli.host();
+          const provider = host.harness.getService<ModelService>("model");
+          if (!provider) {
+            const where = host.configPath ?? "a toolhost.config.json (toolhost init writes one)";
+            throw new NoModelError(
+              `No model provider is configured. Add one to "plugins" in ${where}, e.g. ["@toolhost/provider-openai", { "model": "gpt-4o-mini" }] (npm i -D @toolhost/provider-openai).`,
+            );
+          }
+          const { Agent } = await import("@toolhost/core");
+          const settings = host.config?.agent;
+          const systemPrompt = options.system ?? settings?.systemPrompt;
+          const run = new Agent({
+            initialState: { model: provider.model, ...(systemPrompt !== undefined ? { systemPrompt } : {}) },
+            streamFn: provider.streamFn,
+            harness: host.harness,
+            ...((maxTurns ?? settings?.maxTurns) !== undefined ? { maxTurns: (maxTurns ?? settings?.maxTurns) as number } : {}),
+          });
+          const signal = cli.interruptSignal();
+          signal.addEventListener("abort", () => run.abort(signal.reason), { once: true });
+          const view = cli.globals.json ? jsonView(cli) : await terminalView(cli);
+          const unsubscribe = run.subscribe(view.onEvent);
+          try {
+            await run.prompt(prompt);
+          } finally {
+            unsubscribe();
+            await view.close();
+          }
+          if (cli.interrupted) return ExitCode.INTERRUPTED;
+          const { error } = run.state;
+          if (error !== undefined) {
+            if (!cli.globals.json) await cli.err(`${cli.paintErr("red", "toolhost:")} the agent stopped: ${error}\n`);
+            return ExitCode.TOOL_ERROR;
+          }
+          return ExitCode.OK;
+        }),
+      );
+  },
+};
+
+interface View {
+  onEvent(event: AgentEvent): void;
+  close(): Promise<void>;
+}
+
+/** Every event as a JSON line; the partial message of each delta is left out (the delta says it). */
+function jsonView(cli: Cli): View {
+  return {
+    onEvent(event) {
+      const line = event.type === "message_update" ? { type: event.type, assistantMessageEvent: event.assistantMessageEvent } : event;
+      cli.stdout.write(`${JSON.stringify(line)}\n`);
+    },
+    close: () => cli.out(""),
+  };
+}
+
+/** The assistant's text on stdout as it streams; each tool call on stderr with a spinner, then ok or its error. */
+async function terminalView(cli: Cli): Promise<View> {
+  const paint = cli.paintErr;
+  const quiet = cli.globals.quiet;
+  const running = new Map<string, string>();
+  let progress: Progress | undefined;
+  let textOpen = false;
+  const host = await cli.host();
+
+  const endText = (): void => {
+    if (textOpen) {
+      cli.stdout.write("\n");
+      textOpen = false;
+    }
+  };
+  const restartProgress = async (): Promise<void> => {
+    progress?.stop();
+    progress = undefined;
+    cli.progress = undefined;
+    if (running.size === 0 || quiet) return;
+    progress = await startProgress(host.harness, [...running.values()].join(", "), true);
+    cli.progress = progress;
+  };
+
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case "message_update":
+          if (event.assistantMessageEvent.type === "text_delta") {
+            cli.stdout.write(event.assistantMessageEvent.delta);
+            textOpen = true;
+          }
+          break;
+        case "message_end":
+          if (event.message.role === "assistant") endText();
+          break;
+        case "tool_execution_start": {
+          endText();
+          const label = `${event.toolName} ${short(event.args)}`;
+          running.set(event.toolCallId, label);
+          if (!quiet) cli.stderr.write(`${paint("cyan", "→")} ${label}\n`);
+          void restartProgress();
+          break;
+        }
+        case "tool_execution_end": {
+          running.delete(event.toolCallId);
+          void restartProgress();
+          if (quiet) break;
+          const took = `${Math.round(event.durationMs)} ms`;
+          if (event.isError) {
+            const first = contentText(event.result.content).split("\n")[0] ?? "";
+            cli.stderr.write(`${paint("red", "✗")} ${event.toolName}: ${first} ${paint("dim", `(${took})`)}\n`);
+          } else {
+            cli.stderr.write(`${paint("green", "✓")} ${event.toolName} ${paint("dim", `(${took})`)}\n`);
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    },
+    async close() {
+      endText();
+      running.clear();
+      await restartProgress();
+      await cli.out("");
+    },
+  };
+}
+
+/** Arguments in one short line. */
+function short(args: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(args) ?? "";
+  } catch {
+    text = String(args);
+  }
+  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+}

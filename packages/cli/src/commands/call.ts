@@ -1,0 +1,44 @@
+import type { Command } from "commander";
+import type { Cli, CommandModule } from "../_cli.js";
+import { parseJsonArgument, readStdin } from "../_input.js";
+import { ExitCode, contentText } from "../_output.js";
+
+export const call: CommandModule = {
+  register(program: Command, cli: Cli) {
+    program
+      .command("call")
+      .description("run one tool call through the whole pipeline (policies, approval, hooks)")
+      .argument("<tool>", "the tool's name (see `toolhost list`)")
+      .argument("[args]", 'the arguments as a JSON object, or "-" to read them from standard input', "{}")
+      .addHelpText(
+        "after",
+        `
+The result's text goes to stdout; --json prints the whole result message.
+Exit codes: 0 done, 1 the tool reported an error, 2 refused (blocked, not approved,
+invalid arguments, config), 130 interrupted (Ctrl-C ends the call and its processes).
+
+Examples:
+  toolhost call read '{"path": "README.md"}'
+  echo '{"command": "ls"}' | toolhost call bash -`,
+      )
+      .action(
+        cli.action(async (tool: string, argsText: string) => {
+          const args = parseJsonArgument(argsText === "-" ? await readStdin() : argsText, `The arguments of "${tool}"`);
+          const host = await cli.host();
+          const { exitCodeOf, runBatch } = await import("../_batch.js");
+          const found = host.harness.getTool(tool);
+          const [result] = await runBatch(cli, host, [{ id: "call-1", name: tool, arguments: args }], found?.label ?? tool);
+          if (!result) return ExitCode.TOOL_ERROR;
+          const code = exitCodeOf(result, cli.interrupted);
+          if (cli.globals.json) {
+            await cli.out(`${JSON.stringify(result)}\n`);
+          } else {
+            const text = contentText(result.content);
+            if (code === ExitCode.OK || code === ExitCode.TOOL_ERROR) await cli.out(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+            else await cli.err(`${cli.paintErr("red", "toolhost:")} ${text}\n`);
+          }
+          return code;
+        }),
+      );
+  },
+};
