@@ -15,6 +15,8 @@ export interface RequestFacts {
   model: string;
   attempts: number;
   timeoutMs: number | undefined;
+  /** The data of the chunk that was not JSON, when the SDK said which. */
+  unparsedChunk?: string | undefined;
 }
 
 const EXCERPT = 500;
@@ -38,9 +40,10 @@ export function describeFailure(error: unknown, facts: RequestFacts): string {
     return `HTTP ${error.status} from ${where}${tries}: ${excerpt}${hint(error.status, facts.model)}`;
   }
   if (error instanceof SyntaxError) {
-    return `Malformed stream: ${where} sent a chunk that is not valid JSON (${error.message}). Check that baseURL is an OpenAI-compatible Chat Completions endpoint.`;
+    const chunk = facts.unparsedChunk !== undefined ? `: ${JSON.stringify(excerpt(facts.unparsedChunk, 200))}` : "";
+    return `Malformed stream: ${where} sent a chunk that is not valid JSON (${error.message})${chunk}. Check that baseURL is an OpenAI-compatible Chat Completions endpoint.`;
   }
-  return `The stream from ${where} failed: ${causes(error)}.`;
+  return `The stream from ${where} failed: ${causes(error)}. Try again; if it keeps happening, check the server's logs.`;
 }
 
 function bodyExcerpt(error: APIError): string {
@@ -49,8 +52,11 @@ function bodyExcerpt(error: APIError): string {
   if (body && typeof body.message === "string") text = body.message;
   else if (body !== undefined && body !== null) text = JSON.stringify(body);
   else text = error.message.replace(/^\d{3} /, "");
-  text = text.trim() || "(empty body)";
-  return text.length > EXCERPT ? `${text.slice(0, EXCERPT)}… (${text.length} characters)` : text;
+  return excerpt(text.trim() || "(empty body)", EXCERPT);
+}
+
+function excerpt(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)}… (${text.length} characters)` : text;
 }
 
 function hint(status: number, model: string): string {

@@ -1,6 +1,6 @@
 import { ToolhostError } from "@toolhost/core";
 import type { AgentContext, AssistantStreamEvent, Model, StreamFn } from "@toolhost/core";
-import OpenAI, { APIUserAbortError } from "openai";
+import OpenAI, { APIUserAbortError, type ClientOptions } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { type ChatChunk, MessageAssembler } from "./_assemble.js";
 import { toChatMessages, toChatTools } from "./_convert.js";
@@ -54,15 +54,13 @@ export function createOpenAIStreamFn(options: OpenAIStreamOptions = {}): StreamF
   const url = `${baseURL.replace(/\/+$/, "")}/chat/completions`;
   const maxRetries = options.maxRetries ?? 2;
 
-  const clientOptions: ConstructorParameters<typeof OpenAI>[0] = {
+  const clientOptions: ClientOptions = {
     baseURL,
     // The SDK insists on a key; with none, a placeholder is given and its header removed below.
     apiKey: apiKey ?? "toolhost-no-key",
     defaultHeaders: { ...(apiKey === undefined ? { Authorization: null } : {}), ...options.headers },
     maxRetries,
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-    // Failures reach the caller as messages; the SDK's own console logging would say them twice.
-    ...(process.env.OPENAI_LOG ? {} : { logLevel: "off" as const }),
   };
 
   return (model, context, { signal } = {}) =>
@@ -70,7 +68,7 @@ export function createOpenAIStreamFn(options: OpenAIStreamOptions = {}): StreamF
 }
 
 interface StreamSetup {
-  clientOptions: ConstructorParameters<typeof OpenAI>[0];
+  clientOptions: ClientOptions;
   url: string;
   isOpenAI: boolean;
   options: OpenAIStreamOptions;
@@ -85,6 +83,7 @@ async function* streamMessage(
 ): AsyncGenerator<AssistantStreamEvent> {
   const assembler = new MessageAssembler();
   let attempts = 0;
+  let unparsedChunk: string | undefined;
   const aborted = (): AssistantStreamEvent => ({
     type: "done",
     message: assembler.message(model.id, {
@@ -99,6 +98,11 @@ async function* streamMessage(
     }
     const client = new OpenAI({
       ...setup.clientOptions,
+      // The SDK logs the chunk it could not parse and then throws a SyntaxError without it; kept
+      // here so the error message can quote it. Its other logging stays off unless OPENAI_LOG asks.
+      ...sdkLogging((chunk) => {
+        unparsedChunk ??= chunk;
+      }),
       // Counted here so that an error can say how many attempts the retries made.
       fetch: (input, init) => {
         attempts += 1;
@@ -125,9 +129,34 @@ async function* streamMessage(
       model: model.id,
       attempts,
       timeoutMs: setup.timeoutMs,
+      unparsedChunk,
     });
     yield { type: "done", message: assembler.message(model.id, { stopReason: "error", errorMessage }) };
   }
+}
+
+const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
+
+function sdkLogging(onUnparsedChunk: (chunk: string) => void): Pick<ClientOptions, "logger" | "logLevel"> {
+  const asked = process.env.OPENAI_LOG;
+  const forward = LOG_LEVELS.find((level) => level === asked) !== undefined;
+  const pass =
+    (level: (typeof LOG_LEVELS)[number]) =>
+    (message: string, ...rest: unknown[]) => {
+      if (forward) console[level](message, ...rest);
+    };
+  return {
+    logLevel: forward ? (asked as (typeof LOG_LEVELS)[number]) : "error",
+    logger: {
+      error: (message, ...rest) => {
+        if (message.startsWith("Could not parse message into JSON") && typeof rest[0] === "string") onUnparsedChunk(rest[0]);
+        pass("error")(message, ...rest);
+      },
+      warn: pass("warn"),
+      info: pass("info"),
+      debug: pass("debug"),
+    },
+  };
 }
 
 function requestBody(setup: StreamSetup, model: Model, context: AgentContext): ChatCompletionCreateParamsStreaming {

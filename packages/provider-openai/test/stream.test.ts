@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIStreamFn } from "../src/index.js";
 import { chunk, type FakeOpenAI, startFakeOpenAI, textTurn, toolCallsTurn, usageChunk } from "./_fake-openai.js";
-import { collect, textOf, userContext } from "./_helpers.js";
+import { collect, MODEL, textOf, userContext } from "./_helpers.js";
 
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {
@@ -51,6 +51,17 @@ describe("streaming text", () => {
     ]);
     // No usage chunk was sent: the message has none rather than zeros.
     expect(message.usage).toBeUndefined();
+  });
+
+  it("streams OpenRouter's and Ollama's reasoning field as thinking too", async () => {
+    const streamFn = await streamFnFor([
+      { chunks: [chunk({ reasoning: "Hmm." }), chunk({ content: "Yes." }), chunk({}, { finishReason: "stop" })] },
+    ]);
+    const { message } = await collect(streamFn, userContext("hi"));
+    expect(message.content).toEqual([
+      { type: "thinking", thinking: "Hmm." },
+      { type: "text", text: "Yes." },
+    ]);
   });
 });
 
@@ -175,7 +186,7 @@ describe("failures in the stream", () => {
     expect(events.filter((event) => event.type === "text_delta")).toHaveLength(1);
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain(`${fake!.url}/chat/completions`);
-    expect(message.errorMessage).toMatch(/not valid JSON/);
+    expect(message.errorMessage).toMatch(/not valid JSON \(.*\): "\{not json at all"\./);
     expect(textOf(message)).toBe("Hel");
   });
 
@@ -213,6 +224,16 @@ describe("abort", () => {
     expect(message.stopReason).toBe("aborted");
     expect(message.errorMessage).toMatch(/Aborted/);
     expect(textOf(message)).toBe("One two ");
+    await fake!.requests[0]!.closed;
+    expect(fake!.requests[0]!.closedEarly).toBe(true);
+  });
+
+  it("closes the connection when the consumer stops reading", async () => {
+    const streamFn = await streamFnFor([{ chunks: [chunk({ content: "One " })], hang: true }]);
+    for await (const event of await streamFn(MODEL, userContext("count"), {})) {
+      expect(event.type).toBe("text_delta");
+      break;
+    }
     await fake!.requests[0]!.closed;
     expect(fake!.requests[0]!.closedEarly).toBe(true);
   });
