@@ -1,0 +1,160 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { crc32, deflateSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { createReadTool, FsErrorCode } from "../src/index.js";
+import { run, tempDir, textOf } from "./_helpers.js";
+
+function numbered(count: number, eol = "\n"): string {
+  return Array.from({ length: count }, (_, i) => `line ${i + 1}`).join(eol) + eol;
+}
+
+/** A real 1x1 PNG: signature, IHDR, IDAT, IEND with their CRCs. */
+function tinyPng(): Buffer {
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.from([0, 255, 0, 0]))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+describe("read", () => {
+  it("returns a whole small file with its line count", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "f.txt"), numbered(3));
+    const result = await run(createReadTool({ cwd: root }), { path: "f.txt" });
+    expect(textOf(result)).toBe("line 1\nline 2\nline 3");
+    expect(result.details).toEqual({ path: join(root, "f.txt"), linesRead: 3, totalLines: 3, truncated: false });
+  });
+
+  it("reads a line range", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "f.txt"), numbered(10));
+    const result = await run(createReadTool({ cwd: root }), { path: "f.txt", startLine: 4, endLine: 6 });
+    expect(textOf(result)).toBe("line 4\nline 5\nline 6");
+    expect(result.details).toMatchObject({ linesRead: 3, totalLines: 10, truncated: false });
+  });
+
+  it("cuts at maxLines and says where to continue", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "f.txt"), numbered(50));
+    const result = await run(createReadTool({ cwd: root, maxLines: 20 }), { path: "f.txt" });
+    expect(textOf(result)).toContain("line 20\n\n[Showing lines 1-20 of 50. Use startLine=21 to continue.]");
+    expect(result.details).toMatchObject({ linesRead: 20, truncated: true, nextStartLine: 21, totalLines: 50 });
+    const next = await run(createReadTool({ cwd: root, maxLines: 20 }), { path: "f.txt", startLine: 41 });
+    expect(textOf(next)).toBe(numbered(50).split("\n").slice(40, 50).join("\n"));
+    expect(next.details).toMatchObject({ truncated: false, linesRead: 10 });
+  });
+
+  it("cuts at maxSize bytes, even inside one long line", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "long.txt"), `${"x".repeat(5000)}\nsecond\n`);
+    const result = await run(createReadTool({ cwd: root, maxSize: 1000 }), { path: "long.txt" });
+    expect(textOf(result)).toMatch(/^x{1000}\n\n\[Line 1 is cut/);
+    expect(result.details).toMatchObject({ truncated: true, nextStartLine: 2 });
+    const rest = await run(createReadTool({ cwd: root, maxSize: 1000 }), { path: "long.txt", startLine: 2 });
+    expect(textOf(rest)).toBe("second");
+  });
+
+  it("shows CRLF files with plain newlines and drops the BOM", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "crlf.txt"), `\uFEFF${numbered(3, "\r\n")}`);
+    const result = await run(createReadTool({ cwd: root }), { path: "crlf.txt" });
+    expect(textOf(result)).toBe("line 1\nline 2\nline 3");
+  });
+
+  it("reads an empty file", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "empty.txt"), "");
+    const result = await run(createReadTool({ cwd: root }), { path: "empty.txt" });
+    expect(result.isError).toBeUndefined();
+    expect(textOf(result)).toBe("[The file is empty.]");
+    expect(result.details).toMatchObject({ linesRead: 0, totalLines: 0 });
+  });
+
+  it("refuses a range past the end or reversed, with the file's length", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "f.txt"), numbered(5));
+    const past = await run(createReadTool({ cwd: root }), { path: "f.txt", startLine: 9 });
+    expect(past.details.code).toBe(FsErrorCode.BAD_RANGE);
+    expect(textOf(past)).toContain("which has 5 lines");
+    const reversed = await run(createReadTool({ cwd: root }), { path: "f.txt", startLine: 4, endLine: 2 });
+    expect(reversed.details.code).toBe(FsErrorCode.BAD_RANGE);
+  });
+
+  it("suggests ls for a folder", async () => {
+    const root = await tempDir();
+    const result = await run(createReadTool({ cwd: root }), { path: "." });
+    expect(result.details.code).toBe(FsErrorCode.IS_DIRECTORY);
+    expect(textOf(result)).toContain("Use ls");
+  });
+
+  it("returns a PNG as image content, base64 with its MIME type", async () => {
+    const root = await tempDir();
+    const png = tinyPng();
+    await writeFile(join(root, "dot.png"), png);
+    const result = await run(createReadTool({ cwd: root }), { path: "dot.png" });
+    const image = result.content.find((block) => block.type === "image");
+    expect(image).toEqual({ type: "image", data: png.toString("base64"), mimeType: "image/png" });
+    expect(result.details).toMatchObject({ mimeType: "image/png", size: png.length });
+  });
+
+  it("recognizes JPEG, GIF and WebP by their bytes, whatever the name", async () => {
+    const root = await tempDir();
+    const kinds: [string, Buffer][] = [
+      ["image/jpeg", Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0])],
+      ["image/gif", Buffer.from("GIF89a\x01\x00\x01\x00\x00\x00\x00;", "latin1")],
+      ["image/webp", Buffer.concat([Buffer.from("RIFF"), Buffer.from([26, 0, 0, 0]), Buffer.from("WEBPVP8L")])],
+    ];
+    for (const [mimeType, bytes] of kinds) {
+      await writeFile(join(root, "picture.bin"), bytes);
+      const result = await run(createReadTool({ cwd: root }), { path: "picture.bin" });
+      expect(result.content[1]).toMatchObject({ type: "image", mimeType });
+    }
+  });
+
+  it("passes images through imageProcessor", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "dot.png"), tinyPng());
+    const seen: string[] = [];
+    const read = createReadTool({
+      cwd: root,
+      imageProcessor: (image, info) => {
+        seen.push(`${info.path} ${info.mimeType}`);
+        return { type: "text", text: `an image of ${image.length} bytes` };
+      },
+    });
+    const result = await run(read, { path: "dot.png" });
+    expect(seen).toEqual(["dot.png image/png"]);
+    expect(textOf(result)).toContain(`an image of ${tinyPng().length} bytes`);
+  });
+
+  it("refuses an image larger than maxSize", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "big.png"), Buffer.concat([tinyPng(), Buffer.alloc(4096)]));
+    const result = await run(createReadTool({ cwd: root, maxSize: 1024 }), { path: "big.png" });
+    expect(result.details.code).toBe(FsErrorCode.TOO_LARGE);
+    expect(textOf(result)).toMatch(/PNG image of 4,1\d\d bytes, more than the 1,024-byte limit/);
+  });
+
+  it("refuses other binary files, saying their size and type", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "blob.dat"), Buffer.from([1, 2, 3, 0, 4, 5]));
+    const blob = await run(createReadTool({ cwd: root }), { path: "blob.dat" });
+    expect(blob.details).toMatchObject({ code: FsErrorCode.BINARY_FILE, size: 6 });
+    expect(textOf(blob)).toContain("binary file (binary data (it has NUL bytes), 6 bytes)");
+    const elf = await run(createReadTool({ cwd: "/", roots: ["/"] }), { path: process.execPath });
+    expect(elf.details.code).toBe(FsErrorCode.BINARY_FILE);
+    expect(textOf(elf)).toContain("ELF executable");
+  });
+});
