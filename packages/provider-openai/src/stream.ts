@@ -109,7 +109,12 @@ async function* streamMessage(
         return fetch(input, init);
       },
     });
-    const stream = await client.chat.completions.create(requestBody(setup, model, context), signal ? { signal } : {});
+    const request = client.chat.completions.create(requestBody(setup, model, context), signal ? { signal } : {});
+    const stream = await untilAborted(request, signal);
+    if (stream === undefined) {
+      yield aborted();
+      return;
+    }
     for await (const chunk of stream) {
       yield* assembler.push(chunk as ChatChunk);
     }
@@ -132,6 +137,26 @@ async function* streamMessage(
       unparsedChunk,
     });
     yield { type: "done", message: assembler.message(model.id, { stopReason: "error", errorMessage }) };
+  }
+}
+
+/**
+ * The SDK sees the signal only between attempts: while it waits out a retry's backoff (seconds,
+ * or whatever `retry-after` says) an abort would wait too. This answers at once; the request
+ * then ends on its own with an abort error, which nobody needs.
+ */
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (!signal) return promise;
+  promise.catch(() => undefined);
+  let onAbort: (() => void) | undefined;
+  const abort = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, abort]);
+  } finally {
+    signal.removeEventListener("abort", onAbort!);
   }
 }
 

@@ -246,6 +246,18 @@ describe("abort", () => {
     expect(fake!.requests).toHaveLength(0);
   });
 
+  it("is aborted at once while the SDK waits to retry", async () => {
+    fake = await startFakeOpenAI([{ status: 503, headers: { "retry-after": "20" } }, textTurn("never")]);
+    const streamFn = createOpenAIStreamFn({ baseURL: fake.url, maxRetries: 1 });
+    const controller = new AbortController();
+    const pending = collect(streamFn, userContext("?"), { signal: controller.signal });
+    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    const { message } = await pending;
+    expect(message.stopReason).toBe("aborted");
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it("is aborted when the signal fires before the endpoint answers", async () => {
     const streamFn = await streamFnFor([{ noAnswer: true }]);
     const controller = new AbortController();
