@@ -1,0 +1,211 @@
+import { TextDecoder } from "node:util";
+
+/** A shown line longer than this many characters is cut. */
+export const MAX_LINE_CHARS = 2000;
+
+const NEWLINE = 10;
+
+/**
+ * One output stream, kept in bounded memory: the first `headLimit` bytes, the last `tailLimit`
+ * bytes (as the chunks that hold them, never copied), and counts of everything. Lines are only
+ * counted while the output streams; they are split and decoded when shown.
+ */
+export class StreamCapture {
+  readonly #headLimit: number;
+  readonly #tailLimit: number;
+  readonly #head: Buffer[] = [];
+  #headBytes = 0;
+  readonly #tail: Buffer[] = [];
+  #tailStart = 0;
+  #tailBytes = 0;
+  /** The last byte dropped from the front of the tail: tells whether the tail starts a line. */
+  #beforeTail = NEWLINE;
+  #total = 0;
+  #newlines = 0;
+  #lastByte = NEWLINE;
+
+  constructor(limitBytes: number) {
+    this.#headLimit = Math.floor(limitBytes / 2);
+    this.#tailLimit = limitBytes - this.#headLimit;
+  }
+
+  /** Bytes received. */
+  get totalBytes(): number {
+    return this.#total;
+  }
+
+  /** Whether more came than the limit: the middle is no longer held. */
+  get overflowed(): boolean {
+    return this.#total > this.#headLimit + this.#tailLimit;
+  }
+
+  push(chunk: Buffer): void {
+    const length = chunk.length;
+    if (length === 0) return;
+    this.#total += length;
+    this.#newlines += countNewlines(chunk);
+    this.#lastByte = chunk[length - 1] as number;
+
+    let rest = chunk;
+    if (this.#headBytes < this.#headLimit) {
+      const take = Math.min(this.#headLimit - this.#headBytes, length);
+      this.#head.push(take === length ? chunk : chunk.subarray(0, take));
+      this.#headBytes += take;
+      if (take === length) return;
+      rest = chunk.subarray(take);
+    }
+    this.#tail.push(rest);
+    this.#tailBytes += rest.length;
+    // Drop whole chunks from the front while what remains still covers the tail limit.
+    while (this.#tail.length > 1) {
+      const first = this.#tail[this.#tailStart] as Buffer;
+      if (this.#tailBytes - first.length < this.#tailLimit) break;
+      this.#tailBytes -= first.length;
+      this.#beforeTail = first[first.length - 1] as number;
+      this.#tail[this.#tailStart] = EMPTY;
+      this.#tailStart += 1;
+      if (this.#tailStart > 64 && this.#tailStart * 2 > this.#tail.length) {
+        this.#tail.splice(0, this.#tailStart);
+        this.#tailStart = 0;
+      }
+    }
+  }
+
+  /** The lines to show, at most `maxLines` (half from the head, half from the tail), long lines cut. */
+  render(maxLines: number | undefined): RenderedStream {
+    const head = Buffer.concat(this.#head);
+    let tail = Buffer.concat(this.#tail.slice(this.#tailStart));
+    let beforeTail = this.#beforeTail;
+    if (tail.length > this.#tailLimit) {
+      beforeTail = tail[tail.length - this.#tailLimit - 1] as number;
+      tail = tail.subarray(tail.length - this.#tailLimit);
+    }
+    const droppedBytes = this.#total - head.length - tail.length;
+    const lineCount = this.#newlines + (this.#total > 0 && this.#lastByte !== NEWLINE ? 1 : 0);
+    const headCount = maxLines === undefined ? Number.POSITIVE_INFINITY : Math.ceil(maxLines / 2);
+    const tailCount = maxLines === undefined ? Number.POSITIVE_INFINITY : maxLines - headCount;
+
+    let shownHead: Line[];
+    let shownTail: Line[];
+    if (droppedBytes === 0) {
+      const all = splitLines(decoder().decode(tail.length > 0 ? Buffer.concat([head, tail]) : head), false, false);
+      if (maxLines !== undefined && all.length > maxLines) {
+        shownHead = all.slice(0, headCount);
+        shownTail = tailCount > 0 ? all.slice(all.length - tailCount) : [];
+      } else {
+        shownHead = all;
+        shownTail = [];
+      }
+    } else {
+      const headEndsInLine = head.length > 0 && head[head.length - 1] !== NEWLINE;
+      // The head may end inside a character: a streaming decode holds those bytes back.
+      const headLines = splitLines(decoder().decode(head, { stream: true }), false, headEndsInLine);
+      const headLineCount = countNewlines(head) + (headEndsInLine ? 1 : 0);
+      if (headLines.length < headLineCount) {
+        // Held-back bytes begin a line of their own: the line before them is whole.
+        const last = headLines[headLines.length - 1];
+        if (last) last.partial = false;
+        while (headLines.length < headLineCount) headLines.push({ text: "", partial: true });
+      }
+      let skip = 0;
+      while (skip < 3 && skip < tail.length && ((tail[skip] as number) & 0xc0) === 0x80) skip += 1;
+      const tailLines = splitLines(decoder().decode(tail.subarray(skip)), beforeTail !== NEWLINE, false);
+      // The tail starts inside the line the head ends in: that line is shown once, from the head.
+      if (headLines.length + tailLines.length > lineCount) tailLines.shift();
+      // Of a line that began before the tail, only its newline is held: nothing to show of it.
+      else if (tailLines[0]?.startsBefore && tailLines[0].text === "") tailLines.shift();
+      shownHead = headLines.slice(0, headCount);
+      shownTail = tailCount > 0 ? tailLines.slice(Math.max(0, tailLines.length - tailCount)) : [];
+    }
+
+    const omittedLines = Math.max(0, lineCount - shownHead.length - shownTail.length);
+    let cutLines = 0;
+    const show = (line: Line): string => {
+      let text = line.text;
+      if (text.length > MAX_LINE_CHARS) {
+        cutLines += 1;
+        text = line.partial
+          ? `${text.slice(0, MAX_LINE_CHARS)}… [line cut]`
+          : `${text.slice(0, MAX_LINE_CHARS)}… [line cut: ${(text.length - MAX_LINE_CHARS).toLocaleString("en-US")} more characters]`;
+      } else if (line.partial) {
+        text = line.startsBefore ? `…${text}` : `${text}…`;
+      }
+      return text;
+    };
+    return {
+      head: shownHead.map(show),
+      tail: shownTail.map(show),
+      separated: droppedBytes > 0 || omittedLines > 0,
+      omittedLines,
+      droppedBytes,
+      truncated: droppedBytes > 0 || omittedLines > 0 || cutLines > 0,
+      totalBytes: this.#total,
+      totalLines: lineCount,
+    };
+  }
+}
+
+interface Line {
+  text: string;
+  /** Only part of the line is held: it goes on past the head, or starts before the tail. */
+  partial: boolean;
+  startsBefore?: boolean;
+}
+
+function countNewlines(buffer: Buffer): number {
+  let count = 0;
+  let at = buffer.indexOf(NEWLINE);
+  while (at !== -1) {
+    count += 1;
+    at = buffer.indexOf(NEWLINE, at + 1);
+  }
+  return count;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** What a stream shows: head lines, tail lines, and what was left out between them. */
+export interface RenderedStream {
+  head: string[];
+  tail: string[];
+  /** Whether something was left out between head and tail. */
+  separated: boolean;
+  omittedLines: number;
+  droppedBytes: number;
+  truncated: boolean;
+  totalBytes: number;
+  totalLines: number;
+}
+
+/** The text of a rendered stream; `note` is what follows "… N lines left out; ". */
+export function streamText(stream: RenderedStream, note: string): string {
+  if (!stream.truncated) return stream.head.join("\n");
+  const what =
+    stream.omittedLines > 0 || stream.droppedBytes === 0
+      ? `${stream.omittedLines.toLocaleString("en-US")} ${stream.omittedLines === 1 ? "line" : "lines"} left out`
+      : `${stream.droppedBytes.toLocaleString("en-US")} bytes left out`;
+  const marker = stream.separated ? `… ${what}; ${note}` : `… long lines cut; ${note}`;
+  const lines = stream.separated ? [...stream.head, marker, ...stream.tail] : [...stream.head, ...stream.tail, marker];
+  return lines.join("\n");
+}
+
+function decoder(): TextDecoder {
+  // Not fatal: invalid UTF-8 becomes U+FFFD instead of throwing.
+  return new TextDecoder("utf-8", { fatal: false });
+}
+
+/** Lines without their newlines; `startsCut` marks the first as begun earlier, `endsCut` the last as going on. */
+function splitLines(text: string, startsCut: boolean, endsCut: boolean): Line[] {
+  if (text.length === 0) return [];
+  const parts = text.split("\n");
+  if (parts[parts.length - 1] === "") parts.pop();
+  const lines: Line[] = parts.map((part) => ({ text: part, partial: false }));
+  const first = lines[0];
+  if (startsCut && first) {
+    first.partial = true;
+    first.startsBefore = true;
+  }
+  const last = lines[lines.length - 1];
+  if (endsCut && last) last.partial = true;
+  return lines;
+}

@@ -1,0 +1,403 @@
+import { randomUUID } from "node:crypto";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join, resolve } from "node:path";
+import type { Readable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
+import { type AgentToolResult, type AgentToolUpdateCallback, ErrorCode, ToolhostError, messageOf } from "@toolhost/core";
+import { execa } from "execa";
+import { type RenderedStream, StreamCapture, streamText } from "./_output.js";
+import { Spill } from "./_spill.js";
+import { ProcessTree, killGroupOnExit } from "./_tree.js";
+
+/** Stable codes in `details.code` of the bash tool's error results. */
+export const BashErrorCode = Object.freeze({
+  /** The working directory does not exist or is not a folder. */
+  CWD_NOT_FOUND: "TOOLHOST_BASH_CWD_NOT_FOUND",
+  /** The shell (the `shell` option, or bash and sh) was not found. */
+  SHELL_NOT_FOUND: "TOOLHOST_BASH_SHELL_NOT_FOUND",
+  /** The operating system refused to start the shell. */
+  SPAWN_FAILED: "TOOLHOST_BASH_SPAWN_FAILED",
+  /** The command ran longer than its timeout and was ended. */
+  TIMED_OUT: "TOOLHOST_BASH_TIMED_OUT",
+  /** The command exited with a code other than 0, or was ended by a signal. */
+  COMMAND_FAILED: "TOOLHOST_BASH_COMMAND_FAILED",
+} as const);
+
+/** The `details` of every bash result. */
+export interface BashToolDetails {
+  command: string;
+  /** The folder the command ran in. */
+  cwd: string;
+  /** The shell's exit code; null when it was ended by a signal or did not start. */
+  exitCode: number | null;
+  /** The signal that ended the shell (`SIGTERM`, …), or null. */
+  signal: string | null;
+  /** What the model sees of stdout: at most `maxOutputBytes` and `maxStdoutLines`, head and tail. */
+  stdout: string;
+  /** What the model sees of stderr, limited the same way. */
+  stderr: string;
+  /** Whether anything was left out of `stdout` or `stderr` (lines, bytes, or the end of long lines). */
+  truncated: boolean;
+  /** When truncated: a file with the whole output, stdout and stderr in the order they came (like `2>&1`). */
+  fullOutputPath: string | null;
+  durationMs: number;
+  /** On error results: a `BashErrorCode`. */
+  code?: string;
+  /** On a timeout: the limit, in seconds. */
+  timeoutSeconds?: number;
+}
+
+/** Everything one call needs, resolved from the tool's options and the call's arguments. */
+export interface RunSettings {
+  command: string;
+  cwd: string;
+  /** Seconds; undefined for no limit. */
+  timeoutSeconds: number | undefined;
+  maxStdoutLines: number | undefined;
+  maxStderrLines: number | undefined;
+  maxOutputBytes: number;
+  shell: string | undefined;
+  env: Record<string, string>;
+  killGraceMs: number;
+}
+
+/** A running call, as the tool's `dispose` sees it. */
+export interface RunningCommand {
+  /** Ends the command's tree; the call then throws as aborted. */
+  stop(): void;
+  readonly settled: Promise<unknown>;
+}
+
+/** The environment variable every command of a call inherits, to find its processes after they leave the tree. */
+export const CALL_MARKER = "TOOLHOST_BASH_CALL";
+
+const UPDATE_INTERVAL_MS = 100;
+const TRACK_INTERVAL_MS = 200;
+/** After the tree is ended, reading stops once the pipes are quiet this long (an escaped holder may never close them). */
+const QUIET_MS = 250;
+const DRAIN_LIMIT_MS = 5000;
+
+/** Thrown when the call's signal aborts it; carries the output so far. */
+export class BashAbortedError extends ToolhostError {
+  override name = "AbortError";
+  readonly result: AgentToolResult<BashToolDetails>;
+
+  constructor(message: string, result: AgentToolResult<BashToolDetails>) {
+    super(ErrorCode.ABORTED, message);
+    this.result = result;
+  }
+}
+
+export async function runCommand(
+  settings: RunSettings,
+  signal: AbortSignal | undefined,
+  onUpdate: AgentToolUpdateCallback<BashToolDetails> | undefined,
+  running: Set<RunningCommand>,
+): Promise<AgentToolResult<BashToolDetails>> {
+  const started = performance.now();
+  const { command, cwd } = settings;
+  const base = (): BashToolDetails => ({
+    command,
+    cwd,
+    exitCode: null,
+    signal: null,
+    stdout: "",
+    stderr: "",
+    truncated: false,
+    fullOutputPath: null,
+    durationMs: Math.round(performance.now() - started),
+  });
+  const cannotStart = (code: string, text: string): AgentToolResult<BashToolDetails> => ({
+    content: [{ type: "text", text }],
+    details: { ...base(), code },
+    isError: true,
+  });
+  if (signal?.aborted) {
+    throw new BashAbortedError("Aborted before the command started.", { content: [], details: base(), isError: true });
+  }
+
+  const problem = checkCwd(cwd);
+  if (problem) return cannotStart(BashErrorCode.CWD_NOT_FOUND, problem);
+  const pathVariable = settings.env.PATH ?? process.env.PATH;
+  const shell = findShell(settings.shell, pathVariable, cwd);
+  if (shell === undefined) {
+    return cannotStart(
+      BashErrorCode.SHELL_NOT_FOUND,
+      settings.shell
+        ? `Cannot run the command: the shell "${settings.shell}" was not found or is not executable (PATH: ${pathVariable ?? "unset"}). Install it, or set the bash tool's "shell" option to an existing shell.`
+        : `Cannot run the command: neither bash nor sh was found on PATH (${pathVariable ?? "unset"}). Install bash, or set the bash tool's "shell" option.`,
+    );
+  }
+
+  const marker = `${CALL_MARKER}=${randomUUID()}`;
+  let child: ReturnType<typeof spawnShell>;
+  try {
+    child = spawnShell(shell, settings, marker);
+  } catch (error) {
+    return cannotStart(BashErrorCode.SPAWN_FAILED, `Cannot run the command: starting ${shell} failed: ${messageOf(error)}`);
+  }
+  if (child.pid === undefined) {
+    const failure = await child.then(
+      (result) => result.originalMessage ?? result.shortMessage,
+      (error: unknown) => messageOf(error),
+    );
+    return cannotStart(
+      BashErrorCode.SPAWN_FAILED,
+      `Cannot run the command: starting ${shell} in ${cwd} failed: ${failure}. Check that the shell and the folder exist and can be used.`,
+    );
+  }
+  // The result promise waits on the pipes, which an escaped process may hold: it is not awaited.
+  child.then(
+    () => {},
+    () => {},
+  );
+
+  const pid = child.pid;
+  const unmarkExit = killGroupOnExit(pid);
+  const tree = new ProcessTree(pid, marker);
+  const tracker = setInterval(() => tree.track(), TRACK_INTERVAL_MS);
+  tracker.unref();
+
+  const stdout = child.stdout as Readable;
+  const stderr = child.stderr as Readable;
+  const out = new StreamCapture(settings.maxOutputBytes);
+  const err = new StreamCapture(settings.maxOutputBytes);
+  let paused = false;
+  let lastData = performance.now();
+  const resume = (): void => {
+    if (!paused) return;
+    paused = false;
+    stdout.resume();
+    stderr.resume();
+  };
+  const pause = (): void => {
+    paused = true;
+    stdout.pause();
+    stderr.pause();
+  };
+  const spill = new Spill(resume);
+
+  let settled = false;
+  let updateTimer: NodeJS.Timeout | undefined;
+  let lastUpdate = 0;
+  const sendUpdate = (): void => {
+    updateTimer = undefined;
+    if (settled || !onUpdate) return;
+    lastUpdate = performance.now();
+    const o = out.render(settings.maxStdoutLines);
+    const e = err.render(settings.maxStderrLines);
+    const note = "full output will be saved to a file";
+    const details: BashToolDetails = {
+      ...base(),
+      stdout: streamText(o, note),
+      stderr: streamText(e, note),
+      truncated: o.truncated || e.truncated,
+      fullOutputPath: spill.path ?? null,
+    };
+    try {
+      onUpdate({ content: [{ type: "text", text: assemble(details.stdout, details.stderr, undefined) }], details });
+    } catch {
+      // A listener's failure is not the command's.
+    }
+  };
+  const scheduleUpdate = (): void => {
+    if (updateTimer !== undefined || settled || !onUpdate) return;
+    updateTimer = setTimeout(sendUpdate, Math.max(0, lastUpdate + UPDATE_INTERVAL_MS - performance.now()));
+  };
+  const reader = (capture: StreamCapture) => (chunk: Buffer) => {
+    lastData = performance.now();
+    if (!spill.record(chunk)) pause();
+    capture.push(chunk);
+    if (capture.overflowed && !spill.started && !spill.start()) pause();
+    scheduleUpdate();
+  };
+  stdout.on("data", reader(out));
+  stderr.on("data", reader(err));
+  // A destroyed pipe may report an error; the output so far stands.
+  stdout.on("error", () => {});
+  stderr.on("error", () => {});
+  const streamsClosed = Promise.all([closed(stdout), closed(stderr)]);
+
+  let stopReason: "aborted" | "timeout" | undefined;
+  let onStop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    onStop = resolve;
+  });
+  const stop = (reason: "aborted" | "timeout"): void => {
+    if (stopReason !== undefined || settled) return;
+    stopReason = reason;
+    onStop();
+  };
+  const onAbort = (): void => stop("aborted");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const timer =
+    settings.timeoutSeconds !== undefined ? setTimeout(() => stop("timeout"), settings.timeoutSeconds * 1000) : undefined;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, exitSignal) => resolve({ code, signal: exitSignal }));
+  });
+
+  let finish!: () => void;
+  const handle: RunningCommand = {
+    stop: () => stop("aborted"),
+    settled: new Promise<void>((resolve) => {
+      finish = resolve;
+    }),
+  };
+  running.add(handle);
+
+  try {
+    const first = await Promise.race([exited.then(() => "exit" as const), stopped.then(() => "stop" as const)]);
+    // Whether the shell exited or is being stopped: whatever is left of its tree is ended now.
+    await tree.end(settings.killGraceMs);
+    clearInterval(tracker);
+    const exit = await Promise.race([exited, delay(1000).then(() => ({ code: null, signal: null }))]);
+    void first;
+
+    const drainStart = performance.now();
+    let drained = false;
+    void streamsClosed.then(() => {
+      drained = true;
+    });
+    while (!drained) {
+      await Promise.race([streamsClosed, delay(50)]);
+      if (drained) break;
+      const now = performance.now();
+      if ((!paused && now - lastData > QUIET_MS) || now - drainStart > DRAIN_LIMIT_MS) break;
+    }
+    settled = true;
+    clearTimeout(updateTimer);
+    stdout.destroy();
+    stderr.destroy();
+
+    const o = out.render(settings.maxStdoutLines);
+    const e = err.render(settings.maxStderrLines);
+    const truncated = o.truncated || e.truncated;
+    if (truncated && !spill.started) spill.start();
+    await spill.finish();
+    const fullOutputPath = truncated && spill.path !== undefined && spill.error === undefined ? spill.path : null;
+    const note = fullOutputPath
+      ? `full output: ${fullOutputPath}`
+      : `the full output could not be saved (${spill.error ? messageOf(spill.error) : "no file"})`;
+    const details: BashToolDetails = {
+      ...base(),
+      exitCode: exit.code,
+      signal: exit.signal,
+      stdout: streamText(o, note),
+      stderr: streamText(e, note),
+      truncated,
+      fullOutputPath,
+    };
+
+    if (stopReason === "aborted") {
+      const result = { content: [{ type: "text" as const, text: assemble(details.stdout, details.stderr, "[aborted]") }], details, isError: true };
+      throw new BashAbortedError(
+        `Aborted after ${formatSeconds(details.durationMs)}; the command and every process it started were ended.${outputSoFar(o, e, details)}`,
+        result,
+      );
+    }
+    if (stopReason === "timeout") {
+      const seconds = settings.timeoutSeconds as number;
+      const status = `[timed out after ${seconds} s; the command and every process it started were ended]`;
+      return {
+        content: [{ type: "text", text: assemble(details.stdout, details.stderr, status) }],
+        details: { ...details, code: BashErrorCode.TIMED_OUT, timeoutSeconds: seconds },
+        isError: true,
+      };
+    }
+    const status =
+      exit.signal !== null ? `[ended by signal ${exit.signal}]` : exit.code !== 0 ? `[exit code ${exit.code}]` : undefined;
+    const text = assemble(details.stdout, details.stderr, status);
+    if (status === undefined) return { content: [{ type: "text", text }], details };
+    return { content: [{ type: "text", text }], details: { ...details, code: BashErrorCode.COMMAND_FAILED }, isError: true };
+  } finally {
+    settled = true;
+    clearTimeout(timer);
+    clearTimeout(updateTimer);
+    clearInterval(tracker);
+    signal?.removeEventListener("abort", onAbort);
+    running.delete(handle);
+    unmarkExit();
+    finish();
+  }
+}
+
+function spawnShell(shell: string, settings: RunSettings, marker: string) {
+  const separator = marker.indexOf("=");
+  return execa(shell, ["-c", settings.command], {
+    cwd: settings.cwd,
+    env: { ...settings.env, [marker.slice(0, separator)]: marker.slice(separator + 1) },
+    extendEnv: true,
+    // Its own process group and session, so that the whole tree can be signalled at once.
+    detached: true,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    // Read here, chunk by chunk, in bounded memory; execa keeps nothing.
+    buffer: false,
+    encoding: "buffer",
+    stripFinalNewline: false,
+    reject: false,
+    cleanup: false,
+    forceKillAfterDelay: false,
+  });
+}
+
+/** stdout, then stderr under a mark, then the status line. */
+function assemble(stdout: string, stderr: string, status: string | undefined): string {
+  const parts: string[] = [];
+  if (stdout.length > 0) parts.push(stdout);
+  if (stderr.length > 0) parts.push(`[stderr]\n${stderr}`);
+  if (status !== undefined) parts.push(status);
+  return parts.length > 0 ? parts.join("\n") : "(no output)";
+}
+
+function outputSoFar(o: RenderedStream, e: RenderedStream, details: BashToolDetails): string {
+  if (o.totalBytes === 0 && e.totalBytes === 0) return " It wrote no output.";
+  return ` Output so far:\n${assemble(details.stdout, details.stderr, undefined)}`;
+}
+
+function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+}
+
+function closed(stream: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || stream.readableEnded) resolve();
+    else stream.once("close", () => resolve());
+  });
+}
+
+function checkCwd(cwd: string): string | undefined {
+  try {
+    if (statSync(cwd).isDirectory()) return undefined;
+    return `Cannot run the command: the working directory ${cwd} is not a folder. Set the bash tool's "cwd" option to a folder.`;
+  } catch {
+    return `Cannot run the command: the working directory ${cwd} does not exist. Create it, or set the bash tool's "cwd" option to an existing folder.`;
+  }
+}
+
+function findShell(option: string | undefined, pathVariable: string | undefined, cwd: string): string | undefined {
+  for (const name of option !== undefined ? [option] : ["bash", "sh"]) {
+    if (name.includes("/")) {
+      const path = resolve(cwd, name);
+      if (isExecutable(path)) return path;
+      continue;
+    }
+    for (const folder of (pathVariable ?? "/usr/bin:/bin").split(delimiter)) {
+      if (folder.length === 0) continue;
+      const path = join(folder, name);
+      if (isExecutable(path)) return path;
+    }
+  }
+  return undefined;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

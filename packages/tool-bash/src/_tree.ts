@@ -1,0 +1,229 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+
+/** One line of /proc/<pid>/stat, the fields that tell who belongs to a command's tree. */
+interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  /** Clock ticks after boot: with the pid, names one process even when pids are reused. */
+  startTime: number;
+  state: string;
+}
+
+let procAvailable: boolean | undefined;
+
+function hasProc(): boolean {
+  if (procAvailable === undefined) {
+    try {
+      readFileSync("/proc/self/stat");
+      procAvailable = true;
+    } catch {
+      procAvailable = false;
+    }
+  }
+  return procAvailable;
+}
+
+function readEntry(pid: number): ProcessEntry | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return undefined;
+  }
+  // The command name is in parentheses and may itself hold spaces and parentheses.
+  const close = text.lastIndexOf(")");
+  if (close < 0) return undefined;
+  const fields = text.slice(close + 2).split(" ");
+  return {
+    pid,
+    state: fields[0] ?? "?",
+    ppid: Number(fields[1]),
+    pgid: Number(fields[2]),
+    sid: Number(fields[3]),
+    startTime: Number(fields[19]),
+  };
+}
+
+function readAll(): ProcessEntry[] {
+  const entries: ProcessEntry[] = [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return entries;
+  }
+  for (const name of names) {
+    const code = name.charCodeAt(0);
+    if (code < 48 || code > 57) continue;
+    const entry = readEntry(Number(name));
+    if (entry) entries.push(entry);
+  }
+  return entries;
+}
+
+const isDead = (entry: ProcessEntry): boolean => entry.state === "Z" || entry.state === "X";
+
+function send(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone (ESRCH), or not ours to signal (EPERM): nothing more can be done from here.
+  }
+}
+
+/**
+ * The processes of one command: its shell (a process group and session leader), everything in
+ * that group or session, every descendant, and everything carrying the call's environment marker,
+ * so that a child that left the group (`setsid`) or was orphaned to init is still found.
+ */
+export class ProcessTree {
+  readonly #root: number;
+  readonly #marker: Buffer;
+  readonly #known = new Map<number, number>();
+  readonly #protected = new Set<number>();
+  #rootStart = 0;
+
+  /** `markerEntry` is `NAME=value`, set in the command's environment. */
+  constructor(rootPid: number, markerEntry: string) {
+    this.#root = rootPid;
+    this.#marker = Buffer.from(`${markerEntry}\0`);
+    if (!hasProc()) return;
+    const root = readEntry(rootPid);
+    this.#rootStart = root?.startTime ?? 0;
+    if (root) this.#known.set(rootPid, root.startTime);
+    // Never signal this process or its ancestors, whatever a scan says.
+    let pid = process.pid;
+    while (pid > 1 && !this.#protected.has(pid)) {
+      this.#protected.add(pid);
+      pid = readEntry(pid)?.ppid ?? 0;
+    }
+  }
+
+  /** Remembers the tree as it is now, so that children orphaned later are still found by their parent. */
+  track(): void {
+    if (!hasProc()) return;
+    for (const entry of this.#scan(false)) this.#known.set(entry.pid, entry.startTime);
+  }
+
+  /** Every live process of the tree now. */
+  #scan(withEnvironment: boolean): ProcessEntry[] {
+    const all = readAll();
+    const byParent = new Map<number, ProcessEntry[]>();
+    const members = new Map<number, ProcessEntry>();
+    const candidates: ProcessEntry[] = [];
+    for (const entry of all) {
+      // A process that started before the shell cannot be part of its tree (and may hold a reused pid).
+      if (entry.startTime < this.#rootStart || this.#protected.has(entry.pid) || entry.pid <= 1) continue;
+      candidates.push(entry);
+      const siblings = byParent.get(entry.ppid);
+      if (siblings) siblings.push(entry);
+      else byParent.set(entry.ppid, [entry]);
+      if (
+        entry.pgid === this.#root ||
+        entry.sid === this.#root ||
+        this.#known.get(entry.pid) === entry.startTime
+      ) {
+        members.set(entry.pid, entry);
+      }
+    }
+    if (withEnvironment) {
+      for (const entry of candidates) {
+        if (members.has(entry.pid)) continue;
+        try {
+          if (readFileSync(`/proc/${entry.pid}/environ`).includes(this.#marker)) members.set(entry.pid, entry);
+        } catch {
+          // Another user's process, or gone: not ours.
+        }
+      }
+    }
+    const queue = [...members.values()];
+    for (let i = 0; i < queue.length; i++) {
+      for (const child of byParent.get((queue[i] as ProcessEntry).pid) ?? []) {
+        if (!members.has(child.pid)) {
+          members.set(child.pid, child);
+          queue.push(child);
+        }
+      }
+    }
+    return [...members.values()].filter((entry) => !isDead(entry));
+  }
+
+  #signal(entries: readonly ProcessEntry[], signal: NodeJS.Signals): void {
+    if (entries.some((entry) => entry.pgid === this.#root)) send(-this.#root, signal);
+    for (const entry of entries) {
+      // Check the pid still names the same process right before signalling it.
+      const now = readEntry(entry.pid);
+      if (now && now.startTime === entry.startTime && !isDead(now)) send(entry.pid, signal);
+    }
+  }
+
+  /**
+   * Ends every process of the tree: SIGTERM (and SIGCONT, so a stopped process can act on it),
+   * then SIGKILL after `graceMs`, and waits until none is left. Returns quickly when none is.
+   */
+  async end(graceMs: number): Promise<void> {
+    if (!hasProc()) return this.#endGroupOnly(graceMs);
+    let alive = this.#scan(true);
+    if (alive.length === 0) return;
+    this.#signal(alive, "SIGTERM");
+    this.#signal(alive, "SIGCONT");
+    const deadline = performance.now() + graceMs;
+    let pause = 5;
+    while (performance.now() < deadline) {
+      await delay(Math.min(pause, Math.max(1, deadline - performance.now())));
+      pause = Math.min(pause * 2, 100);
+      alive = this.#scan(true);
+      if (alive.length === 0) return;
+      // Processes born during the grace (a trap that forks) get their SIGTERM too.
+      this.#signal(alive, "SIGTERM");
+    }
+    for (let attempt = 0; attempt < 100; attempt++) {
+      this.#signal(alive, "SIGKILL");
+      await delay(attempt < 10 ? 5 : 20);
+      alive = this.#scan(true);
+      if (alive.length === 0) return;
+    }
+  }
+
+  async #endGroupOnly(graceMs: number): Promise<void> {
+    const group = -this.#root;
+    const alive = (): boolean => {
+      try {
+        process.kill(group, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (!alive()) return;
+    send(group, "SIGTERM");
+    send(group, "SIGCONT");
+    const deadline = performance.now() + graceMs;
+    while (performance.now() < deadline) {
+      await delay(20);
+      if (!alive()) return;
+    }
+    send(group, "SIGKILL");
+  }
+}
+
+const running = new Set<number>();
+const killAllOnExit = (): void => {
+  for (const pgid of running) send(-pgid, "SIGKILL");
+};
+
+/**
+ * Marks a process group as running, so that it is killed if this Node process exits before the
+ * call ends (the shell is detached, so nothing else would end it). Returns the unmark function.
+ */
+export function killGroupOnExit(pgid: number): () => void {
+  if (running.size === 0) process.on("exit", killAllOnExit);
+  running.add(pgid);
+  return () => {
+    running.delete(pgid);
+    if (running.size === 0) process.off("exit", killAllOnExit);
+  };
+}
