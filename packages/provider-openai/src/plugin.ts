@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { Type } from "@sinclair/typebox";
 import { definePlugin } from "@toolhost/core";
 import type { Model, StreamFn } from "@toolhost/core";
@@ -12,6 +13,9 @@ export interface ModelService {
   model: Model;
   streamFn: StreamFn;
 }
+
+// Read, not written here, so that a release bump cannot leave it behind (src/ and dist/ are both one level down).
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 const options = Type.Object(
   {
@@ -41,7 +45,7 @@ const options = Type.Object(
  */
 export default definePlugin({
   name: "@toolhost/provider-openai",
-  version: "0.1.0",
+  version,
   options,
   apply(harness, { model, ...streamOptions }) {
     const service: ModelService = {

@@ -25,6 +25,13 @@ async function rejection(promise: Promise<unknown>): Promise<ToolhostError> {
 }
 
 describe("the plugin", () => {
+  it("is the plugin of this package's name and version", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
+    expect({ name: plugin.name, version: plugin.version }).toEqual({ name: pkg.name, version: pkg.version });
+  });
+
+
   it("provides the model service, whose streamFn talks to the configured endpoint", async () => {
     fake = await startFakeOpenAI([textTurn("Hello through the harness.")]);
     const harness = new AgentHarness();
