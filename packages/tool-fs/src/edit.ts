@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { Type, type Static } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult } from "@toolhost/core";
-import { formatPatch, structuredPatch } from "diff";
+import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from "diff";
 import { writeAtomic } from "./_atomic.js";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { withPathLock } from "./_lock.js";
@@ -231,5 +231,6 @@ function diffOf(name: string, before: string, after: string, from: number, to: n
     hunk.oldStart += firstLine - 1;
     hunk.newStart += firstLine - 1;
   }
-  return formatPatch(patch);
+  // No timestamps: the header lines end at the name, as `git diff` writes them.
+  return formatPatch(patch, FILE_HEADERS_ONLY).replace(/^(---|\+\+\+) (.*)\t$/gm, "$1 $2");
 }

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { definePlugin } from "@toolhost/core";
+import { definePlugin, ErrorCode, ToolhostError } from "@toolhost/core";
 import { DEFAULTS, type ImageProcessor } from "./_options.js";
 import { createFsTools } from "./tools.js";
 
@@ -19,8 +19,9 @@ export const FsPluginOptions = Type.Object(
       description: "Bytes ls, find and grep return at most per call.",
     }),
     ripgrep: Type.Boolean({ default: true, description: "false: grep uses its plain Node search even when ripgrep is installed." }),
+    // A function cannot be described in JSON Schema: `apply` checks it.
     imageProcessor: Type.Optional(
-      Type.Unsafe<ImageProcessor>({ description: "Code configs only: (image: Buffer, { path, mimeType }) => content block." }),
+      Type.Any({ description: "Code configs only: (image: Buffer, { path, mimeType }) => a text or image block." }),
     ),
   },
   { additionalProperties: false },
@@ -31,6 +32,13 @@ export default definePlugin({
   version: "0.1.0",
   options: FsPluginOptions,
   async apply(harness, options) {
+    const imageProcessor: unknown = options.imageProcessor;
+    if (imageProcessor !== undefined && typeof imageProcessor !== "function") {
+      throw new ToolhostError(
+        ErrorCode.INVALID_PLUGIN_OPTIONS,
+        `Plugin "@toolhost/tool-fs": imageProcessor must be a function (image, { path, mimeType }) => block, got ${typeof imageProcessor}. Set it from a .js or .ts config, or remove it.`,
+      );
+    }
     const tools = createFsTools({
       cwd: harness.cwd,
       maxSize: options.maxSize,
@@ -38,7 +46,7 @@ export default definePlugin({
       maxTotalSize: options.maxTotalSize,
       ripgrep: options.ripgrep,
       ...(options.roots ? { roots: options.roots } : {}),
-      ...(typeof options.imageProcessor === "function" ? { imageProcessor: options.imageProcessor } : {}),
+      ...(imageProcessor ? { imageProcessor: imageProcessor as ImageProcessor } : {}),
     });
     for (const tool of tools) harness.registerTool(tool);
   },
