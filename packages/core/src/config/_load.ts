@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { access } from "node:fs/promises";
 import { extname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -5,6 +6,7 @@ import { lilconfig, type Loader } from "lilconfig";
 import { messageOf } from "../errors.js";
 import { formatProblems, problemsOf } from "../_validate.js";
 import { ConfigError, ConfigErrorCode } from "./_errors.js";
+import { jsonErrorOffset } from "./_json-position.js";
 import { ConfigSchema, type ToolhostConfig } from "./_schema.js";
 
 /** The file names searched for, in each folder from the working directory upward, in this order. */
@@ -37,7 +39,7 @@ export interface LoadedConfig {
  */
 export async function findConfig(options: FindConfigOptions = {}): Promise<LoadedConfig | undefined> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const searcher = lilconfig("toolhost", { searchPlaces: [...CONFIG_FILE_NAMES], loaders: LOADERS, cache: false });
+  const searcher = lilconfig("toolhost", { searchPlaces: [...CONFIG_FILE_NAMES], loaders: LOADERS, cache: false, ignoreEmptySearchPlaces: false });
   let found: { filepath: string; config: unknown; isEmpty?: boolean } | null;
   if (options.configPath !== undefined) {
     const path = isAbsolute(options.configPath) ? options.configPath : resolve(cwd, options.configPath);
@@ -105,28 +107,23 @@ const loadJson: Loader = (configPath, content) => {
   try {
     return JSON.parse(content);
   } catch (error) {
-    const message = messageOf(error);
-    const lineCol = /\(line (\d+) column (\d+)\)/.exec(message);
-    const position = /at position (\d+)/.exec(message);
-    const at = lineCol
-      ? { line: Number(lineCol[1]), column: Number(lineCol[2]) }
-      : position
-        ? lineColumn(content, Number(position[1]))
-        : /end of JSON input/.test(message)
-          ? lineColumn(content, content.length)
-          : undefined;
-    const detail = message.replace(/,? ?(in JSON )?at position \d+.*$/s, "").replace(/ \(line \d+ column \d+\)/, "");
-    return Promise.reject(syntaxError(configPath, detail, at?.line, at?.column));
+    const { line, column } = lineColumn(content, jsonErrorOffset(content));
+    const detail = messageOf(error)
+      .replace(/,? ?(in JSON )?at position \d+.*$/s, "")
+      .replace(/ \(line \d+ column \d+\)/, "")
+      .replace(/, (\.\.\.)?".*" is not valid JSON$/s, "");
+    return Promise.reject(syntaxError(configPath, detail, line, column));
   }
 };
 
 const loadYaml: Loader = async (configPath, content) => {
   const { parseDocument } = await import("yaml");
-  const document = parseDocument(content, { prettyErrors: false });
+  const document = parseDocument(content);
   const first = document.errors[0];
   if (first) {
     const position = first.linePos?.[0];
-    throw syntaxError(configPath, first.message.split("\n")[0] ?? first.message, position?.line, position?.col);
+    const detail = (first.message.split("\n")[0] ?? first.message).replace(/ at line \d+, column \d+:?$/, "");
+    throw syntaxError(configPath, detail, position?.line, position?.col);
   }
   return document.toJS();
 };
@@ -150,15 +147,24 @@ const loadTypeScript: Loader = async (configPath) => {
   }
 };
 
-/** A config module that failed to load: a syntax error with its place when the stack gives it. */
+/** A config module that failed to load: a syntax error with its place, which `node --check` reports. */
 function moduleError(configPath: string, error: unknown): ConfigError {
-  if (error instanceof SyntaxError) {
-    const stack = String(error.stack ?? "");
-    const escaped = configPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    const place = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(stack) ?? /\((\d+):(\d+)\)/.exec(error.message);
-    const caret = /\n(\s*)\^+/.exec(stack);
-    const column = place?.[2] !== undefined ? Number(place[2]) : caret ? (caret[1]?.length ?? 0) + 1 : undefined;
-    return syntaxError(configPath, error.message, place ? Number(place[1]) : undefined, place ? column : undefined);
+  const parseError = error instanceof Error && /^ParseError: /.test(error.message); // jiti's, for .ts
+  if (error instanceof SyntaxError || parseError) {
+    let line: number | undefined;
+    let column: number | undefined;
+    let detail = (error as Error).message;
+    if (parseError) {
+      const place = /:(\d+):(\d+)\s*$/.exec(detail.trim());
+      if (place) [line, column] = [Number(place[1]), Number(place[2]) + 1];
+      detail = detail.split("\n")[0]?.replace(/^ParseError: /, "").trim() ?? detail;
+    } else {
+      // Only on this error path: Node 20 puts no place in the error of a failed ESM import.
+      const check = spawnSync(process.execPath, ["--check", configPath], { encoding: "utf8", timeout: 10_000 });
+      const place = /:(\d+)\n(.*)\n(\s*)\^/.exec(check.stderr ?? "");
+      if (place) [line, column] = [Number(place[1]), (place[3]?.length ?? 0) + 1];
+    }
+    return syntaxError(configPath, detail, line, column);
   }
   return new ConfigError(
     ConfigErrorCode.CONFIG_INVALID,

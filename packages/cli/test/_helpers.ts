@@ -1,0 +1,80 @@
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The built CLI, as users run it. */
+export const BIN = join(here, "..", "dist", "bin.js");
+export const CLI_DIR = join(here, "..");
+export const FIXTURES = join(here, "fixtures");
+const CORE = realpathSync(join(CLI_DIR, "node_modules", "@toolhost", "core"));
+const TYPEBOX = realpathSync(join(CORE, "node_modules", "@sinclair", "typebox"));
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `toolhost` with `args` in `cwd`, feeding `input` on stdin. */
+export function toolhost(
+  args: string[],
+  options: { cwd: string; input?: string; env?: Record<string, string | undefined> },
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, FORCE_COLOR: undefined, NO_COLOR: undefined, ...options.env };
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** A fresh temporary folder (real path), removed by the returned cleanup. */
+export function tempDir(prefix = "toolhost-cli-"): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A project folder with `node_modules/@toolhost/core` and `@sinclair/typebox` linked in (so local
+ * plugins can import them) and the test plugins copied to `plugins/`.
+ */
+export function project(dir: string): string {
+  mkdirSync(join(dir, "node_modules", "@toolhost"), { recursive: true });
+  mkdirSync(join(dir, "node_modules", "@sinclair"), { recursive: true });
+  symlinkSync(CORE, join(dir, "node_modules", "@toolhost", "core"), "dir");
+  symlinkSync(TYPEBOX, join(dir, "node_modules", "@sinclair", "typebox"), "dir");
+  cpSync(FIXTURES, join(dir, "plugins"), { recursive: true });
+  return dir;
+}
+
+/** Writes a file, creating its folders. */
+export function writeFile(path: string, text: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Writes `toolhost.config.json` with these plugins into `dir`. */
+export function writeConfig(dir: string, config: Record<string, unknown>): string {
+  return writeFile(join(dir, "toolhost.config.json"), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/** The lines of JSON-lines output, parsed. */
+export function jsonLines(text: string): unknown[] {
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as unknown);
+}
