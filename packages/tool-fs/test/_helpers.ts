@@ -25,3 +25,14 @@ export async function run(tool: AnyAgentTool, params: Record<string, unknown>): 
 export function textOf(result: { content: { type: string; text?: string }[] }): string {
   return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
 }
+
+/** The tools of a list by name; a missing one fails the test. */
+export function byName(tools: AnyAgentTool[]): Record<string, AnyAgentTool> {
+  return new Proxy(Object.fromEntries(tools.map((tool) => [tool.name, tool])), {
+    get(target, name: string) {
+      const tool = target[name];
+      if (!tool) throw new Error(`no tool named ${name}`);
+      return tool;
+    },
+  });
+}

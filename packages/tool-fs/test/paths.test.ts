@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createFsTools, createReadTool, createWriteTool, FsErrorCode } from "../src/index.js";
-import { run, tempDir, textOf } from "./_helpers.js";
+import { byName, run, tempDir, textOf } from "./_helpers.js";
 
 describe("path guard", () => {
   it("resolves relative paths against cwd and reads inside the root", async () => {
@@ -49,8 +49,7 @@ describe("path guard", () => {
   it("refuses a symlink to /etc/passwd, for read and for write", async () => {
     const root = await tempDir();
     await symlink("/etc/passwd", join(root, "passwd"));
-    const tools = createFsTools({ cwd: root });
-    const [read, write] = tools as [(typeof tools)[0], (typeof tools)[0]];
+    const { read, write } = byName(createFsTools({ cwd: root }));
     const result = await run(read, { path: "passwd" });
     expect(result.details.code).toBe(FsErrorCode.OUTSIDE_ROOTS);
     expect(textOf(result)).toContain("symbolic link to /etc/passwd");
@@ -64,7 +63,7 @@ describe("path guard", () => {
     await writeFile(join(outside, "x.txt"), "outside");
     await symlink(outside, join(root, "linked"));
     await symlink(join(outside, "not-yet.txt"), join(root, "dangling"));
-    const [read, write] = createFsTools({ cwd: root }) as [any, any];
+    const { read, write } = byName(createFsTools({ cwd: root }));
     expect((await run(read, { path: "linked/x.txt" })).details.code).toBe(FsErrorCode.OUTSIDE_ROOTS);
     expect((await run(write, { path: "linked/new/deep.txt", content: "x" })).details.code).toBe(FsErrorCode.OUTSIDE_ROOTS);
     expect((await run(write, { path: "dangling", content: "x" })).details.code).toBe(FsErrorCode.OUTSIDE_ROOTS);
