@@ -26,13 +26,12 @@ export function textOf(result: { content: { type: string; text?: string }[] }): 
   return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
 }
 
-/** The tools of a list by name; a missing one fails the test. */
-export function byName(tools: AnyAgentTool[]): Record<string, AnyAgentTool> {
-  return new Proxy(Object.fromEntries(tools.map((tool) => [tool.name, tool])), {
-    get(target, name: string) {
-      const tool = target[name];
-      if (!tool) throw new Error(`no tool named ${name}`);
-      return tool;
-    },
-  });
+/** The six tools of a list by name; a missing one fails the test. */
+export function byName(tools: AnyAgentTool[]): Record<"read" | "write" | "edit" | "ls" | "find" | "grep", AnyAgentTool> {
+  const get = (name: string): AnyAgentTool => {
+    const tool = tools.find((each) => each.name === name);
+    if (!tool) throw new Error(`no tool named ${name}`);
+    return tool;
+  };
+  return { read: get("read"), write: get("write"), edit: get("edit"), ls: get("ls"), find: get("find"), grep: get("grep") };
 }
