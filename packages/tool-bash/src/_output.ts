@@ -112,8 +112,9 @@ export class StreamCapture {
       const tailLines = splitLines(decoder().decode(tail.subarray(skip)), beforeTail !== NEWLINE, false);
       // The tail starts inside the line the head ends in: that line is shown once, from the head.
       if (headLines.length + tailLines.length > lineCount) tailLines.shift();
-      // Of a line that began before the tail, only its newline is held: nothing to show of it.
-      else if (tailLines[0]?.startsBefore && tailLines[0].text === "") tailLines.shift();
+      // Only whole lines are shown around the gap, unless a part of a line is all there is.
+      else if (tailLines[0]?.startsBefore && (tailLines.length > 1 || tailLines[0].text === "")) tailLines.shift();
+      if (headLines.length > 1 && headLines[headLines.length - 1]?.partial) headLines.pop();
       shownHead = headLines.slice(0, headCount);
       shownTail = tailCount > 0 ? tailLines.slice(Math.max(0, tailLines.length - tailCount)) : [];
     }

@@ -1,0 +1,56 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import type { AgentToolResult } from "@toolhost/core";
+
+/** A temporary folder, removed by the returned function. */
+export function tempFolder(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "tool-bash-test-"));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function textOf(result: Pick<AgentToolResult, "content">): string {
+  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+}
+
+/** Whether a process runs: it exists and is not a zombie waiting for its parent. */
+export function isRunning(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state !== "Z" && state !== "X";
+}
+
+/** Waits until each file holds a pid, and returns the pids. */
+export async function readPids(files: readonly string[]): Promise<number[]> {
+  for (;;) {
+    if (files.every((file) => existsSync(file) && /^\d+\s*$/.test(readFileSync(file, "utf8")))) {
+      return files.map((file) => Number(readFileSync(file, "utf8").trim()));
+    }
+    await delay(10);
+  }
+}
+
+/**
+ * A command that starts a process tree and writes the pid of each of its processes to a file:
+ * a background child, a child in a session of its own (`setsid`), a grandchild orphaned into a
+ * session of its own (so that only the call's marker ties it to the call), a child with an
+ * emptied environment, and a child that ignores SIGTERM; then `after`.
+ */
+export function treeCommand(dir: string, after: string): { command: string; pidFiles: string[] } {
+  const f = (name: string) => join(dir, `${name}.pid`);
+  const command = [
+    `sleep 300 & echo $! > ${f("background")}`,
+    `setsid sh -c 'echo $$ > ${f("setsid")}; exec sleep 300' &`,
+    `(setsid sh -c 'echo $$ > ${f("orphan")}; exec sleep 300' &)`,
+    `env -i sh -c 'echo $$ > ${f("noenv")}; exec sleep 300' &`,
+    `sh -c 'trap "" TERM; echo $$ > ${f("stubborn")}; while :; do sleep 1; done' &`,
+    after,
+  ].join("\n");
+  return { command, pidFiles: ["background", "setsid", "orphan", "noenv", "stubborn"].map(f) };
+}

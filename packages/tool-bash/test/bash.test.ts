@@ -1,0 +1,227 @@
+import { readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BashErrorCode, type BashToolDetails, createBashTool } from "../src/index.js";
+import { tempFolder, textOf } from "./_helpers.js";
+
+let dir: string;
+let remove: () => void;
+const spills: string[] = [];
+beforeEach(() => {
+  ({ dir, remove } = tempFolder());
+});
+afterEach(() => {
+  remove();
+  for (const path of spills.splice(0)) rmSync(dirname(path), { recursive: true, force: true });
+});
+
+const never = new AbortController().signal;
+
+async function run(command: string, options: Parameters<typeof createBashTool>[0] = {}, timeout?: number) {
+  const tool = createBashTool({ cwd: dir, ...options });
+  const result = await tool.execute("call-1", timeout === undefined ? { command } : { command, timeout }, never, () => {}, undefined);
+  if (result.details.fullOutputPath) spills.push(result.details.fullOutputPath);
+  return result;
+}
+
+describe("bash: results", () => {
+  it("returns stdout, and the details the seed shows", async () => {
+    const result = await run("echo hello; echo world");
+    expect(result.isError).toBeUndefined();
+    expect(textOf(result)).toBe("hello\nworld");
+    expect(result.details).toMatchObject({
+      command: "echo hello; echo world",
+      cwd: dir,
+      exitCode: 0,
+      signal: null,
+      stdout: "hello\nworld",
+      stderr: "",
+      truncated: false,
+      fullOutputPath: null,
+    });
+    expect(result.details.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("keeps stderr apart from stdout, after it and marked", async () => {
+    const result = await run("echo to-err >&2; echo to-out");
+    expect(result.details.stdout).toBe("to-out");
+    expect(result.details.stderr).toBe("to-err");
+    expect(textOf(result)).toBe("to-out\n[stderr]\nto-err");
+  });
+
+  it("makes a non-zero exit an error result with the exit code", async () => {
+    const result = await run("echo partial; exit 3");
+    expect(result.isError).toBe(true);
+    expect(result.details.exitCode).toBe(3);
+    expect(result.details.code).toBe(BashErrorCode.COMMAND_FAILED);
+    expect(textOf(result)).toBe("partial\n[exit code 3]");
+  });
+
+  it("reports a shell ended by a signal", async () => {
+    const result = await run("kill -KILL $$");
+    expect(result.isError).toBe(true);
+    expect(result.details).toMatchObject({ exitCode: null, signal: "SIGKILL" });
+    expect(textOf(result)).toBe("[ended by signal SIGKILL]");
+  });
+
+  it("says when there is no output", async () => {
+    expect(textOf(await run("true"))).toBe("(no output)");
+  });
+
+  it("runs in cwd, with env added to the inherited environment, and stdin closed", async () => {
+    process.env.TOOL_BASH_TEST_INHERITED = "inherited";
+    try {
+      const result = await run('pwd; echo "$ADDED $TOOL_BASH_TEST_INHERITED"; cat; echo "read: $?"', {
+        env: { ADDED: "added" },
+      });
+      expect(result.details.stdout).toBe(`${dir}\nadded inherited\nread: 0`);
+    } finally {
+      delete process.env.TOOL_BASH_TEST_INHERITED;
+    }
+  });
+
+  it("resolves a relative cwd against the working directory of the process", async () => {
+    const tool = createBashTool({ cwd: "." });
+    const result = await tool.execute("c", { command: "pwd" }, never, () => {}, undefined);
+    expect(result.details.stdout).toBe(process.cwd());
+  });
+
+  it("uses the shell it is given", async () => {
+    const result = await run('echo "$0"', { shell: "sh" });
+    expect(result.details.stdout).toMatch(/\/sh$/);
+    const bash = await run('echo "${BASH_VERSION:+bash}"');
+    expect(bash.details.stdout).toBe("bash");
+  });
+});
+
+describe("bash: commands that cannot start", () => {
+  it("says that the working directory is missing", async () => {
+    const missing = join(dir, "missing");
+    const result = await run("echo never", { cwd: missing });
+    expect(result.isError).toBe(true);
+    expect(result.details.code).toBe(BashErrorCode.CWD_NOT_FOUND);
+    expect(textOf(result)).toContain(`the working directory ${missing} does not exist`);
+  });
+
+  it("says that the working directory is not a folder", async () => {
+    const file = join(dir, "file");
+    await run(`touch ${file}`);
+    const result = await run("echo never", { cwd: file });
+    expect(result.details.code).toBe(BashErrorCode.CWD_NOT_FOUND);
+    expect(textOf(result)).toContain("is not a folder");
+  });
+
+  it("says that the shell is missing", async () => {
+    const result = await run("echo never", { shell: "no-such-shell-here" });
+    expect(result.isError).toBe(true);
+    expect(result.details.code).toBe(BashErrorCode.SHELL_NOT_FOUND);
+    expect(textOf(result)).toContain('the shell "no-such-shell-here" was not found');
+    const byPath = await run("echo never", { shell: join(dir, "nope") });
+    expect(byPath.details.code).toBe(BashErrorCode.SHELL_NOT_FOUND);
+  });
+
+  it("falls back to sh when bash is not on PATH, and fails clearly when neither is", async () => {
+    const { symlinkSync, mkdirSync } = await import("node:fs");
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    symlinkSync("/bin/sh", join(bin, "sh"));
+    const result = await run('echo "$0"', { env: { PATH: bin } });
+    expect(result.details.stdout).toBe(join(bin, "sh"));
+    const none = await run("echo never", { env: { PATH: join(dir, "empty") } });
+    expect(none.details.code).toBe(BashErrorCode.SHELL_NOT_FOUND);
+    expect(textOf(none)).toContain("neither bash nor sh was found");
+  });
+});
+
+describe("bash: output", () => {
+  it("keeps the head and the tail of many lines, and writes the whole output to a file", async () => {
+    const result = await run("seq 1 100000", { maxOutputBytes: 2048 });
+    const { stdout, fullOutputPath, truncated } = result.details;
+    expect(truncated).toBe(true);
+    expect(fullOutputPath).not.toBeNull();
+    expect(readFileSync(fullOutputPath as string, "utf8")).toBe(`${Array.from({ length: 100000 }, (_, i) => i + 1).join("\n")}\n`);
+    const lines = stdout.split("\n");
+    expect(lines.slice(0, 3)).toEqual(["1", "2", "3"]);
+    expect(lines.slice(-2)).toEqual(["99999", "100000"]);
+    const marker = lines.find((line) => line.startsWith("… "));
+    const match = /^… ([\d,]+) lines left out; full output: (.+)$/.exec(marker ?? "");
+    expect(match?.[2]).toBe(fullOutputPath);
+    const shown = lines.filter((line) => /^\d+$/.test(line)).length;
+    expect(Number(match?.[1].replace(/,/g, ""))).toBe(100000 - shown);
+    expect(Buffer.byteLength(stdout)).toBeLessThan(2048 + 200);
+    expect(textOf(result)).toBe(stdout);
+  });
+
+  it("keeps at most maxStdoutLines and maxStderrLines lines, head and tail", async () => {
+    const result = await run("seq 1 10; seq 1 9 >&2", { maxStdoutLines: 4, maxStderrLines: 3 });
+    expect(result.details.truncated).toBe(true);
+    const path = result.details.fullOutputPath as string;
+    expect(result.details.stdout).toBe(`1\n2\n… 6 lines left out; full output: ${path}\n9\n10`);
+    expect(result.details.stderr).toBe(`1\n2\n… 6 lines left out; full output: ${path}\n9`);
+    // Both streams, in the order they came.
+    expect(readFileSync(path, "utf8")).toBe("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n1\n2\n3\n4\n5\n6\n7\n8\n9\n");
+  });
+
+  it("shows everything when it fits", async () => {
+    const result = await run("seq 1 4", { maxStdoutLines: 4 });
+    expect(result.details).toMatchObject({ stdout: "1\n2\n3\n4", truncated: false, fullOutputPath: null });
+  });
+
+  it("cuts a 1 MB single line, and keeps all of it in the file", async () => {
+    const result = await run("head -c 1048576 /dev/zero | tr '\\0' a");
+    const { stdout, fullOutputPath, truncated } = result.details;
+    expect(truncated).toBe(true);
+    expect(statSync(fullOutputPath as string).size).toBe(1048576);
+    expect(stdout.length).toBeLessThan(2200);
+    expect(stdout).toMatch(/^a{2000}… \[line cut\]\n… [\d,]+ bytes left out; full output: /);
+  });
+
+  it("cuts long lines even when the output fits", async () => {
+    const result = await run("head -c 3000 /dev/zero | tr '\\0' b; echo; echo short");
+    const { stdout, fullOutputPath } = result.details;
+    expect(stdout).toBe(`${"b".repeat(2000)}… [line cut: 1,000 more characters]\nshort\n… long lines cut; full output: ${fullOutputPath}`);
+    expect(readFileSync(fullOutputPath as string, "utf8")).toBe(`${"b".repeat(3000)}\nshort\n`);
+  });
+
+  it("turns invalid UTF-8 into replacement characters", async () => {
+    const result = await run("printf 'ok \\377\\376 end\\n'; printf 'cut \\342\\202' >&2");
+    expect(result.isError).toBeUndefined();
+    expect(result.details.stdout).toBe("ok \uFFFD\uFFFD end");
+    expect(result.details.stderr).toBe("cut \uFFFD");
+  });
+
+  it("joins a character split across chunks", async () => {
+    const result = await run("printf 'euro \\342'; sleep 0.05; printf '\\202'; sleep 0.05; printf '\\254 end\\n'");
+    expect(result.details.stdout).toBe("euro € end");
+  });
+
+  it("never shows half a character where the head and the tail are cut", async () => {
+    // 3-byte characters, no newline: the cuts fall inside characters.
+    const result = await run("for i in $(seq 1 2000); do printf '€'; done", { maxOutputBytes: 1024 + 1 });
+    expect(result.details.truncated).toBe(true);
+    expect(result.details.stdout).not.toContain("\uFFFD");
+    expect(result.details.stdout).toMatch(/^€+…\n… [\d,]+ bytes left out; full output: /);
+  });
+
+  it("streams the latest output through onUpdate, at most about 10 times a second", async () => {
+    const tool = createBashTool({ cwd: dir });
+    const updates: { at: number; text: string; details?: BashToolDetails }[] = [];
+    const started = performance.now();
+    const result = await tool.execute(
+      "u",
+      { command: "for i in $(seq 1 30); do echo line $i; sleep 0.02; done" },
+      never,
+      (update) => {
+        updates.push({ at: performance.now() - started, text: textOf(update), details: update.details });
+      },
+      undefined,
+    );
+    expect(result.details.stdout.split("\n")).toHaveLength(30);
+    expect(updates.length).toBeGreaterThan(0);
+    // Fewer updates than lines: they are batched (the rate itself is measured in bench/, not here).
+    expect(updates.length).toBeLessThan(30);
+    for (const update of updates) expect(update.text).toMatch(/^line 1(\n|$)/);
+    const last = updates[updates.length - 1];
+    expect(last?.details?.stdout).toMatch(/line \d+$/);
+  });
+});
