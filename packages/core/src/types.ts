@@ -180,6 +180,15 @@ export type StreamFn = (
 ) => AsyncIterable<AssistantStreamEvent> | Promise<AsyncIterable<AssistantStreamEvent>>;
 
 /**
+ * What a provider plugin offers as the harness service `"model"`, and what `toolhost agent` reads
+ * with `harness.getService<ModelService>("model")`: the model to ask and how to stream its answers.
+ */
+export interface ModelService {
+  model: Model;
+  streamFn: StreamFn;
+}
+
+/**
  * Everything the harness and the agent tell their listeners, in order:
  * `agent_start`, then per turn `turn_start`, the assistant message's `message_*` events,
  * the tool events of its calls, each tool result's `message_start` / `message_end` in the calls'

@@ -1,18 +1,10 @@
 import { createRequire } from "node:module";
 import { Type } from "@sinclair/typebox";
 import { definePlugin } from "@toolhost/core";
-import type { Model, StreamFn } from "@toolhost/core";
+import type { ModelService } from "@toolhost/core";
 import { createOpenAIStreamFn } from "./stream.js";
 
-/**
- * What the plugin provides as the harness service `"model"`: the model to ask and the function
- * that streams its answers. The agent (or `toolhost agent`) reads it with
- * `harness.getService<ModelService>("model")`.
- */
-export interface ModelService {
-  model: Model;
-  streamFn: StreamFn;
-}
+export type { ModelService };
 
 // Read, not written here, so that a release bump cannot leave it behind (src/ and dist/ are both one level down).
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
