@@ -1,0 +1,128 @@
+import { realpathSync } from "node:fs";
+import { homedir, userInfo } from "node:os";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import picomatch from "picomatch";
+
+/** A path as the policy judges it: where it points before and after following symlinks. */
+export type NormalizedPath =
+  | { ok: true; lexical: string; real: string }
+  | { ok: false; reason: string; deny: boolean };
+
+/**
+ * Normalizes a path argument: refuses NUL bytes, expands `~` (when `tilde`), resolves it against
+ * `cwd`, folds `.` and `..`, and follows the symlinks of the part that exists (so `..` after a
+ * symlink goes where the system would go).
+ */
+export function normalizePath(input: string, cwd: string, tilde = true): NormalizedPath {
+  if (input.includes("\0")) return { ok: false, reason: "the path contains a NUL byte", deny: true };
+  let path = input;
+  if (tilde && path.startsWith("~")) {
+    const slash = path.indexOf("/");
+    const user = slash === -1 ? path.slice(1) : path.slice(1, slash);
+    if (user !== "" && user !== currentUser()) {
+      return { ok: false, reason: `the home folder of "${user}" (${path}) is not known to the policy`, deny: false };
+    }
+    path = homedir() + (slash === -1 ? "" : path.slice(slash));
+  }
+  if (path === "") return { ok: false, reason: "the path is empty", deny: false };
+  const lexical = resolve(cwd, path);
+  const hasDotDot = path.split("/").includes("..");
+  return { ok: true, lexical, real: hasDotDot ? walkReal(isAbsolute(path) ? path : join(cwd, path)) : realOf(lexical) };
+}
+
+let user: string | undefined;
+function currentUser(): string {
+  if (user === undefined) {
+    try {
+      user = userInfo().username;
+    } catch {
+      user = "";
+    }
+  }
+  return user;
+}
+
+/** The real path of the longest existing prefix, with the rest appended. */
+export function realOf(path: string): string {
+  let head = path;
+  let tail = "";
+  for (;;) {
+    try {
+      const real = realpathSync(head);
+      return tail === "" ? real : join(real, tail);
+    } catch {
+      const parent = dirname(head);
+      if (parent === head) return path;
+      const name = head.slice(parent.length + (parent.endsWith(sep) ? 0 : 1));
+      tail = tail === "" ? name : join(name, tail);
+      head = parent;
+    }
+  }
+}
+
+/** Follows the path component by component, as the system does, so `link/..` leaves the link's target. */
+function walkReal(path: string): string {
+  let current: string = sep;
+  let exists = true;
+  for (const segment of path.split(sep)) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") {
+      current = dirname(current);
+      continue;
+    }
+    current = join(current, segment);
+    if (exists) {
+      try {
+        current = realpathSync(current);
+      } catch {
+        exists = false;
+      }
+    }
+  }
+  return current;
+}
+
+/** Where `${workspace}` and `~` point, both as given and with symlinks followed. */
+export interface PathAnchors {
+  workspaces: string[];
+  homes: string[];
+}
+
+export function anchorsOf(workspace: string): PathAnchors {
+  const home = homedir();
+  return { workspaces: unique([workspace, realOf(workspace)]), homes: unique([home, realOf(home)]) };
+}
+
+/**
+ * Compiles a path pattern (see README): `${workspace}/…` at the workspace, `~/…` at the home
+ * folder, `/…` at the root, a pattern without `/` a name at any depth (a folder of that name
+ * covers what is inside), any other relative pattern relative to the workspace.
+ */
+export function compilePathPattern(pattern: string, anchors: PathAnchors): (path: string) => boolean {
+  let body = pattern;
+  if (body.length > 1 && body.endsWith("/")) body = `${body}**`;
+  let globs: string[];
+  if (body.startsWith("${workspace}")) {
+    const rest = body.slice("${workspace}".length);
+    globs = anchors.workspaces.map((base) => escapeGlob(base) + rest);
+  } else if (body === "~" || body.startsWith("~/")) {
+    globs = anchors.homes.map((base) => escapeGlob(base) + body.slice(1));
+  } else if (body.startsWith("/")) {
+    globs = [body];
+  } else if (!body.includes("/")) {
+    globs = [`**/${body}`, `**/${body}/**`];
+  } else {
+    const rest = body.startsWith("./") ? body.slice(2) : body;
+    globs = anchors.workspaces.map((base) => `${escapeGlob(base)}/${rest}`);
+  }
+  const matchers = globs.map((glob) => picomatch(glob, { dot: true }));
+  return (path) => matchers.some((matcher) => matcher(path));
+}
+
+function escapeGlob(path: string): string {
+  return path.replace(/[*?[\]{}()!+@\\]/g, "\\$&");
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

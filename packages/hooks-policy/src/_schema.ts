@@ -1,0 +1,70 @@
+import { type Static, Type } from "@sinclair/typebox";
+
+export const DecisionSchema = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")], {
+  description: "allow runs the call, ask sends it to the approve hook, deny refuses it.",
+});
+
+/** `allow` runs the call, `ask` sends it to the `approve` hook, `deny` refuses it. */
+export type Decision = Static<typeof DecisionSchema>;
+
+export const RuleSchema = Type.Object(
+  {
+    id: Type.Optional(Type.String({ minLength: 1, description: "Names the rule in decisions, explanations and the audit log." })),
+    tool: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+      description: "Tool names or globs on them (`bash`, `*`, `mcp_*`).",
+    }),
+    command: Type.Optional(
+      Type.String({ minLength: 1, description: "A bash command pattern, word by word: `git status`, `npm run test *`, `rm`, `*`." }),
+    ),
+    path: Type.Optional(
+      Type.String({ minLength: 1, description: "A path glob: `${workspace}/**`, `~/.ssh/**`, `/etc/**`, `.env`, `src/**`." }),
+    ),
+    args: Type.Optional(
+      Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+        description: "Named argument fields: a string is a glob on the field's text, a number or boolean must be equal.",
+      }),
+    ),
+    decision: DecisionSchema,
+    reason: Type.Optional(Type.String({ description: "Shown to the model and the approver when this rule decides." })),
+  },
+  { additionalProperties: false },
+);
+
+/** One rule: which tools, what to match (at most one of `command`, `path`, `args`), and the decision. */
+export type PolicyRule = Static<typeof RuleSchema>;
+
+export const RedactSchema = Type.Object(
+  {
+    pattern: Type.String({ minLength: 1, description: "A JavaScript regular expression." }),
+    replacement: Type.Optional(Type.String({ description: 'What replaces a match; default "[redacted]". `$1` refers to a group.' })),
+    flags: Type.Optional(Type.String({ pattern: "^[dgimsuy]*$", description: "RegExp flags; `g` is always added." })),
+  },
+  { additionalProperties: false },
+);
+
+/** A redaction of results: every match of `pattern` is replaced. */
+export type RedactRule = Static<typeof RedactSchema>;
+
+export const PresetNameSchema = Type.Union([Type.Literal("readonly"), Type.Literal("workspace"), Type.Literal("recommended")]);
+
+/** A preset shipped with the package; see README.md. */
+export type PresetName = Static<typeof PresetNameSchema>;
+
+export const PolicyOptionsSchema = Type.Object(
+  {
+    extends: Type.Optional(Type.Array(PresetNameSchema, { description: "Presets whose rules come before yours." })),
+    default: Type.Optional(DecisionSchema),
+    rules: Type.Optional(Type.Array(RuleSchema)),
+    redact: Type.Optional(Type.Array(RedactSchema)),
+    redactBuiltins: Type.Optional(
+      Type.Boolean({ description: "Redact common secret formats (cloud keys, tokens, private keys). Default true." }),
+    ),
+    audit: Type.Optional(
+      Type.String({ minLength: 1, description: "A file (relative to the workspace) that gets one JSON line per decision." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The options of `@toolhost/hooks-policy`, as written in the config. */
+export type PolicyOptions = Static<typeof PolicyOptionsSchema>;

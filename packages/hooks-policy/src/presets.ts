@@ -1,0 +1,222 @@
+import type { Decision, PolicyRule, PresetName } from "./_schema.js";
+
+/** A preset: rules and the default they bring. Documented rule by rule in README.md. */
+export interface Preset {
+  default: Decision;
+  rules: PolicyRule[];
+}
+
+const FS_READ = ["read", "ls", "find", "grep"];
+const FS_WRITE = ["write", "edit"];
+const FS_ALL = [...FS_READ, ...FS_WRITE];
+
+/** Files that hold secrets: denied to every file tool, and to bash when a command names them. */
+const SECRETS: PolicyRule[] = [
+  ".env",
+  ".env.local",
+  ".env.production",
+  "*.pem",
+  "*.key",
+  "id_rsa",
+  "id_ecdsa",
+  "id_ed25519",
+  ".netrc",
+  ".pgpass",
+  "~/.ssh/**",
+  "~/.aws/**",
+  "~/.gnupg/**",
+  "~/.config/gcloud/**",
+  "~/.kube/**",
+  "~/.docker/config.json",
+].map((path) => ({ tool: FS_ALL, path, decision: "deny" as const, reason: "it holds secrets" }));
+
+/** Commands that only look: allowed by `readonly` and `workspace`. */
+const LOOKING = [
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "wc",
+  "grep",
+  "rg",
+  "pwd",
+  "echo",
+  "printf",
+  "which",
+  "file",
+  "stat",
+  "du",
+  "df",
+  "tree",
+  "sort",
+  "uniq",
+  "cut",
+  "diff",
+  "true",
+  "false",
+  "test",
+  "[",
+  "basename",
+  "dirname",
+  "realpath",
+  "date",
+  "git status *",
+  "git log *",
+  "git diff *",
+  "git show *",
+  "git branch",
+  "git rev-parse *",
+  "git ls-files *",
+  "git blame *",
+].map((command) => ({ tool: "bash", command, decision: "allow" as const }));
+
+/** Commands that build and test a project: allowed by `workspace`. */
+const BUILDING = [
+  "npm run *",
+  "npm test *",
+  "npm ci",
+  "pnpm run *",
+  "pnpm test *",
+  "pnpm build *",
+  "pnpm install",
+  "yarn run *",
+  "yarn test *",
+  "npx tsc *",
+  "npx vitest *",
+  "tsc",
+  "make",
+  "cargo build *",
+  "cargo test *",
+  "cargo check *",
+  "go build *",
+  "go test *",
+  "go vet *",
+  "pytest",
+  "python -m pytest *",
+  "mkdir",
+  "touch",
+  "cp",
+  "mv",
+  "git add *",
+  "git commit *",
+  "git checkout *",
+  "git switch *",
+  "git stash *",
+  "git restore *",
+].map((command) => ({ tool: "bash", command, decision: "allow" as const }));
+
+/** Commands that destroy or change much at once: asked by `recommended`. */
+const DESTRUCTIVE: PolicyRule[] = [
+  "rm",
+  "rmdir",
+  "shred",
+  "dd",
+  "mkfs*",
+  "fdisk",
+  "parted",
+  "wipefs",
+  "truncate",
+  "chmod",
+  "chown",
+  "chgrp",
+  "kill",
+  "pkill",
+  "killall",
+  "shutdown",
+  "reboot",
+  "halt",
+  "poweroff",
+  "systemctl",
+  "crontab",
+  "sudo",
+  "doas",
+  "su",
+  "git reset *",
+  "git clean *",
+  "git push *",
+  "git rebase *",
+  "git branch ** -D **",
+  "git checkout ** -f **",
+  "find ** -delete **",
+  "docker rm *",
+  "docker rmi *",
+  "docker system prune *",
+  "npm publish *",
+  "pnpm publish *",
+].map((command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it can destroy work or change the system" }));
+
+/** Commands that reach the network: asked by `recommended`. */
+const NETWORK: PolicyRule[] = [
+  "curl",
+  "wget",
+  "ssh",
+  "scp",
+  "sftp",
+  "rsync",
+  "nc",
+  "ncat",
+  "netcat",
+  "socat",
+  "telnet",
+  "ftp",
+  "git fetch *",
+  "git pull *",
+  "git clone *",
+  "git remote *",
+  "npm install *",
+  "npm i *",
+  "pnpm add *",
+  "yarn add *",
+  "pip install *",
+  "pip3 install *",
+  "docker pull *",
+  "docker push *",
+  "docker login *",
+].map((command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it reaches the network" }));
+
+/** Inline programs of interpreters can do anything: asked by `recommended`. */
+const INLINE: PolicyRule[] = ["python* ** -c **", "node ** -e **", "node ** --eval **", "perl ** -e **", "ruby ** -e **", "php ** -r **"].map(
+  (command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it runs an inline program the policy cannot read" }),
+);
+
+const CATASTROPHIC: PolicyRule[] = ["rm ** / **", "rm ** /\\* **", "rm ** ~ **", "rm ** ~/ **", "rm ** ~/\\* **"].map((command) => ({
+  tool: "bash",
+  command,
+  decision: "deny" as const,
+  reason: "it deletes the whole system or home folder",
+}));
+
+/** The presets `extends` can name. */
+export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
+  readonly: {
+    default: "ask",
+    rules: [
+      { tool: FS_READ, path: "${workspace}/**", decision: "allow" },
+      { tool: FS_WRITE, decision: "deny", reason: "the policy is read-only" },
+      ...SECRETS,
+      ...LOOKING,
+    ],
+  },
+  workspace: {
+    default: "ask",
+    rules: [
+      { tool: FS_ALL, path: "${workspace}/**", decision: "allow" },
+      ...SECRETS,
+      ...LOOKING,
+      ...BUILDING,
+      ...CATASTROPHIC,
+    ],
+  },
+  recommended: {
+    default: "ask",
+    rules: [
+      { tool: FS_ALL, path: "${workspace}/**", decision: "allow" },
+      ...SECRETS,
+      { tool: "bash", command: "*", decision: "allow" },
+      ...DESTRUCTIVE,
+      ...NETWORK,
+      ...INLINE,
+      ...CATASTROPHIC,
+    ],
+  },
+});
