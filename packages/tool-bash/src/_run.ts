@@ -218,12 +218,12 @@ export async function runCommand(
   stderr.on("error", () => {});
   const streamsClosed = Promise.all([closed(stdout), closed(stderr)]);
 
-  let stopReason: "aborted" | "timeout" | undefined;
+  let stopReason: "aborted" | "disposed" | "timeout" | undefined;
   let onStop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     onStop = resolve;
   });
-  const stop = (reason: "aborted" | "timeout"): void => {
+  const stop = (reason: "aborted" | "disposed" | "timeout"): void => {
     if (stopReason !== undefined || settled) return;
     stopReason = reason;
     onStop();
@@ -238,7 +238,7 @@ export async function runCommand(
 
   let finish!: () => void;
   const handle: RunningCommand = {
-    stop: () => stop("aborted"),
+    stop: () => stop("disposed"),
     settled: new Promise<void>((resolve) => {
       finish = resolve;
     }),
@@ -288,10 +288,11 @@ export async function runCommand(
       fullOutputPath,
     };
 
-    if (stopReason === "aborted") {
+    if (stopReason === "aborted" || stopReason === "disposed") {
+      const what = stopReason === "aborted" ? "Aborted" : "Ended because the harness was disposed";
       const result = { content: [{ type: "text" as const, text: assemble(details.stdout, details.stderr, "[aborted]") }], details, isError: true };
       throw new BashAbortedError(
-        `Aborted after ${formatSeconds(details.durationMs)}; the command and every process it started were ended.${outputSoFar(o, e, details)}`,
+        `${what} after ${formatSeconds(details.durationMs)}; the command and every process it started were ended.${outputSoFar(o, e, details)}`,
         result,
       );
     }

@@ -1,0 +1,123 @@
+import { join } from "node:path";
+import { AgentHarness, ErrorCode } from "@toolhost/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import bashPlugin, { BashErrorCode, createBashTool } from "../src/index.js";
+import { isRunning, readPids, tempFolder, textOf, treeCommand } from "./_helpers.js";
+
+let dir: string;
+let remove: () => void;
+const started: number[] = [];
+beforeEach(() => {
+  ({ dir, remove } = tempFolder());
+});
+afterEach(() => {
+  // Whatever a failed test left running is ended here, so that it cannot disturb the next.
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+  remove();
+});
+
+const KILL_GRACE_MS = 300;
+
+async function pidsOf(pidFiles: string[]): Promise<number[]> {
+  const pids = await readPids(pidFiles);
+  started.push(...pids);
+  return pids;
+}
+
+function expectAllEnded(pids: number[]): void {
+  expect(pids.filter(isRunning)).toEqual([]);
+}
+
+describe("bash: the whole tree ends", () => {
+  it("on abort: the group, a setsid child, an orphan, a child without environment, one that ignores SIGTERM", async () => {
+    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const { command, pidFiles } = treeCommand(dir, "echo started; sleep 300");
+    const controller = new AbortController();
+    const call = tool.execute("t", { command }, controller.signal, () => {}, undefined);
+    const pids = await pidsOf(pidFiles);
+    expect(pids.every(isRunning)).toBe(true);
+    controller.abort();
+    const error = await call.then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error & { code: string },
+    );
+    expect(error?.name).toBe("AbortError");
+    expect(error?.code).toBe(ErrorCode.ABORTED);
+    expect(error?.message).toMatch(/^Aborted after [\d.]+ s; the command and every process it started were ended\. Output so far:\nstarted$/);
+    expectAllEnded(pids);
+  });
+
+  it("on timeout: an error result with the output so far", async () => {
+    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const { command, pidFiles } = treeCommand(dir, `echo started; while [ ! -e ${join(dir, "never")} ]; do sleep 0.05; done`);
+    const call = tool.execute("t", { command: `${command}`, timeout: 1 }, new AbortController().signal, () => {}, undefined);
+    const pids = await pidsOf(pidFiles);
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(result.details.code).toBe(BashErrorCode.TIMED_OUT);
+    expect(result.details.timeoutSeconds).toBe(1);
+    expect(textOf(result)).toBe("started\n[timed out after 1 s; the command and every process it started were ended]");
+    expectAllEnded(pids);
+  });
+
+  it("caps the call's timeout by the tool's", async () => {
+    const tool = createBashTool({ cwd: dir, timeout: 0.5, killGraceMs: KILL_GRACE_MS });
+    const result = await tool.execute("t", { command: "sleep 300", timeout: 100 }, new AbortController().signal, () => {}, undefined);
+    expect(result.details.code).toBe(BashErrorCode.TIMED_OUT);
+    expect(textOf(result)).toContain("timed out after 0.5 s");
+  });
+
+  it("when the shell exits: what it left running is ended, and the pipes it holds do not keep the call waiting", async () => {
+    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const { command, pidFiles } = treeCommand(dir, "");
+    // Wait in the shell until every child has written its pid, then leave them running.
+    const files = pidFiles.map((file) => `[ -s ${file} ]`).join(" && ");
+    const result = await tool.execute(
+      "t",
+      { command: `${command}\nuntil ${files}; do sleep 0.01; done\necho done` },
+      new AbortController().signal,
+      () => {},
+      undefined,
+    );
+    expect(result.isError).toBeUndefined();
+    expect(textOf(result)).toBe("done");
+    expectAllEnded(await pidsOf(pidFiles));
+  });
+
+  it("when the harness is disposed", async () => {
+    const harness = new AgentHarness({ cwd: dir });
+    await harness.use(bashPlugin, { killGraceMs: KILL_GRACE_MS });
+    const { command, pidFiles } = treeCommand(dir, "sleep 300");
+    const batch = harness.executeToolCalls([{ id: "a", name: "bash", arguments: { command } }]);
+    const pids = await pidsOf(pidFiles);
+    await harness.dispose();
+    expectAllEnded(pids);
+    const [message] = await batch;
+    expect(message?.isError).toBe(true);
+    expect(textOf(message as { content: { type: string; text?: string }[] })).toMatch(
+      /^Tool "bash" failed: Ended because the harness was disposed after [\d.]+ s; the command and every process it started were ended\./,
+    );
+  });
+
+  it("when the batch is aborted through the harness", async () => {
+    const harness = new AgentHarness({ cwd: dir });
+    await harness.use(bashPlugin, { killGraceMs: KILL_GRACE_MS });
+    const { command, pidFiles } = treeCommand(dir, "sleep 300");
+    const controller = new AbortController();
+    const batch = harness.executeToolCalls([{ id: "a", name: "bash", arguments: { command } }], {
+      signal: controller.signal,
+    });
+    const pids = await pidsOf(pidFiles);
+    controller.abort();
+    const [message] = await batch;
+    expect(message?.isError).toBe(true);
+    expect(message?.details).toMatchObject({ code: ErrorCode.ABORTED });
+    // The kernel answers at once; dispose waits until the tool has ended its tree.
+    await harness.dispose();
+    expectAllEnded(pids);
+  });
+});
