@@ -1,4 +1,4 @@
-import { FormatRegistry, type TSchema } from "@sinclair/typebox";
+import { FormatRegistry, TypeRegistry, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import type { ValidationProblem } from "./types.js";
 
@@ -18,11 +18,32 @@ const FORMATS: Record<string, (value: string) => boolean> = {
 };
 let formatsRegistered = false;
 
+// `Type.Unsafe` carries plain JSON Schema (tools use it for string enums, which some model APIs
+// need instead of unions of literals). TypeBox checks it only through a registered kind; this one
+// checks what such schemas say in practice (`enum`, `const`, `type`) and lets other keywords pass.
+const JSON_TYPES: Record<string, (value: unknown) => boolean> = {
+  string: (value) => typeof value === "string",
+  number: (value) => typeof value === "number" && Number.isFinite(value),
+  integer: (value) => Number.isInteger(value),
+  boolean: (value) => typeof value === "boolean",
+  object: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  array: (value) => Array.isArray(value),
+  null: (value) => value === null,
+};
+
+function checkUnsafe(schema: Record<string, unknown>, value: unknown): boolean {
+  if (Array.isArray(schema.enum) && !schema.enum.some((option) => Object.is(option, value))) return false;
+  if ("const" in schema && !Object.is(schema.const, value)) return false;
+  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
+  return types.length === 0 || types.some((type) => JSON_TYPES[String(type)]?.(value) ?? true);
+}
+
 function registerFormats(): void {
   formatsRegistered = true;
   for (const [name, check] of Object.entries(FORMATS)) {
     if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check);
   }
+  if (!TypeRegistry.Has("Unsafe")) TypeRegistry.Set("Unsafe", checkUnsafe);
 }
 
 /** The compiled check of a schema, compiled on first use and kept as long as the schema lives. */

@@ -210,3 +210,22 @@ describe("approval", () => {
     expect(textOf(failed)).toContain("tty closed");
   });
 });
+
+describe("schemas", () => {
+  it("checks Type.Unsafe string enums, and the common formats", async () => {
+    const params = Type.Object({
+      mode: Type.Unsafe<"fast" | "safe">({ type: "string", enum: ["fast", "safe"] }),
+      url: Type.Optional(Type.String({ format: "uri" })),
+    });
+    const harness = new AgentHarness({
+      tools: [{ name: "u", label: "U", description: "d", parameters: params, execute: async () => ({ content: [], details: {} }) }],
+    });
+    const run = async (args: unknown) => (await harness.executeToolCalls([{ id: "1", name: "u", arguments: args }]))[0];
+    expect((await run({ mode: "fast", url: "https://example.com/x" }))?.isError).toBe(false);
+    const wrongMode = await run({ mode: "reckless" });
+    expect(wrongMode?.isError).toBe(true);
+    expect(wrongMode && textOf(wrongMode)).toContain("/mode");
+    const wrongUrl = await run({ mode: "safe", url: "not a url" });
+    expect(wrongUrl && textOf(wrongUrl)).toContain("/url");
+  });
+});
