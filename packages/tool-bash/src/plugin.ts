@@ -11,7 +11,7 @@ const bashPlugin = definePlugin({
   version: "0.1.0",
   options: BashToolOptionsSchema,
   apply(harness, options) {
-    const handle = createBashToolHandle(options, harness.cwd);
+    const handle = createBashToolHandle(options, harness.cwd, true);
     harness.registerTool(handle.tool);
     harness.hooks.dispose.tapPromise("@toolhost/tool-bash", () => handle.dispose());
   },

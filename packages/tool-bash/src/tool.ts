@@ -34,13 +34,16 @@ export interface BashToolHandle {
  * ```
  */
 export function createBashTool(options?: BashToolOptions): AgentTool<typeof BashParameters, BashToolDetails> {
-  return createBashToolHandle(resolveBashOptions(options), process.cwd()).tool;
+  return createBashToolHandle(resolveBashOptions(options), process.cwd(), false).tool;
 }
 
-/** For the plugin: options already validated, `cwd` resolved against the harness's. */
-export function createBashToolHandle(config: BashToolConfig, baseCwd: string): BashToolHandle {
+/**
+ * Options already validated; `cwd` resolved against `baseCwd`, and without it `baseCwd` itself
+ * when `fixed` (the plugin: the harness's folder), else the process's folder at each call.
+ */
+export function createBashToolHandle(config: BashToolConfig, baseCwd: string, fixed: boolean): BashToolHandle {
   const running = new Set<RunningCommand>();
-  const fixedCwd = config.cwd === undefined ? undefined : resolve(baseCwd, config.cwd);
+  const fixedCwd = config.cwd !== undefined ? resolve(baseCwd, config.cwd) : fixed ? baseCwd : undefined;
   const limit = config.timeout > 0 ? config.timeout : undefined;
   const perStream = `${Math.round(config.maxOutputBytes / 1024)} KiB`;
   const tool: AgentTool<typeof BashParameters, BashToolDetails> = {

@@ -98,7 +98,7 @@ describe("bash: the whole tree ends", () => {
     expectAllEnded(pids);
     const [message] = await batch;
     expect(message?.isError).toBe(true);
-    expect(textOf(message as { content: { type: string; text?: string }[] })).toMatch(
+    expect(textOf(message as never)).toMatch(
       /^Tool "bash" failed: Ended because the harness was disposed after [\d.]+ s; the command and every process it started were ended\./,
     );
   });
