@@ -1,0 +1,57 @@
+import { createHash } from "node:crypto";
+import { appendFile, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { PolicyExplanation } from "./_policy.js";
+
+/** One line of the audit log. */
+export interface AuditEntry {
+  /** ISO 8601. */
+  time: string;
+  tool: string;
+  /** sha256 (hex) of the arguments as canonical JSON (keys sorted), so a call can be matched without storing it. */
+  argsDigest: string;
+  decision: PolicyExplanation["decision"];
+  rules: string[];
+  reason: string;
+}
+
+/** Appends one JSON line per decision, in the order the decisions were made. */
+export class AuditLog {
+  #queue: Promise<void> = Promise.resolve();
+  #ready: Promise<unknown> | undefined;
+
+  constructor(readonly file: string) {}
+
+  record(tool: string, args: unknown, explanation: PolicyExplanation): Promise<void> {
+    const entry: AuditEntry = {
+      time: new Date().toISOString(),
+      tool,
+      argsDigest: digest(args),
+      decision: explanation.decision,
+      rules: explanation.rules,
+      reason: explanation.reason,
+    };
+    const line = `${JSON.stringify(entry)}\n`;
+    this.#ready ??= mkdir(dirname(this.file), { recursive: true });
+    const next = this.#queue.then(async () => {
+      await this.#ready;
+      await appendFile(this.file, line, "utf8");
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** sha256 of canonical JSON: object keys sorted at every level. */
+export function digest(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+}
+
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
+    return sorted;
+  }) ?? "null";
+}

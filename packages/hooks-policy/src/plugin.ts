@@ -1,0 +1,77 @@
+import { resolve } from "node:path";
+import { type AgentHarness, definePlugin, messageOf, ToolhostError } from "@toolhost/core";
+import { AuditLog } from "./_audit.js";
+import { createPolicy, PolicyErrorCode, type PolicyExplanation, type PolicyService } from "./_policy.js";
+import { Redactor } from "./_redact.js";
+import { type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
+
+/** The plugin's name: the name of its taps, and `blockedBy` / `askedBy` of the calls it stops. */
+export const PLUGIN_NAME = "@toolhost/hooks-policy";
+
+/** The name of the service the plugin provides (`harness.getService<PolicyService>("policy")`). */
+export const POLICY_SERVICE = "policy";
+
+/**
+ * Decides every call before it runs (`beforeToolCall`: allow, ask, deny), redacts every result
+ * after (`afterToolCall`), records decisions in the audit file, and offers `explain` as the
+ * `policy` service.
+ */
+const plugin = definePlugin({
+  name: PLUGIN_NAME,
+  version: "0.1.0",
+  options: PolicyOptionsSchema,
+  apply(harness: AgentHarness, options: PolicyOptions) {
+    const policy = createPolicy(options, { cwd: harness.cwd, workspace: harness.workspace });
+    const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true);
+    const audit = options.audit ? new AuditLog(resolve(harness.workspace, options.audit)) : undefined;
+
+    const service: PolicyService = {
+      async explain(request) {
+        try {
+          if (typeof request !== "object" || request === null || typeof request.tool !== "string") {
+            throw new TypeError('explain takes { tool: string, args, cwd? }');
+          }
+          return policy.decide(request.tool, request.args, typeof request.cwd === "string" ? request.cwd : undefined);
+        } catch (error) {
+          const reason = `policy error: ${messageOf(error)}`;
+          const tool = String((request as { tool?: unknown } | null)?.tool ?? "");
+          return { decision: "deny", reason, tool, rules: [], parts: [{ kind: "call", subject: tool, decision: "deny", matched: [], note: reason }] };
+        }
+      },
+    };
+    harness.provideService(POLICY_SERVICE, service);
+
+    harness.hooks.beforeToolCall.tapPromise(PLUGIN_NAME, async (ctx) => {
+      const tool = ctx.tool.name;
+      const explanation = policy.decide(tool, ctx.args);
+      if (audit) {
+        try {
+          await audit.record(tool, ctx.args, explanation);
+        } catch (error) {
+          return { block: true, reason: `policy error: could not write the audit log ${audit.file} (${messageOf(error)}), so the call was refused. Fix the file's folder or permissions, or remove "audit" from the policy options.` };
+        }
+      }
+      if (explanation.decision === "allow") return undefined;
+      const details = { policy: brief(explanation) };
+      return explanation.decision === "deny"
+        ? { block: true, reason: explanation.reason, details }
+        : { ask: true, reason: explanation.reason, details };
+    });
+
+    if (redactor.active) {
+      harness.hooks.afterToolCall.tapPromise(PLUGIN_NAME, async (result) => {
+        try {
+          return redactor.result(result);
+        } catch (error) {
+          throw new ToolhostError(PolicyErrorCode.REDACTION_FAILED, `redaction failed (${messageOf(error)}), so the result is withheld`, { cause: error });
+        }
+      });
+    }
+  },
+});
+
+function brief(explanation: PolicyExplanation): Record<string, unknown> {
+  return { decision: explanation.decision, rules: explanation.rules, parts: explanation.parts };
+}
+
+export default plugin;
