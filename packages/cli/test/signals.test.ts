@@ -1,0 +1,60 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BIN, project, removeDir, tempDir, writeConfig } from "./_helpers.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = project(tempDir());
+});
+afterEach(() => removeDir(dir));
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** Starts `toolhost call <tool> <args>`, waits for the tool's process to write its pid, sends SIGINT. */
+async function interrupt(tool: string, args: unknown, pidFile: string) {
+  const child = spawn(process.execPath, [BIN, "call", tool, JSON.stringify(args)], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+  await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+  const pid = Number(readFileSync(pidFile, "utf8").trim());
+  expect(isRunning(pid)).toBe(true);
+  child.kill("SIGINT");
+  const code = await closed;
+  return { code, stdout, stderr, pid };
+}
+
+describe("Ctrl-C", () => {
+  it("aborts the call, ends the tool's process, and exits 130", async () => {
+    writeConfig(dir, { plugins: ["./plugins/slow-plugin.mjs"] });
+    const pidFile = join(dir, "sleep.pid");
+    const { code, stdout, stderr, pid } = await interrupt("slow", { pidFile }, pidFile);
+    expect(code).toBe(130);
+    expect(stdout).toBe("");
+    expect(stderr).toContain('Tool "slow" aborted.');
+    await until(() => !isRunning(pid));
+  });
+
+  it("ends a bash command's processes too (tool-bash)", async () => {
+    writeConfig(dir, { plugins: ["@toolhost/tool-bash"] });
+    const pidFile = join(dir, "bash.pid");
+    const { code, pid } = await interrupt("bash", { command: `echo $$ > ${pidFile}; exec sleep 300` }, pidFile);
+    expect(code).toBe(130);
+    await until(() => !isRunning(pid));
+  });
+});
