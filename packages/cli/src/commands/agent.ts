@@ -1,15 +1,9 @@
-import type { AgentEvent, Model, StreamFn } from "@toolhost/core";
+import type { AgentEvent, ModelService } from "@toolhost/core";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { readStdin } from "../_input.js";
 import { ExitCode, contentText } from "../_output.js";
 import { type Progress, startProgress } from "../_progress.js";
-
-/** What a provider plugin offers as the service "model" (e.g. @toolhost/provider-openai). */
-interface ModelService {
-  model: Model;
-  streamFn: StreamFn;
-}
 
 /** No model provider is configured: exit 2 before anything runs. */
 class NoModelError extends UsageError {
