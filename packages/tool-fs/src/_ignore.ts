@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
-import { glob } from "tinyglobby";
+import type { Ignore } from "ignore";
 import { isInside } from "./_paths.js";
 
 /**
@@ -18,6 +17,7 @@ export async function loadGitignore(
     folders.push(folder);
     if (folder === root || dirname(folder) === folder) break;
   }
+  const [{ default: ignore }, { glob }] = await Promise.all([import("ignore"), import("tinyglobby")]);
   const below = await glob("**/.gitignore", {
     cwd: base,
     dot: true,

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { Type, type Static } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult } from "@toolhost/core";
-import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from "diff";
 import { writeAtomic } from "./_atomic.js";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { withPathLock } from "./_lock.js";
@@ -121,7 +120,7 @@ async function edit(ctx: FsContext, params: EditParams, signal?: AbortSignal): P
     signal?.throwIfAborted();
     if (next !== text) await writeAtomic(path, roots, Buffer.from(restore(next, shape), "utf8"));
 
-    const diff = diffOf(path.input, text, next, from, to);
+    const diff = await diffOf(path.input, text, next, from, to);
     const times = replacements !== undefined && replacements > 1 ? ` (${replacements} replacements)` : "";
     const same = next === text ? " (no change: the new text equals the old)" : "";
     const details: EditDetails = { path: path.absolute, startLine, endLine, linesChanged, diff };
@@ -221,7 +220,9 @@ function noMatch(path: CheckedPath, text: string, oldText: string): FsError {
 }
 
 /** A unified diff of the changed region only, so a small edit of a huge file stays cheap. */
-function diffOf(name: string, before: string, after: string, from: number, to: number): string {
+async function diffOf(name: string, before: string, after: string, from: number, to: number): Promise<string> {
+  // Loaded on the first edit: a host that only reads never pays for it.
+  const { FILE_HEADERS_ONLY, formatPatch, structuredPatch } = await import("diff");
   const start = startOfLineBefore(before, from, 3);
   const end = endOfLineAfter(before, to, 3);
   const delta = after.length - before.length;

@@ -1,7 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult } from "@toolhost/core";
 import { join } from "node:path";
-import { glob } from "tinyglobby";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { loadGitignore } from "./_ignore.js";
 import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
@@ -61,6 +60,7 @@ async function find(ctx: FsContext, params: Static<typeof FindParameters>, signa
   }
   const roots = await ctx.realRoots();
   const root = roots.find((each) => isInside(path.real, each)) as string;
+  const { glob } = await import("tinyglobby");
   const [found, ignored] = await Promise.all([
     glob(pattern, {
       cwd: path.real,

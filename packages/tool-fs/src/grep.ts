@@ -3,7 +3,6 @@ import { open, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Type, type Static } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult } from "@toolhost/core";
-import { glob as findFiles } from "tinyglobby";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { loadGitignore } from "./_ignore.js";
 import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
@@ -41,6 +40,8 @@ export function createGrepTool(options: FsToolOptions = {}): AgentTool<typeof Gr
 }
 
 export function grepTool(ctx: FsContext): AgentTool<typeof GrepParameters, GrepDetails> {
+  // Look for the binary now, in the background, so the first search does not wait for it.
+  if (ctx.ripgrep) void ripgrepPath();
   return {
     name: "grep",
     label: "Search files",
@@ -231,6 +232,7 @@ async function withNode(
   let files: { absolute: string; shown: string }[];
   if (isFolder) {
     const pattern = params.glob ? (params.glob.includes("/") ? params.glob : `**/${params.glob}`) : "**/*";
+    const { glob: findFiles } = await import("tinyglobby");
     const [found, ignored] = await Promise.all([
       findFiles(pattern, {
         cwd: path.real,
