@@ -1,0 +1,97 @@
+// bench/bash: 100 MB of output through the bash tool, beside the same command spawned raw.
+// Each measurement runs in a fresh Node process so that its peak RSS is its own.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, "../../packages/tool-bash/dist/index.js");
+if (!existsSync(dist)) {
+  console.error(`Build the package first: ${dist} is missing (pnpm --filter @toolhost/tool-bash build).`);
+  process.exit(1);
+}
+const COMMAND = `yes ${"x".repeat(100)} | head -c 100M`;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const MiB = 1024 * 1024;
+
+// Each script prints one JSON line: { ms, maxRSS (KiB), ...extra }.
+const scripts = {
+  idle: `console.log(JSON.stringify({ ms: 0, maxRSS: process.resourceUsage().maxRSS }));`,
+  raw: `
+    import { spawn } from "node:child_process";
+    const started = performance.now();
+    const child = spawn("bash", ["-c", ${JSON.stringify(COMMAND)}], { stdio: "ignore" });
+    child.on("exit", () => console.log(JSON.stringify({ ms: performance.now() - started, maxRSS: process.resourceUsage().maxRSS })));
+  `,
+  rawPipe: `
+    import { spawn } from "node:child_process";
+    const started = performance.now();
+    const child = spawn("bash", ["-c", ${JSON.stringify(COMMAND)}], { stdio: ["ignore", "pipe", "ignore"] });
+    child.stdout.resume();
+    child.stdout.on("close", () => console.log(JSON.stringify({ ms: performance.now() - started, maxRSS: process.resourceUsage().maxRSS })));
+  `,
+  tool: `
+    import { rmSync } from "node:fs";
+    import { dirname } from "node:path";
+    const { createBashTool } = await import(${JSON.stringify(pathToFileURL(dist).href)});
+    const loadedRSS = process.resourceUsage().maxRSS;
+    const tool = createBashTool();
+    const started = performance.now();
+    const result = await tool.execute("bench", { command: ${JSON.stringify(COMMAND)} }, new AbortController().signal, () => {});
+    const ms = performance.now() - started;
+    const maxRSS = process.resourceUsage().maxRSS;
+    const path = result.details.fullOutputPath;
+    if (path) rmSync(dirname(path), { recursive: true, force: true });
+    console.log(JSON.stringify({ ms, maxRSS, loadedRSS, truncated: result.details.truncated, exitCode: result.details.exitCode }));
+  `,
+};
+
+function measure(name) {
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", scripts[name]], { encoding: "utf8" });
+  return JSON.parse(out.trim().split("\n").pop());
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+const runs = { idle: [], raw: [], rawPipe: [], tool: [] };
+// Interleaved, so that a busy moment of the machine hits every kind alike.
+for (let round = 0; round < ROUNDS; round++) {
+  for (const name of Object.keys(runs)) runs[name].push(measure(name));
+}
+const last = runs.tool.at(-1);
+if (!last.truncated || last.exitCode !== 0) {
+  console.error(`The tool run did not behave: ${JSON.stringify(last)}`);
+  process.exit(1);
+}
+
+const idleRSS = median(runs.idle.map((r) => r.maxRSS)) / 1024;
+const row = (label, name) => {
+  const ms = median(runs[name].map((r) => r.ms));
+  const rss = median(runs[name].map((r) => r.maxRSS)) / 1024;
+  return { label, ms, rss };
+};
+const raw = row("raw: bash -c, output to /dev/null", "raw");
+const rawPipe = row("raw, output piped to Node and dropped", "rawPipe");
+const tool = row("bash tool (createBashTool().execute)", "tool");
+const loadedRSS = median(runs.tool.map((r) => r.loadedRSS)) / 1024;
+
+console.log(`command: ${COMMAND.replace(/x{100}/, "<100 x>")}   (${ROUNDS} rounds, medians)\n`);
+console.log("| run | wall ms | peak RSS MiB | RSS over idle Node MiB |");
+console.log("|---|---:|---:|---:|");
+console.log(`| idle Node | – | ${idleRSS.toFixed(1)} | 0 |`);
+for (const r of [raw, rawPipe, tool]) {
+  console.log(`| ${r.label} | ${r.ms.toFixed(0)} | ${r.rss.toFixed(1)} | ${(r.rss - idleRSS).toFixed(1)} |`);
+}
+console.log(`| (tool loaded, before the run) | – | ${loadedRSS.toFixed(1)} | ${(loadedRSS - idleRSS).toFixed(1)} |`);
+
+const timeRatio = tool.ms / raw.ms;
+const overIdle = tool.rss - idleRSS;
+console.log("");
+console.log(`wall time: tool / raw = ${timeRatio.toFixed(2)}x   (target <= 1.5x: ${timeRatio <= 1.5 ? "met" : "NOT met"})`);
+console.log(`wall time: tool / raw piped into Node = ${(tool.ms / rawPipe.ms).toFixed(2)}x   (the floor for any reader in Node)`);
+console.log(`peak RSS over idle Node: ${overIdle.toFixed(1)} MiB   (target <= 40 MiB: ${overIdle <= 40 ? "met" : "NOT met"})`);
+console.log(`peak RSS over the tool loaded and idle: ${(tool.rss - loadedRSS).toFixed(1)} MiB`);
