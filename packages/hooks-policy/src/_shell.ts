@@ -244,7 +244,7 @@ class Analysis {
       case "readonly":
       case "local":
         for (const word of words.slice(1)) {
-          const match = word.value === undefined ? null : /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(word.value);
+          const match = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(word.value ?? word.text);
           if (match && DANGEROUS_VARIABLES.has(match[1] as string)) {
             this.#unknown(word.text, `setting ${match[1]} changes which program a name runs or runs code itself`);
           }
@@ -323,7 +323,7 @@ class Analysis {
     if (spec.assignments) {
       while (index < words.length) {
         const word = words[index] as ShellWord;
-        const match = word.value === undefined ? null : /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(word.value);
+        const match = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(word.value ?? word.text);
         if (!match) break;
         if (DANGEROUS_VARIABLES.has(match[1] as string)) {
           this.#unknown(word.text, `setting ${match[1]} changes which program a name runs or runs code itself`);
@@ -345,6 +345,11 @@ class Analysis {
       return;
     }
     const rest = words.slice(index);
+    if (program === "flock" && (rest[0]?.value === "-c" || rest[0]?.value === "--command")) {
+      // `flock FILE -c COMMAND`: the command string comes after the lock file.
+      this.#reparse(rest.slice(1, 2), level, "flock -c");
+      return;
+    }
     if (program === "watch" && !options.seen.has("-x") && !options.seen.has("--exec")) {
       this.#reparse(rest, level, "watch");
       return;
