@@ -27,7 +27,7 @@ export function normalizePath(input: string, cwd: string, tilde = true): Normali
   if (path === "") return { ok: false, reason: "the path is empty", deny: false };
   const lexical = resolve(cwd, path);
   const hasDotDot = path.split("/").includes("..");
-  return { ok: true, lexical, real: hasDotDot ? walkReal(isAbsolute(path) ? path : join(cwd, path)) : realOf(lexical) };
+  return { ok: true, lexical, real: hasDotDot ? walkReal(isAbsolute(path) ? path : `${cwd}${sep}${path}`) : realOf(lexical) };
 }
 
 let user: string | undefined;

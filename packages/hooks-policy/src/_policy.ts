@@ -90,6 +90,8 @@ function worst(a: Decision, b: Decision): Decision {
 
 interface CompiledRule {
   id: string;
+  /** Its place among all rules, so explanations list matches in the order rules are written. */
+  order: number;
   rule: PolicyRule;
   decision: Decision;
   reason: string | undefined;
@@ -137,6 +139,9 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
     preset.rules.forEach((rule, index) => compiled.push(compileRule(rule, rule.id ?? `${name}:rules[${index}]`, anchors, `${name} preset rules[${index}]`)));
   }
   (options.rules ?? []).forEach((rule, index) => compiled.push(compileRule(rule, rule.id ?? `rules[${index}]`, anchors, `rules[${index}]`)));
+  compiled.forEach((rule, order) => {
+    rule.order = order;
+  });
   if (options.default) defaultDecision = options.default;
   return new CompiledPolicy(compiled, defaultDecision, environment);
 }
@@ -174,6 +179,7 @@ function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, where: 
   }
   return {
     id,
+    order: 0,
     rule,
     decision: rule.decision,
     reason: rule.reason,
@@ -319,7 +325,8 @@ class CompiledPolicy implements Policy {
       candidates = rules.allCommand;
     } else {
       const program = name.value.slice(name.value.lastIndexOf("/") + 1);
-      candidates = [...(rules.byProgram.get(program) ?? []), ...rules.anyProgram];
+      const named = rules.byProgram.get(program);
+      candidates = named ? [...named, ...rules.anyProgram].sort((a, b) => a.order - b.order) : rules.anyProgram;
     }
     const matched: MatchedRule[] = rules.whole.map((rule) => matchOf(rule, rule.decision));
     const maybes: string[] = [];
