@@ -20,7 +20,7 @@ export interface GlobalOptions {
 /** A mistake in how the command was called (bad JSON, unknown file): exit 2. */
 export class UsageError extends Error {
   override name = "UsageError";
-  readonly code = "TOOLHOST_USAGE";
+  readonly code: string = "TOOLHOST_USAGE";
 }
 
 /** The CLI's own folder: plugins are resolved from here after the config file's folder. */
