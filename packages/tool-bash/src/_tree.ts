@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 
 /** One line of /proc/<pid>/stat, the fields that tell who belongs to a command's tree. */
@@ -26,13 +26,25 @@ function hasProc(): boolean {
   return procAvailable;
 }
 
-function readEntry(pid: number): ProcessEntry | undefined {
-  let text: string;
+const scratch = Buffer.allocUnsafe(4096);
+
+/** A small /proc file as text (stat, children: well under 4 KiB), or undefined when it cannot be read. */
+function readSmall(path: string): string | undefined {
+  let fd: number | undefined;
   try {
-    text = readFileSync(`/proc/${pid}/stat`, "latin1");
+    fd = openSync(path, "r");
+    const length = readSync(fd, scratch, 0, scratch.length, 0);
+    return scratch.toString("latin1", 0, length);
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
+}
+
+function readEntry(pid: number): ProcessEntry | undefined {
+  const text = readSmall(`/proc/${pid}/stat`);
+  if (text === undefined) return undefined;
   // The command name is in parentheses and may itself hold spaces and parentheses.
   const close = text.lastIndexOf(")");
   if (close < 0) return undefined;
@@ -62,6 +74,14 @@ function readAll(): ProcessEntry[] {
     if (entry) entries.push(entry);
   }
   return entries;
+}
+
+let childrenFiles: boolean | undefined;
+
+/** Whether the kernel lists each thread's children (CONFIG_PROC_CHILDREN): the tree can be walked without a full scan. */
+function hasChildrenFiles(): boolean {
+  childrenFiles ??= readSmall(`/proc/self/task/${process.pid}/children`) !== undefined;
+  return childrenFiles;
 }
 
 const isDead = (entry: ProcessEntry): boolean => entry.state === "Z" || entry.state === "X";
@@ -102,10 +122,40 @@ export class ProcessTree {
     }
   }
 
-  /** Remembers the tree as it is now, so that children orphaned later are still found by their parent. */
+  /**
+   * Remembers the tree as it is now, so that children orphaned later are still found. Walks
+   * /proc/<pid>/task/<tid>/children from the processes already known, which touches only the tree;
+   * where the kernel has no such files, scans every process.
+   */
   track(): void {
     if (!hasProc()) return;
-    for (const entry of this.#scan(false)) this.#known.set(entry.pid, entry.startTime);
+    if (hasChildrenFiles()) this.#walk();
+    else for (const entry of this.#scan(false)) this.#known.set(entry.pid, entry.startTime);
+  }
+
+  #walk(): void {
+    const queue = [...this.#known.keys()];
+    const seen = new Set(queue);
+    for (let i = 0; i < queue.length; i++) {
+      const pid = queue[i] as number;
+      let threads: string[];
+      try {
+        threads = readdirSync(`/proc/${pid}/task`);
+      } catch {
+        continue;
+      }
+      for (const thread of threads) {
+        for (const word of (readSmall(`/proc/${pid}/task/${thread}/children`) ?? "").split(" ")) {
+          const child = Number(word);
+          if (!(child > 1) || seen.has(child)) continue;
+          seen.add(child);
+          const entry = readEntry(child);
+          if (!entry || entry.startTime < this.#rootStart || this.#protected.has(child)) continue;
+          this.#known.set(child, entry.startTime);
+          queue.push(child);
+        }
+      }
+    }
   }
 
   /** Every live process of the tree now. */

@@ -51,6 +51,23 @@ describe("bash: the whole tree ends", () => {
     expectAllEnded(pids);
   });
 
+  it("on abort: a process that left the session, emptied its environment and lost its parent is still ended", async () => {
+    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const hidden = join(dir, "hidden.pid");
+    const parent = join(dir, "parent.pid");
+    // The parent lives long enough for the tree to be seen, then leaves its child orphaned in a
+    // session of its own, with no environment marker: only having seen it as a descendant finds it.
+    const command = `(echo $BASHPID > ${parent}; setsid env -i sh -c 'echo $$ > ${hidden}; exec sleep 300' & sleep 0.6) &\nsleep 300`;
+    const controller = new AbortController();
+    const call = tool.execute("t", { command }, controller.signal, () => {}, undefined);
+    const [parentPid, hiddenPid] = await pidsOf([parent, hidden]);
+    while (isRunning(parentPid as number)) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(isRunning(hiddenPid as number)).toBe(true);
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: ErrorCode.ABORTED });
+    expectAllEnded([hiddenPid as number]);
+  });
+
   it("on timeout: an error result with the output so far", async () => {
     const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
     const { command, pidFiles } = treeCommand(dir, `echo started; while [ ! -e ${join(dir, "never")} ]; do sleep 0.05; done`);
