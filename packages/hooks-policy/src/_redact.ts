@@ -27,7 +27,7 @@ const BUILTINS: ReadonlyArray<Redaction> = [
   {
     name: "secret assignment",
     regex:
-      /\b((?:password|passwd|secret|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|token)["']?\s*[:=]\s*["']?)(?!\[redacted)[^\s"'`,;]{6,}/gi,
+      /\b((?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:password|passwd|secret|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|token)["']?\s*[:=]\s*["']?)(?!\[redacted)[^\s"'`,;]{6,}/gi,
     replacement: "$1[redacted]",
   },
 ];
