@@ -31,12 +31,15 @@ const CHUNK = 1024 * 1024;
 const NEWLINE = 10;
 
 /**
- * Reads a range of lines by streaming through the file with one reusable buffer: memory stays at
- * one chunk plus the lines returned, whatever the file's size.
+ * Reads a range of lines by streaming through the file with two reusable buffers (the next chunk
+ * is read on the thread pool while this one is scanned): memory stays at two chunks plus the lines
+ * returned, whatever the file's size.
  */
 export async function readLineRange(file: FileHandle, request: LineRangeRequest): Promise<LineRange> {
   const { startLine, endLine, maxBytes, countAll, size, signal } = request;
-  const buffer = Buffer.allocUnsafe(CHUNK);
+  const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+  let which = 0;
+  let pending: Promise<{ bytesRead: number }> | undefined = file.read(buffers[0] as Buffer, 0, CHUNK, 0);
   const parts: Buffer[] = [];
   let kept = 0;
   let line = 1;
@@ -46,40 +49,50 @@ export async function readLineRange(file: FileHandle, request: LineRangeRequest)
   let done = false; // the range is read
   let atEnd = false;
 
-  while (!atEnd) {
-    signal?.throwIfAborted();
-    const { bytesRead } = await file.read(buffer, 0, CHUNK, position);
-    if (bytesRead === 0) {
-      atEnd = true;
-      break;
-    }
-    position += bytesRead;
-    const view = buffer.subarray(0, bytesRead);
-    lastByte = view[bytesRead - 1] as number;
-    let i = 0;
-    while (i < bytesRead) {
-      const next = view.indexOf(NEWLINE, i);
-      const end = next === -1 ? bytesRead : next + 1;
-      if (!done && line >= startLine) {
-        const room = maxBytes - kept;
-        if (end - i > room) {
-          if (room > 0) parts.push(Buffer.from(view.subarray(i, i + room)));
-          kept += Math.max(room, 0);
-          cutLine = line;
-          done = true;
-        } else {
-          parts.push(Buffer.from(view.subarray(i, end)));
-          kept += end - i;
-        }
+  try {
+    while (pending) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await pending;
+      pending = undefined;
+      if (bytesRead === 0) {
+        atEnd = true;
+        break;
       }
-      if (next === -1) break;
-      if (!done && line >= endLine) done = true;
-      line += 1;
-      i = end;
+      const view = (buffers[which] as Buffer).subarray(0, bytesRead);
+      position += bytesRead;
+      if (position < size) {
+        which ^= 1;
+        pending = file.read(buffers[which] as Buffer, 0, CHUNK, position);
+      }
+      lastByte = view[bytesRead - 1] as number;
+      let i = 0;
+      while (i < bytesRead) {
+        const next = view.indexOf(NEWLINE, i);
+        const end = next === -1 ? bytesRead : next + 1;
+        if (!done && line >= startLine) {
+          const room = maxBytes - kept;
+          if (end - i > room) {
+            if (room > 0) parts.push(Buffer.from(view.subarray(i, i + room)));
+            kept += Math.max(room, 0);
+            cutLine = line;
+            done = true;
+          } else {
+            parts.push(Buffer.from(view.subarray(i, end)));
+            kept += end - i;
+          }
+        }
+        if (next === -1) break;
+        if (!done && line >= endLine) done = true;
+        line += 1;
+        i = end;
+      }
+      if (done && !countAll) break;
     }
-    if (done && !countAll) break;
+  } finally {
+    // Never leave a read going into a buffer once the caller may close the file.
+    await pending?.catch(() => undefined);
   }
-  // The chunk loop counts every newline of the chunk it stops in: having read to the size is the end.
+  // Every newline of the last chunk read was counted: having read up to the size is the end.
   if (position >= size) atEnd = true;
 
   // `line` is now the number of the line the reader stands in.
