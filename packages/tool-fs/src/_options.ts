@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { ImageContent, TextContent } from "@toolhost/core";
+import { ErrorCode, ToolhostError, type ImageContent, type TextContent } from "@toolhost/core";
 import { FsError, FsErrorCode } from "./_errors.js";
 import { expandHome } from "./_paths.js";
 
@@ -68,7 +68,10 @@ export function createContext(options: FsToolOptions = {}): FsContext {
   const positive = (name: string, value: number | undefined, fallback: number): number => {
     if (value === undefined) return fallback;
     if (!Number.isInteger(value) || value < 1) {
-      throw new FsError(FsErrorCode.BAD_RANGE, `tool-fs option "${name}" must be a whole number of 1 or more, got ${value}.`);
+      throw new ToolhostError(
+        ErrorCode.INVALID_PLUGIN_OPTIONS,
+        `tool-fs option "${name}" must be a whole number of 1 or more, got ${value}. Fix it where the file tools are created.`,
+      );
     }
     return value;
   };

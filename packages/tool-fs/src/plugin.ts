@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { definePlugin, ErrorCode, ToolhostError } from "@toolhost/core";
-import { DEFAULTS, type ImageProcessor } from "./_options.js";
-import { createFsTools } from "./tools.js";
+import { createContext, DEFAULTS, type ImageProcessor } from "./_options.js";
+import { toolsOf } from "./tools.js";
 
 /** The plugin's options; the host fills the defaults and validates them before `apply`. */
 export const FsPluginOptions = Type.Object(
@@ -39,7 +39,7 @@ export default definePlugin({
         `Plugin "@toolhost/tool-fs": imageProcessor must be a function (image, { path, mimeType }) => block, got ${typeof imageProcessor}. Set it from a .js or .ts config, or remove it.`,
       );
     }
-    const tools = createFsTools({
+    const ctx = createContext({
       cwd: harness.cwd,
       maxSize: options.maxSize,
       maxLines: options.maxLines,
@@ -48,6 +48,8 @@ export default definePlugin({
       ...(options.roots ? { roots: options.roots } : {}),
       ...(imageProcessor ? { imageProcessor: imageProcessor as ImageProcessor } : {}),
     });
-    for (const tool of tools) harness.registerTool(tool);
+    // A missing root is a configuration mistake: say so at start-up, not at the first call.
+    await ctx.realRoots();
+    for (const tool of toolsOf(ctx)) harness.registerTool(tool);
   },
 });

@@ -1,5 +1,5 @@
 import type { AnyAgentTool } from "@toolhost/core";
-import { createContext, type FsToolOptions } from "./_options.js";
+import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
 import { editTool } from "./edit.js";
 import { findTool } from "./find.js";
 import { grepTool } from "./grep.js";
@@ -9,6 +9,9 @@ import { writeTool } from "./write.js";
 
 /** All six file tools (read, write, edit, ls, find, grep), sharing one set of options. */
 export function createFsTools(options: FsToolOptions = {}): AnyAgentTool[] {
-  const ctx = createContext(options);
+  return toolsOf(createContext(options));
+}
+
+export function toolsOf(ctx: FsContext): AnyAgentTool[] {
   return [readTool(ctx), writeTool(ctx), editTool(ctx), lsTool(ctx), findTool(ctx), grepTool(ctx)];
 }

@@ -155,4 +155,13 @@ describe("the plugin", () => {
     await expect(harness.use(fsPlugin, { maxSize: 0 })).rejects.toThrow(/@toolhost\/tool-fs[\s\S]*maxSize/);
     await expect(harness.use(fsPlugin, { rots: ["x"] })).rejects.toThrow(/tool-fs/);
   });
+
+  it("refuses to start with a root that does not exist, naming it", async () => {
+    const harness = new AgentHarness({ cwd: root });
+    await expect(harness.use(fsPlugin, { roots: ["no-such-folder"] })).rejects.toMatchObject({
+      code: FsErrorCode.ROOT_MISSING,
+      message: expect.stringContaining(join(root, "no-such-folder")),
+    });
+    expect(harness.tools).toEqual([]);
+  });
 });
