@@ -58,3 +58,18 @@ describe("Ctrl-C", () => {
     await until(() => !isRunning(pid));
   });
 });
+
+describe("toolTimeoutMs from the config", () => {
+  it("ends a call that runs too long with a timed-out error (exit 1) and ends its process", async () => {
+    writeConfig(dir, { toolTimeoutMs: 300, plugins: ["./plugins/slow-plugin.mjs"] });
+    const pidFile = join(dir, "sleep.pid");
+    const child = spawn(process.execPath, [BIN, "call", "slow", JSON.stringify({ pidFile })], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(1);
+    expect(stdout).toBe('Tool "slow" timed out after 300 ms.\n');
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    await until(() => !isRunning(pid));
+  });
+});

@@ -166,9 +166,14 @@ function moduleError(configPath: string, error: unknown): ConfigError {
     }
     return syntaxError(configPath, detail, line, column);
   }
+  const missingCore = /Cannot find (module|package) '@toolhost\/core/.test(messageOf(error));
   return new ConfigError(
     ConfigErrorCode.CONFIG_INVALID,
-    `Config file ${configPath} threw while loading: ${messageOf(error)}\nFix the file and run again.`,
+    `Config file ${configPath} threw while loading: ${messageOf(error)}\n${
+      missingCore
+        ? "It imports @toolhost/core, which is not installed next to it: npm i -D @toolhost/core, or export the config object without defineConfig."
+        : "Fix the file and run again."
+    }`,
     { configPath },
     { cause: error },
   );

@@ -1,0 +1,128 @@
+// @toolhost/core/config used from code: createHost, findConfig, the errors' fields.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ToolhostError } from "@toolhost/core";
+import { ConfigError, configJsonSchema, createHost, findConfig } from "@toolhost/core/config";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { project, removeDir, tempDir, writeConfig, writeFile } from "./_helpers.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = project(tempDir());
+});
+afterEach(() => removeDir(dir));
+
+describe("createHost", () => {
+  it("applies the plugins in order and tells what each added", async () => {
+    writeConfig(dir, {
+      toolExecution: "sequential",
+      maxConcurrency: 3,
+      toolTimeoutMs: 5000,
+      plugins: [["./plugins/echo-plugin.mjs", { prefix: "# " }], "./plugins/guard-plugin.mjs"],
+    });
+    writeFile(join(dir, "sub", ".keep"), "");
+    const host = await createHost({ cwd: join(dir, "sub") });
+    try {
+      expect(host.configPath).toBe(join(dir, "toolhost.config.json"));
+      expect(host.workspace).toBe(dir);
+      expect(host.missing).toEqual([]);
+      expect(host.plugins).toEqual([
+        { name: "echo-plugin", version: "1.2.3", resolvedFrom: join(dir, "plugins", "echo-plugin.mjs"), tools: ["echo", "fail", "read_file"] },
+        { name: "guard-plugin", version: undefined, resolvedFrom: join(dir, "plugins", "guard-plugin.mjs"), tools: [] },
+      ]);
+      const { harness } = host;
+      expect([harness.cwd, harness.workspace, harness.toolExecution, harness.maxConcurrency, harness.toolTimeoutMs]).toEqual([
+        join(dir, "sub"),
+        dir,
+        "sequential",
+        3,
+        5000,
+      ]);
+      const [result] = await harness.executeToolCalls([{ id: "1", name: "echo", arguments: { text: "hi" } }]);
+      expect(result?.content).toEqual([{ type: "text", text: "# hi" }]);
+    } finally {
+      await host.harness.dispose();
+    }
+  });
+
+  it("lets harnessOptions win over the config", async () => {
+    writeConfig(dir, { toolExecution: "sequential", plugins: [] });
+    const host = await createHost({ cwd: dir, harnessOptions: { toolExecution: "parallel", toolContext: { user: "u1" } } });
+    expect(host.harness.toolExecution).toBe("parallel");
+    expect(host.harness.toolContext).toEqual({ user: "u1" });
+  });
+
+  it("without a config resolves the default plugins from resolveFrom only, listing the missing", async () => {
+    const host = await createHost({ cwd: dir, resolveFrom: [join(dir, "plugins")] });
+    expect(host.configPath).toBeUndefined();
+    expect(host.workspace).toBe(dir);
+    expect(host.plugins).toEqual([]);
+    expect(host.missing).toEqual(["@toolhost/tool-fs", "@toolhost/tool-bash", "@toolhost/hooks-policy"]);
+  });
+
+  it("imports a package's ESM entry under the import condition, and its subpath exports", async () => {
+    const pkg = join(dir, "node_modules", "cond-plugin");
+    writeFile(
+      join(pkg, "package.json"),
+      JSON.stringify({
+        name: "cond-plugin",
+        version: "4.5.6",
+        exports: { ".": { require: "./index.cjs", import: "./index.mjs" }, "./extra": { default: "./extra.mjs" } },
+      }),
+    );
+    const plugin = (name: string) =>
+      `import { definePlugin } from "@toolhost/core";\nexport default definePlugin({ name: "${name}", apply() {} });\n`;
+    writeFile(join(pkg, "index.cjs"), "module.exports = { wrong: true };\n");
+    writeFile(join(pkg, "index.mjs"), plugin("cond-plugin"));
+    writeFile(join(pkg, "extra.mjs"), plugin("cond-plugin/extra"));
+    writeConfig(dir, { plugins: ["cond-plugin", "cond-plugin/extra"] });
+    const host = await createHost({ cwd: dir });
+    expect(host.plugins.map((p) => [p.name, p.version, p.resolvedFrom])).toEqual([
+      ["cond-plugin", "4.5.6", join(pkg, "index.mjs")],
+      ["cond-plugin/extra", "4.5.6", join(pkg, "extra.mjs")],
+    ]);
+  });
+
+  it("disposes the harness before it throws, so what earlier plugins started ends", async () => {
+    const marker = join(dir, "disposed.txt");
+    writeFile(
+      join(dir, "plugins", "holds.mjs"),
+      `import { writeFileSync } from "node:fs";
+import { definePlugin } from "@toolhost/core";
+export default definePlugin({ name: "holds", apply(h) { h.hooks.dispose.tapPromise("holds", async () => writeFileSync(${JSON.stringify(marker)}, "yes")); } });\n`,
+    );
+    writeConfig(dir, { plugins: ["./plugins/holds.mjs", "./plugins/absent.mjs"] });
+    const failure = await createHost({ cwd: dir }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect(failure).toBeInstanceOf(ToolhostError);
+    expect(failure).toMatchObject({
+      code: "TOOLHOST_PLUGIN_NOT_FOUND",
+      configPath: join(dir, "toolhost.config.json"),
+      plugin: "./plugins/absent.mjs",
+    });
+    expect(existsSync(marker)).toBe(true);
+  });
+});
+
+describe("findConfig and the schema", () => {
+  it("finds nothing without a config, and reports CONFIG_NOT_FOUND for a named file", async () => {
+    expect(await findConfig({ cwd: dir })).toBeUndefined();
+    await expect(findConfig({ cwd: dir, configPath: "missing.yaml" })).rejects.toMatchObject({
+      code: "TOOLHOST_CONFIG_NOT_FOUND",
+      configPath: join(dir, "missing.yaml"),
+    });
+  });
+
+  it("takes the first of the file names in a folder (json before yaml)", async () => {
+    writeFile(join(dir, "toolhost.config.yaml"), "plugins: [a]\n");
+    writeConfig(dir, { plugins: ["b"] });
+    expect(await findConfig({ cwd: dir })).toEqual({ path: join(dir, "toolhost.config.json"), config: { plugins: ["b"] } });
+  });
+
+  it("gives a draft-07 JSON Schema without TypeBox's symbols", () => {
+    const schema = configJsonSchema();
+    expect(schema.$schema).toBe("http://json-schema.org/draft-07/schema#");
+    expect(Object.getOwnPropertySymbols(schema)).toEqual([]);
+    expect(JSON.parse(JSON.stringify(schema))).toEqual(schema);
+  });
+});
