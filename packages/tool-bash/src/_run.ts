@@ -179,7 +179,8 @@ export async function runCommand(
 
   let settled = false;
   let updateTimer: NodeJS.Timeout | undefined;
-  let lastUpdate = 0;
+  // The first update comes one interval after the start, like every other: at most 10 a second.
+  let lastUpdate = started;
   const sendUpdate = (): void => {
     updateTimer = undefined;
     if (settled || !onUpdate) return;
