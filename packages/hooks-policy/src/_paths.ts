@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { homedir, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import picomatch from "picomatch";
@@ -42,22 +42,33 @@ function currentUser(): string {
   return user;
 }
 
-/** The real path of the longest existing prefix, with the rest appended. */
-export function realOf(path: string): string {
+/**
+ * The real path of the longest existing prefix, with the rest appended. A dangling symlink is
+ * followed to where it points (writing through it creates its target).
+ */
+export function realOf(path: string, hops = 0): string {
   let head = path;
   let tail = "";
-  for (;;) {
+  while (lstatSync(head, { throwIfNoEntry: false }) === undefined) {
+    const parent = dirname(head);
+    if (parent === head) return path;
+    const name = head.slice(parent.length + (parent.endsWith(sep) ? 0 : 1));
+    tail = tail === "" ? name : join(name, tail);
+    head = parent;
+  }
+  let real: string;
+  try {
+    real = realpathSync.native(head);
+  } catch {
+    // A dangling symlink (or a loop): go where it points, a bounded number of times.
+    if (hops >= 40) return path;
     try {
-      const real = realpathSync(head);
-      return tail === "" ? real : join(real, tail);
+      real = realOf(resolve(dirname(head), readlinkSync(head)), hops + 1);
     } catch {
-      const parent = dirname(head);
-      if (parent === head) return path;
-      const name = head.slice(parent.length + (parent.endsWith(sep) ? 0 : 1));
-      tail = tail === "" ? name : join(name, tail);
-      head = parent;
+      return path;
     }
   }
+  return tail === "" ? real : join(real, tail);
 }
 
 /** Follows the path component by component, as the system does, so `link/..` leaves the link's target. */

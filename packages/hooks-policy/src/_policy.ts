@@ -110,6 +110,8 @@ interface ToolRules {
   /** Command rules by program name; `any` for patterns whose program is a glob. */
   byProgram: Map<string, CompiledRule[]>;
   anyProgram: CompiledRule[];
+  /** Per program named by some rule: its rules and the glob ones, in rule order. */
+  forProgram: Map<string, CompiledRule[]>;
   allCommand: CompiledRule[];
   /** Path rules of the tool itself. */
   path: CompiledRule[];
@@ -238,7 +240,10 @@ class CompiledPolicy implements Policy {
     const fileRules = (name: string) => unique([...of(name).filter((rule) => rule.path), ...mine.filter((rule) => rule.path)]);
     const write = fileRules("write");
     const read = fileRules("read");
+    const forProgram = new Map<string, CompiledRule[]>();
+    for (const [program, named] of byProgram) forProgram.set(program, [...named, ...anyProgram].sort((a, b) => a.order - b.order));
     found = {
+      forProgram,
       whole,
       writeWhole: unique([...of("write").filter(isWhole), ...whole]),
       readWhole: unique([...of("read").filter(isWhole), ...whole]),
@@ -325,8 +330,7 @@ class CompiledPolicy implements Policy {
       candidates = rules.allCommand;
     } else {
       const program = name.value.slice(name.value.lastIndexOf("/") + 1);
-      const named = rules.byProgram.get(program);
-      candidates = named ? [...named, ...rules.anyProgram].sort((a, b) => a.order - b.order) : rules.anyProgram;
+      candidates = rules.forProgram.get(program) ?? rules.anyProgram;
     }
     const matched: MatchedRule[] = rules.whole.map((rule) => matchOf(rule, rule.decision));
     const maybes: string[] = [];
@@ -413,16 +417,17 @@ class CompiledPolicy implements Policy {
     }
     const variants = normalized.real === normalized.lexical ? [normalized.lexical] : [normalized.lexical, normalized.real];
     let decision: Decision = "allow";
+    let unmatched = false;
     for (const variant of variants) {
       const hits = pathRules.filter((rule) => (rule.path as (path: string) => boolean)(variant));
       for (const rule of hits) if (!matched.some((entry) => entry.id === rule.id)) matched.push(matchOf(rule, rule.decision));
       const own = [...hits.map((rule) => rule.decision), ...whole.map((rule) => rule.decision)];
+      if (own.length === 0) unmatched = true;
       decision = worst(decision, own.length === 0 ? this.defaultDecision : own.reduce(worst));
     }
     const notes: string[] = [];
     if (variants.length > 1) notes.push(`a symlink to ${normalized.real}: judged by both`);
     const part: PolicyPart = { kind, subject: normalized.lexical, decision, matched };
-    const unmatched = variants.some((variant) => !pathRules.some((rule) => (rule.path as (path: string) => boolean)(variant))) && whole.length === 0;
     if (unmatched) notes.push(variants.length > 1 ? "default where no rule matched" : "default (no rule matched)");
     if (notes.length > 0) part.note = notes.join("; ");
     return part;
@@ -509,7 +514,7 @@ function summarize(tool: string, parts: PolicyPart[]): PolicyExplanation {
 }
 
 function oneLine(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, " ⏎ ");
+  const flat = text.includes("\n") ? text.replace(/\s*\n\s*/g, " ⏎ ") : text;
   return flat.length > 500 ? `${flat.slice(0, 497)}...` : flat;
 }
 

@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { type Assignment, type Command, forEachChild, parse, type Redirection, type SyntaxNode, type Word } from "unbash";
 import { runtimeWord, type ShellWord, showWord, evalWord, type WordEnv } from "./_words.js";
 import { DANGEROUS_VARIABLES, SHELL_VALUE_OPTIONS, SHELLS, WRAPPERS, type WrapperSpec } from "./_wrappers.js";
@@ -71,7 +72,7 @@ class Analysis {
 
   constructor(readonly source: string) {
     // A script that sets HOME may point `~` and `$HOME` anywhere; then they are unknown.
-    this.env = { home: /\bHOME\s*\+?=/.test(source) ? undefined : process.env.HOME || undefined };
+    this.env = { home: /\bHOME\s*\+?=/.test(source) ? undefined : homedir() };
   }
 
   run(): void {
