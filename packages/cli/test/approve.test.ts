@@ -92,6 +92,14 @@ describe("the approve prompt in a terminal", () => {
     expect(run.output).toContain('"text":"ask two"');
   });
 
+  it("Ctrl-C at the question refuses, aborts the batch and exits 130", async () => {
+    const run = inTerminal(["call", "echo", '{"text":"ask and cancel"}']);
+    await run.waitFor("Run it?");
+    run.type("\u0003");
+    expect(await run.exit).toBe(130);
+    expect(run.output).toContain('Tool "echo" aborted.');
+  });
+
   it("colors only in a terminal, and not with NO_COLOR", async () => {
     const colored = inTerminal(["config"]);
     expect(await colored.exit).toBe(0);

@@ -24,6 +24,11 @@ describe("config errors: one message, a stable code, exit 2", () => {
     expect(stderr).toContain('run "toolhost init"');
   });
 
+  it("CONFIG_NOT_FOUND when --config names a folder", async () => {
+    const stderr = await failing("TOOLHOST_CONFIG_NOT_FOUND", ["--config", "plugins", "list"]);
+    expect(stderr).toContain(`--config names the folder ${join(dir, "plugins")}; name the config file in it`);
+  });
+
   it("CONFIG_SYNTAX in JSON, with line and column", async () => {
     writeFile(join(dir, "toolhost.config.json"), '{\n  "plugins": [\n    "a",\n  ]\n}\n');
     const stderr = await failing("TOOLHOST_CONFIG_SYNTAX");

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { access } from "node:fs/promises";
-import { extname, isAbsolute, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { extname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { lilconfig, type Loader } from "lilconfig";
 import { messageOf } from "../errors.js";
@@ -43,12 +43,20 @@ export async function findConfig(options: FindConfigOptions = {}): Promise<Loade
   let found: { filepath: string; config: unknown; isEmpty?: boolean } | null;
   if (options.configPath !== undefined) {
     const path = isAbsolute(options.configPath) ? options.configPath : resolve(cwd, options.configPath);
+    let isFolder = false;
     try {
-      await access(path);
+      isFolder = (await stat(path)).isDirectory();
     } catch {
       throw new ConfigError(
         ConfigErrorCode.CONFIG_NOT_FOUND,
         `Config file not found: ${path}. Check the path given with --config, or run "toolhost init" in your project to create one.`,
+        { configPath: path },
+      );
+    }
+    if (isFolder) {
+      throw new ConfigError(
+        ConfigErrorCode.CONFIG_NOT_FOUND,
+        `--config names the folder ${path}; name the config file in it (e.g. ${join(path, "toolhost.config.json")}), or run toolhost from that folder.`,
         { configPath: path },
       );
     }
