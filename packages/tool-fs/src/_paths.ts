@@ -1,5 +1,5 @@
-import { lstat, readdir, readlink, realpath, stat } from "node:fs/promises";
-import type { Stats } from "node:fs";
+import { existsSync, type Stats } from "node:fs";
+import { type FileHandle, lstat, open, readdir, readlink, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { FsError, FsErrorCode } from "./_errors.js";
@@ -116,4 +116,29 @@ export async function statOrExplain(ctx: FsContext, path: CheckedPath): Promise<
     path: path.absolute,
     suggestions: shown,
   });
+}
+
+const PROC_FD = existsSync("/proc/self/fd");
+
+/**
+ * Opens a checked file for reading and checks where the opened file really is: a link swapped in
+ * after `checkPath` cannot make a read (or the read half of an edit) leave the roots.
+ */
+export async function openChecked(ctx: FsContext, path: CheckedPath): Promise<FileHandle> {
+  const file = await open(path.real, "r");
+  try {
+    const opened = PROC_FD ? await readlink(`/proc/self/fd/${file.fd}`) : await realpath(path.real);
+    const roots = await ctx.realRoots();
+    if (!roots.some((root) => isInside(opened, root))) {
+      throw new FsError(
+        FsErrorCode.OUTSIDE_ROOTS,
+        `Refused: "${path.input}" changed while it was opened and now leads to ${opened}, outside ${rootsText(roots)}. Check it for swapped symbolic links.`,
+        { path: path.absolute, realPath: opened, roots },
+      );
+    }
+    return file;
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
 }

@@ -38,8 +38,9 @@ export function closestNames(name: string, names: readonly string[], count = 3):
 
 /**
  * Where in `lines` the block `wanted` fits best: the first line (0-based) of the window of
- * `wanted.length` lines with the highest mean similarity, and that score. Compares trimmed lines,
- * and at most `limit` lines of the file, so a miss in a huge file stays cheap.
+ * `wanted.length` lines with the highest mean similarity (of trimmed lines), and that score.
+ * Windows are scored only where their first line is among the closest to `wanted`'s first line,
+ * and at most `limit` lines are looked at, so a miss in a huge file stays cheap.
  */
 export function closestBlock(
   lines: readonly string[],
@@ -50,12 +51,16 @@ export function closestBlock(
   if (want.length === 0 || lines.length === 0) return undefined;
   const span = Math.min(want.length, lines.length);
   const last = Math.min(lines.length - span, limit);
+  const head = want[0] as string;
+  const starts: { start: number; score: number }[] = [];
+  for (let start = 0; start <= last; start++) starts.push({ start, score: similarity((lines[start] as string).trim(), head) });
+  starts.sort((a, b) => b.score - a.score || a.start - b.start);
   let best: { start: number; score: number } | undefined;
-  for (let start = 0; start <= last; start++) {
+  for (const { start } of starts.slice(0, 50)) {
     let total = 0;
     for (let k = 0; k < span; k++) total += similarity((lines[start + k] as string).trim(), want[k] as string);
     const score = total / want.length;
-    if (best === undefined || score > best.score) best = { start, score };
+    if (best === undefined || score > best.score || (score === best.score && start < best.start)) best = { start, score };
   }
   return best;
 }

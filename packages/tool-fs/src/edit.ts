@@ -1,11 +1,10 @@
-import { readFile } from "node:fs/promises";
 import { Type, type Static } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult } from "@toolhost/core";
 import { writeAtomic } from "./_atomic.js";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { withPathLock } from "./_lock.js";
 import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
-import { checkPath, statOrExplain, type CheckedPath } from "./_paths.js";
+import { checkPath, openChecked, statOrExplain, type CheckedPath } from "./_paths.js";
 import { closestBlock } from "./_similar.js";
 import { SNIFF_BYTES, sniff } from "./_sniff.js";
 import { countOf, endOfLineAfter, lineCount, lineStart, normalize, restore, startOfLineBefore } from "./_text.js";
@@ -82,7 +81,13 @@ async function edit(ctx: FsContext, params: EditParams, signal?: AbortSignal): P
     if (info.isDirectory()) {
       throw new FsError(FsErrorCode.IS_DIRECTORY, `"${path.input}" is a folder; edit takes a file.`, { path: path.absolute });
     }
-    const bytes = await readFile(path.real);
+    const file = await openChecked(ctx, path);
+    let bytes: Buffer;
+    try {
+      bytes = await file.readFile();
+    } finally {
+      await file.close();
+    }
     const kind = sniff(bytes.subarray(0, SNIFF_BYTES));
     if (kind.kind !== "text") {
       throw new FsError(FsErrorCode.BINARY_FILE, `"${path.input}" is a binary file (${kind.type}, ${bytes.length} bytes); edit changes text files only.`, {

@@ -55,9 +55,10 @@ async function ls(ctx: FsContext, params: Static<typeof LsParameters>): Promise<
   const shown: string[] = [];
   let size = 0;
   for (const name of names) {
-    if (shown.length >= limit || size + name.length + 1 > ctx.maxTotalSize) break;
+    const bytes = Buffer.byteLength(name) + 1;
+    if (shown.length >= limit || size + bytes > ctx.maxTotalSize) break;
     shown.push(name);
-    size += Buffer.byteLength(name) + 1;
+    size += bytes;
   }
   const truncated = shown.length < names.length;
   let text = names.length === 0 ? `(${path.input} is empty)` : shown.join("\n");

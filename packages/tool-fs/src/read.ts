@@ -1,10 +1,9 @@
-import { open } from "node:fs/promises";
 import { Type, type Static } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "@toolhost/core";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { readLineRange } from "./_lines.js";
 import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
-import { checkPath, statOrExplain } from "./_paths.js";
+import { checkPath, openChecked, statOrExplain } from "./_paths.js";
 import { SNIFF_BYTES, sniff } from "./_sniff.js";
 
 export const ReadParameters = Type.Object({
@@ -69,7 +68,7 @@ async function read(ctx: FsContext, params: Static<typeof ReadParameters>, signa
     );
   }
 
-  const file = await open(path.real, "r");
+  const file = await openChecked(ctx, path);
   try {
     const head = Buffer.alloc(Math.min(SNIFF_BYTES, info.size));
     if (head.length > 0) await file.read(head, 0, head.length, 0);

@@ -1,7 +1,9 @@
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rename, symlink, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createContext } from "../src/_options.js";
+import { checkPath, openChecked } from "../src/_paths.js";
 import { createFsTools, createReadTool, createWriteTool, FsErrorCode } from "../src/index.js";
 import { byName, run, tempDir, textOf } from "./_helpers.js";
 
@@ -67,6 +69,18 @@ describe("path guard", () => {
     expect((await run(read, { path: "linked/x.txt" })).details.code).toBe(FsErrorCode.OUTSIDE_ROOTS);
     expect((await run(write, { path: "linked/new/deep.txt", content: "x" })).details.code).toBe(FsErrorCode.OUTSIDE_ROOTS);
     expect((await run(write, { path: "dangling", content: "x" })).details.code).toBe(FsErrorCode.OUTSIDE_ROOTS);
+  });
+
+  it("does not let a file swapped for a link after the check be read", async () => {
+    const root = await tempDir();
+    const outside = await tempDir();
+    await writeFile(join(root, "f.txt"), "inside");
+    await writeFile(join(outside, "secret.txt"), "secret");
+    const ctx = createContext({ cwd: root });
+    const checked = await checkPath(ctx, "f.txt");
+    await rename(join(root, "f.txt"), join(root, "old.txt"));
+    await symlink(join(outside, "secret.txt"), join(root, "f.txt"));
+    await expect(openChecked(ctx, checked)).rejects.toMatchObject({ code: FsErrorCode.OUTSIDE_ROOTS });
   });
 
   it("follows links that stay inside the root", async () => {
