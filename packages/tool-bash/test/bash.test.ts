@@ -183,6 +183,21 @@ describe("bash: output", () => {
     expect(readFileSync(fullOutputPath as string, "utf8")).toBe(`${"b".repeat(3000)}\nshort\n`);
   });
 
+  it("says so when the full output cannot be saved", async () => {
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join(dir, "no-such-folder");
+    try {
+      const result = await run("seq 1 10", { maxStdoutLines: 2 });
+      expect(result.isError).toBeUndefined();
+      expect(result.details.truncated).toBe(true);
+      expect(result.details.fullOutputPath).toBeNull();
+      expect(result.details.stdout).toMatch(/^1\n… 8 lines left out; the full output could not be saved \(.*ENOENT.*\)\n10$/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
   it("turns invalid UTF-8 into replacement characters", async () => {
     const result = await run("printf 'ok \\377\\376 end\\n'; printf 'cut \\342\\202' >&2");
     expect(result.isError).toBeUndefined();

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { AgentHarness, ErrorCode } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -103,6 +104,23 @@ describe("bash: the whole tree ends", () => {
     expect(result.isError).toBeUndefined();
     expect(textOf(result)).toBe("done");
     expectAllEnded(await pidsOf(pidFiles));
+  });
+
+  it("when Node exits while a command runs", async () => {
+    const dist = new URL("../dist/index.js", import.meta.url);
+    const pidFile = join(dir, "sleep.pid");
+    const script = `
+      const { createBashTool } = await import(${JSON.stringify(dist.href)});
+      createBashTool().execute("x", { command: "sleep 300 & echo $! > ${pidFile}; wait" }, new AbortController().signal, () => {});
+      const { existsSync } = await import("node:fs");
+      while (!existsSync(${JSON.stringify(pidFile)})) await new Promise((resolve) => setTimeout(resolve, 10));
+      process.exit(0);
+    `;
+    execFileSync(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
+    const [pid] = await pidsOf([pidFile]);
+    // The group was sent SIGKILL on exit; its processes go at once, but are reaped by init.
+    for (let i = 0; i < 500 && isRunning(pid as number); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expectAllEnded([pid as number]);
   });
 
   it("when the harness is disposed", async () => {
