@@ -46,6 +46,7 @@ export async function writeAtomic(
     if (opened !== folder || !roots.some((root) => isInside(opened, root))) throw changed(target, opened, roots);
 
     let mode: number | undefined;
+    let owner: { uid: number; gid: number } | undefined;
     try {
       const existing = await stat(join(base, name));
       if (existing.isDirectory()) {
@@ -54,6 +55,7 @@ export async function writeAtomic(
         });
       }
       mode = existing.mode & 0o7777;
+      owner = { uid: existing.uid, gid: existing.gid };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
@@ -66,6 +68,10 @@ export async function writeAtomic(
       while (bytesWritten < bytes.length) {
         const { bytesWritten: n } = await file.write(bytes, bytesWritten, bytes.length - bytesWritten);
         bytesWritten += n;
+      }
+      // Only a privileged process may give the file away; for others it already has their owner.
+      if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.())) {
+        await file.chown(owner.uid, owner.gid).catch(() => undefined);
       }
       if (mode !== undefined) await file.chmod(mode);
       await file.sync();

@@ -92,6 +92,13 @@ describe("read", () => {
     expect(reversed.details.code).toBe(FsErrorCode.BAD_RANGE);
   });
 
+  it("throws when its signal is aborted, as the kernel expects", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "f.txt"), numbered(3));
+    const read = createReadTool({ cwd: root });
+    await expect(read.execute("id", { path: "f.txt" }, AbortSignal.abort(), () => {}, undefined)).rejects.toThrow();
+  });
+
   it("suggests ls for a folder", async () => {
     const root = await tempDir();
     const result = await run(createReadTool({ cwd: root }), { path: "." });

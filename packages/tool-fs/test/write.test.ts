@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmod, mkdir, readFile, readdir, rename, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readFile, readdir, rename, stat, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -31,6 +31,19 @@ describe("write", () => {
     expect(await readFile(file, "utf8")).toBe("#!/bin/sh\necho new\n");
     expect((await stat(file)).mode & 0o777).toBe(0o750);
     expect(await readdir(root)).toEqual(["run.sh"]);
+  });
+
+  it("keeps the owner of a file it replaces, when it may", async () => {
+    const root = await tempDir();
+    const file = join(root, "owned.txt");
+    await writeFile(file, "old");
+    const isRoot = process.getuid?.() === 0;
+    if (isRoot) await chown(file, 4242, 4343);
+    const before = await stat(file);
+    await run(createWriteTool({ cwd: root }), { path: "owned.txt", content: "new" });
+    const after = await stat(file);
+    expect([after.uid, after.gid]).toEqual([before.uid, before.gid]);
+    expect(await readFile(file, "utf8")).toBe("new");
   });
 
   it("writes through a symlink inside the root to its target, keeping the link", async () => {
