@@ -66,6 +66,39 @@ describe("read", () => {
     expect(textOf(rest)).toBe("second");
   });
 
+  it("returns the same lines as a plain split, across 1 MiB chunk boundaries", async () => {
+    const root = await tempDir();
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const all = Array.from({ length: 40_000 }, (_, i) => `${i + 1}:${"abcdefghij".repeat(Math.floor(random() * 20))}`);
+    await writeFile(join(root, "f.txt"), all.join("\n")); // no final newline
+    for (const maxSize of [64 * 1024 * 1024, 1024 * 1024 - 1]) {
+      const read = createReadTool({ cwd: root, maxSize, maxLines: 100_000 });
+      for (let k = 0; k < 12; k++) {
+        const start = 1 + Math.floor(random() * all.length);
+        const end = Math.min(all.length + 5, start + Math.floor(random() * 50));
+        const result = await run(read, { path: "f.txt", startLine: start, endLine: end });
+        expect(textOf(result)).toBe(all.slice(start - 1, end).join("\n"));
+        expect(result.details.linesRead).toBe(Math.min(end, all.length) - start + 1);
+        expect(result.details.truncated).toBe(false);
+      }
+      const last = await run(read, { path: "f.txt", startLine: all.length });
+      expect(textOf(last)).toBe(all[all.length - 1]);
+      expect(last.details).toMatchObject({ linesRead: 1, totalLines: all.length, truncated: false });
+    }
+  });
+
+  it("does not call a read cut when maxLines ends exactly at the last line", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "f.txt"), numbered(20));
+    const result = await run(createReadTool({ cwd: root, maxLines: 20 }), { path: "f.txt" });
+    expect(result.details).toMatchObject({ linesRead: 20, totalLines: 20, truncated: false });
+    expect(textOf(result)).not.toContain("[Showing");
+  });
+
   it("shows CRLF files with plain newlines and drops the BOM", async () => {
     const root = await tempDir();
     await writeFile(join(root, "crlf.txt"), `\uFEFF${numbered(3, "\r\n")}`);

@@ -62,6 +62,12 @@ describe("find", () => {
     expect(result.details).toMatchObject({ matches: 2, total: 2, truncated: false, path: join(root, "src") });
   });
 
+  it("applies the .gitignore of parent folders when searching below", async () => {
+    await writeFile(join(root, "src", "deep", "trace.log"), "");
+    const result = await run(createFindTool({ cwd: root }), { pattern: "**/*", path: "src/deep" });
+    expect(textOf(result)).toBe("b.ts");
+  });
+
   it("caps at limit and says so", async () => {
     const result = await run(createFindTool({ cwd: root }), { pattern: "**/*", limit: 3 });
     expect(textOf(result)).toContain("[Showing 3 of 7 paths (limit 3). Narrow the pattern or raise limit.]");
