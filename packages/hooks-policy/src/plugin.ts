@@ -70,8 +70,14 @@ const plugin = definePlugin({
   },
 });
 
+const MAX_PARTS_IN_DETAILS = 100;
+
+/** What a refused result carries: the parts that decided first, so a huge command does not make a huge result. */
 function brief(explanation: PolicyExplanation): Record<string, unknown> {
-  return { decision: explanation.decision, rules: explanation.rules, parts: explanation.parts };
+  const { decision, rules, parts } = explanation;
+  if (parts.length <= MAX_PARTS_IN_DETAILS) return { decision, rules, parts };
+  const deciding = parts.filter((part) => part.decision === decision).slice(0, MAX_PARTS_IN_DETAILS);
+  return { decision, rules, parts: deciding, partsOmitted: parts.length - deciding.length };
 }
 
 export default plugin;

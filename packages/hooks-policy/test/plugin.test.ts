@@ -83,6 +83,15 @@ describe("deciding calls in the harness", () => {
     expect(asked).toBe(0);
   });
 
+  it("a refused result carries at most 100 parts, those that decided", async () => {
+    const { harness } = await harnessWith(RULES, ws);
+    const command = `${Array.from({ length: 500 }, (_, i) => `echo ${i}`).join("; ")}; rm x`;
+    const [result] = await harness.executeToolCalls([call(command)]);
+    const policy = (result?.details as { policy: { parts: Array<{ subject: string }>; partsOmitted: number } }).policy;
+    expect(policy.parts.map((part) => part.subject)).toEqual(["rm x"]);
+    expect(policy.partsOmitted).toBe(500);
+  });
+
   it("judges the resolved tool's name and the prepared arguments", async () => {
     const { harness, runs } = await harnessWith(RULES, ws);
     harness.hooks.prepareArguments.tap("test rewrite", (args) => ({ ...(args as object), command: "rm -rf /" }));
