@@ -57,7 +57,7 @@ export class StreamCapture {
     this.#tail.push(rest);
     this.#tailBytes += rest.length;
     // Drop whole chunks from the front while what remains still covers the tail limit.
-    while (this.#tail.length > 1) {
+    while (this.#tail.length - this.#tailStart > 1) {
       const first = this.#tail[this.#tailStart] as Buffer;
       if (this.#tailBytes - first.length < this.#tailLimit) break;
       this.#tailBytes -= first.length;
@@ -111,10 +111,13 @@ export class StreamCapture {
       while (skip < 3 && skip < tail.length && ((tail[skip] as number) & 0xc0) === 0x80) skip += 1;
       const tailLines = splitLines(decoder().decode(tail.subarray(skip)), beforeTail !== NEWLINE, false);
       // The tail starts inside the line the head ends in: that line is shown once, from the head.
-      if (headLines.length + tailLines.length > lineCount) tailLines.shift();
+      const sameLine = headLines.length + tailLines.length > lineCount;
+      if (sameLine) tailLines.shift();
       // Only whole lines are shown around the gap, unless a part of a line is all there is.
       else if (tailLines[0]?.startsBefore && (tailLines.length > 1 || tailLines[0].text === "")) tailLines.shift();
-      if (headLines.length > 1 && headLines[headLines.length - 1]?.partial) headLines.pop();
+      if (headLines.length > 1 && headLines[headLines.length - 1]?.partial && (tailLines.length > 0 || !sameLine)) {
+        headLines.pop();
+      }
       shownHead = headLines.slice(0, headCount);
       shownTail = tailCount > 0 ? tailLines.slice(Math.max(0, tailLines.length - tailCount)) : [];
     }

@@ -247,12 +247,11 @@ export async function runCommand(
   running.add(handle);
 
   try {
-    const first = await Promise.race([exited.then(() => "exit" as const), stopped.then(() => "stop" as const)]);
+    await Promise.race([exited, stopped]);
     // Whether the shell exited or is being stopped: whatever is left of its tree is ended now.
     await tree.end(settings.killGraceMs);
     clearInterval(tracker);
     const exit = await Promise.race([exited, delay(1000).then(() => ({ code: null, signal: null }))]);
-    void first;
 
     const drainStart = performance.now();
     let drained = false;
