@@ -30,6 +30,23 @@ export function normalizePath(input: string, cwd: string, tilde = true): Normali
   return { ok: true, lexical, real: hasDotDot ? walkReal(isAbsolute(path) ? path : `${cwd}${sep}${path}`) : realOf(lexical) };
 }
 
+/**
+ * Where a folder given to `cd` leads, cheaply: symlinks are left for the path judged later to
+ * resolve, except that `..` is walked as the system walks it. Undefined when it cannot be known.
+ */
+export function folderOf(input: string, cwd: string, tilde = true): string | undefined {
+  if (!input.split("/").includes("..")) {
+    if (input.includes("\0")) return undefined;
+    if (tilde && input.startsWith("~")) {
+      if (input !== "~" && !input.startsWith("~/")) return undefined;
+      return resolve(homedir() + input.slice(1));
+    }
+    return resolve(cwd, input);
+  }
+  const where = normalizePath(input, cwd, tilde);
+  return where.ok ? where.real : undefined;
+}
+
 let user: string | undefined;
 function currentUser(): string {
   if (user === undefined) {

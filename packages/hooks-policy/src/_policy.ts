@@ -4,7 +4,7 @@ import { Value } from "@sinclair/typebox/value";
 import picomatch from "picomatch";
 import { CommandPattern, type Match } from "./_command-pattern.js";
 import { toolMatcher } from "./_glob.js";
-import { anchorsOf, compilePathPattern, normalizePath, type PathAnchors } from "./_paths.js";
+import { anchorsOf, compilePathPattern, folderOf, normalizePath, type PathAnchors } from "./_paths.js";
 import { type Decision, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart, type ShellFilePart } from "./_shell.js";
 import { showWord, type ShellWord } from "./_words.js";
@@ -265,8 +265,9 @@ class CompiledPolicy implements Policy {
     const fields = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
     let cwd = requestCwd ? resolve(this.environment.cwd, requestCwd) : this.environment.cwd;
     if (typeof fields.cwd === "string" && fields.cwd !== "") {
-      const where = normalizePath(fields.cwd, cwd);
-      cwd = where.ok ? where.lexical : cwd;
+      const where = folderOf(fields.cwd, cwd);
+      if (where === undefined) throw new Error(`the call's cwd ${JSON.stringify(fields.cwd)} is not a folder the policy can know`);
+      cwd = where;
     }
     const parts: PolicyPart[] = [];
 
@@ -310,12 +311,12 @@ class CompiledPolicy implements Policy {
         cwds.push(undefined);
         continue;
       }
-      const where = normalizePath(target.value, current, target.tilde);
-      if (!where.ok) {
+      const where = folderOf(target.value, current, target.tilde);
+      if (where === undefined) {
         cwds.push(undefined);
         continue;
       }
-      current = where.lexical;
+      current = where;
       cwds.push(current);
     }
     return cwds;

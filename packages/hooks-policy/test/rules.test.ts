@@ -167,6 +167,12 @@ describe("path patterns and normalization", () => {
       expect(explanation.decision).toBe("ask");
       expect(explanation.parts[0]?.note).toContain(join(outside, "secret"));
       expect(policy.decide("read", { path: "door/x" }).decision).toBe("ask");
+      const bash = policyOf([
+        { tool: "bash", command: "*", decision: "allow" },
+        { tool: "write", path: "${workspace}/**", decision: "allow" },
+      ]);
+      expect(bash.decide("bash", { command: "echo x > secret" }).decision).toBe("allow");
+      expect(bash.decide("bash", { command: "cd door/.. && echo x > secret" }).decision).toBe("ask");
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
