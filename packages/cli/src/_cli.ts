@@ -1,4 +1,5 @@
-import { dirname } from "node:path";
+import { stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { Host } from "@toolhost/core/config";
@@ -46,7 +47,7 @@ export class Cli {
     const options = this.program.opts<{ config?: string; cwd?: string; json?: boolean; quiet?: boolean }>();
     return {
       ...(options.config !== undefined ? { config: options.config } : {}),
-      cwd: options.cwd ?? process.cwd(),
+      cwd: resolve(options.cwd ?? process.cwd()),
       json: options.json === true,
       quiet: options.quiet === true,
     };
@@ -56,11 +57,21 @@ export class Cli {
   action<A extends unknown[]>(run: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
     return async (...args: A) => {
       try {
+        await this.#checkCwd();
         this.exitCode = await run(...args);
       } catch (error) {
         this.exitCode = await this.fail(error);
       }
     };
+  }
+
+  async #checkCwd(): Promise<void> {
+    const { cwd } = this.globals;
+    const isFolder = await stat(cwd).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
+    if (!isFolder) throw new UsageError(`The working directory ${cwd} (--cwd) is not a folder. Give an existing folder.`);
   }
 
   /** Whether a human can be asked: standard input and standard error are both terminals. */

@@ -180,6 +180,12 @@ describe("usage errors exit 2", () => {
     expect(result.stderr).toContain("(TOOLHOST_USAGE)");
   });
 
+  it("a --cwd that is not a folder", async () => {
+    const result = await toolhost(["--cwd", "no/such/dir", "list"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`The working directory ${join(dir, "no/such/dir")} (--cwd) is not a folder`);
+  });
+
   it("an unknown command", async () => {
     const result = await toolhost(["lst"], { cwd: dir });
     expect(result.code).toBe(2);
