@@ -251,7 +251,16 @@ export async function runCommand(
     // Whether the shell exited or is being stopped: whatever is left of its tree is ended now.
     await tree.end(settings.killGraceMs);
     clearInterval(tracker);
-    const exit = await Promise.race([exited, delay(1000).then(() => ({ code: null, signal: null }))]);
+    // The shell is gone by now (SIGKILL at worst); the wait is bounded all the same.
+    const gone = new AbortController();
+    const exit = await Promise.race([
+      exited,
+      delay(1000, undefined, { signal: gone.signal }).then(
+        () => ({ code: null, signal: null }),
+        () => ({ code: null, signal: null }),
+      ),
+    ]);
+    gone.abort();
 
     const drainStart = performance.now();
     let drained = false;
