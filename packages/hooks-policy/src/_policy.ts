@@ -504,8 +504,8 @@ function summarize(tool: string, parts: PolicyPart[]): PolicyExplanation {
   const what = first.kind === "call" ? tool : `${first.kind === "command" ? "" : `${first.kind} `}${first.subject}`;
   let reason: string;
   if (rule) {
-    const verb = decision === "deny" ? "denied" : decision === "ask" ? "needs approval" : "allowed";
-    reason = `${what}: ${verb} by ${rule.id}${rule.reason ? ` (${rule.reason})` : ""}`;
+    const why = rule.reason ? ` (${rule.reason})` : "";
+    reason = decision === "ask" ? `${what}: ${rule.id} asks${why}` : `${what}: ${decision === "deny" ? "denied" : "allowed"} by ${rule.id}${why}`;
     if (decision !== "allow" && first.note && !first.note.startsWith("default")) reason += `; ${first.note}`;
   } else {
     reason = `${what}: ${first.note ?? `default ${decision}`}`;

@@ -44,7 +44,7 @@ describe("deciding calls in the harness", () => {
     const { harness, runs } = await harnessWith(RULES, ws);
     const [result] = await harness.executeToolCalls([call("git push origin main")]);
     expect(runs).toEqual([]);
-    expect(textOf(result)).toContain("needs approval (git push origin main: needs approval by push (pushes leave the machine))");
+    expect(textOf(result)).toContain("Not run: bash needs approval (git push origin main: push asks (pushes leave the machine)), and no one could approve it");
     expect(textOf(result)).toContain("no one could approve it");
   });
 
@@ -65,8 +65,8 @@ describe("deciding calls in the harness", () => {
     expect(textOf(no)).toContain("the user said no");
     expect(runs).toEqual(["bash"]);
     expect(asked).toEqual([
-      { reason: "git push origin main: needs approval by push (pushes leave the machine)", askedBy: "@toolhost/hooks-policy" },
-      { reason: "git push origin main: needs approval by push (pushes leave the machine)", askedBy: "@toolhost/hooks-policy" },
+      { reason: "git push origin main: push asks (pushes leave the machine)", askedBy: "@toolhost/hooks-policy" },
+      { reason: "git push origin main: push asks (pushes leave the machine)", askedBy: "@toolhost/hooks-policy" },
     ]);
   });
 
