@@ -53,13 +53,21 @@ export default definePlugin({ name: "bench-read", apply(harness) {
     "-e",
     `await import(${JSON.stringify(join(core, "dist", "index.js"))}); process.stdout.write((await import("node:fs")).readFileSync("data.txt", "utf8"))`,
   ];
+  // What TypeBox alone costs: every plugin imports it for its schemas, and so does the kernel.
+  const typeboxOnly = [
+    "--input-type=module",
+    "-e",
+    `await import(${JSON.stringify(join(typebox, "build", "esm", "index.mjs"))}); process.stdout.write((await import("node:fs")).readFileSync("data.txt", "utf8"))`,
+  ];
   time(toolhost); // warm the file system cache, not measured
   time(floor);
   time(kernel);
   const cli = [];
   const raw = [];
   const kernelOnly = [];
+  const typeboxTimes = [];
   for (let i = 0; i < RUNS; i++) {
+    typeboxTimes.push(time(typeboxOnly));
     cli.push(time(toolhost));
     raw.push(time(floor));
     kernelOnly.push(time(kernel));
@@ -76,6 +84,8 @@ export default definePlugin({ name: "bench-read", apply(harness) {
   console.log("|---|---:|---:|---:|");
   console.log(`| node -e readFileSync (floor) | ${rawMs.toFixed(1)} | ${Math.min(...raw).toFixed(1)} | 1.00× |`);
   const kernelMs = median(kernelOnly);
+  const typeboxMs = median(typeboxTimes);
+  console.log(`| node importing @sinclair/typebox, then readFileSync | ${typeboxMs.toFixed(1)} | ${Math.min(...typeboxTimes).toFixed(1)} | ${(typeboxMs / rawMs).toFixed(2)}× |`);
   console.log(`| node importing @toolhost/core, then readFileSync | ${kernelMs.toFixed(1)} | ${Math.min(...kernelOnly).toFixed(1)} | ${(kernelMs / rawMs).toFixed(2)}× |`);
   console.log(`| toolhost call read_file | ${cliMs.toFixed(1)} | ${Math.min(...cli).toFixed(1)} | ${ratio.toFixed(2)}× |`);
   console.log(`\nTarget ≤ ${TARGET_RATIO}×: ${ratio <= TARGET_RATIO ? "met" : "NOT met"}\n`);
