@@ -76,6 +76,7 @@ const TRACK_INTERVAL_MS = 200;
 /** After the tree is ended, reading stops once the pipes are quiet this long (an escaped holder may never close them). */
 const QUIET_MS = 250;
 const DRAIN_LIMIT_MS = 5000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Thrown when the call's signal aborts it; carries the output so far. */
 export class BashAbortedError extends ToolhostError {
@@ -231,8 +232,10 @@ export async function runCommand(
   };
   const onAbort = (): void => stop("aborted");
   signal?.addEventListener("abort", onAbort, { once: true });
+  // Beyond setTimeout's range (about 24.8 days) Node would fire at once: such a limit is no limit.
+  const timeoutMs = settings.timeoutSeconds === undefined ? undefined : settings.timeoutSeconds * 1000;
   const timer =
-    settings.timeoutSeconds !== undefined ? setTimeout(() => stop("timeout"), settings.timeoutSeconds * 1000) : undefined;
+    timeoutMs !== undefined && timeoutMs <= MAX_TIMER_MS ? setTimeout(() => stop("timeout"), timeoutMs) : undefined;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once("exit", (code, exitSignal) => resolve({ code, signal: exitSignal }));
   });

@@ -89,6 +89,12 @@ describe("bash: the whole tree ends", () => {
     expect(textOf(result)).toContain("timed out after 0.5 s");
   });
 
+  it("takes a timeout beyond the timer's range as no limit", async () => {
+    const tool = createBashTool({ cwd: dir, timeout: 0 });
+    const result = await tool.execute("t", { command: "sleep 0.2; echo slept", timeout: 1e9 }, new AbortController().signal, () => {}, undefined);
+    expect(textOf(result)).toBe("slept");
+  });
+
   it("when the shell exits: what it left running is ended, and the pipes it holds do not keep the call waiting", async () => {
     const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
     const { command, pidFiles } = treeCommand(dir, "");
