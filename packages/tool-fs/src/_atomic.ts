@@ -23,7 +23,7 @@ export interface AtomicWriteResult {
 export async function writeAtomic(
   target: CheckedPath,
   roots: readonly string[],
-  data: string | Uint8Array,
+  data: string | Uint8Array | readonly Uint8Array[],
 ): Promise<AtomicWriteResult> {
   const folder = dirname(target.real);
   const name = basename(target.real);
@@ -64,10 +64,14 @@ export async function writeAtomic(
     tempCreated = true;
     let bytesWritten = 0;
     try {
-      const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-      while (bytesWritten < bytes.length) {
-        const { bytesWritten: n } = await file.write(bytes, bytesWritten, bytes.length - bytesWritten);
-        bytesWritten += n;
+      const pieces = typeof data === "string" ? [Buffer.from(data, "utf8")] : data instanceof Uint8Array ? [data] : data;
+      for (const bytes of pieces) {
+        let done = 0;
+        while (done < bytes.length) {
+          const { bytesWritten: n } = await file.write(bytes, done, bytes.length - done);
+          done += n;
+        }
+        bytesWritten += done;
       }
       // Only a privileged process may give the file away; for others it already has their owner.
       if (owner && (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.())) {

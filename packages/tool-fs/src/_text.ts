@@ -1,72 +1,75 @@
-/** How a text file is encoded on disk, so an edit writes it back the same way. */
-export interface TextShape {
-  bom: boolean;
-  /** Every line ends with CRLF: the text was normalized to LF and is written back with CRLF. */
-  crlf: boolean;
+/** Byte-level helpers for editing text files without decoding them whole. */
+
+const NL = 10;
+const CRLF = Buffer.from("\r\n");
+
+/** How the lines of a file end: all LF, all CRLF, or a mix (left as it is). */
+export type LineEndings = "lf" | "crlf" | "mixed";
+
+export function bomLength(bytes: Uint8Array): number {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
 }
 
-const BOM = "\uFEFF";
-
-/** Splits a file's text into its shape and the text to work on (no BOM; LF when the file is all CRLF). */
-export function normalize(raw: string): { shape: TextShape; text: string } {
-  const bom = raw.startsWith(BOM);
-  const body = bom ? raw.slice(1) : raw;
-  if (body.indexOf("\r\n") === -1) return { shape: { bom, crlf: false }, text: body };
-  const lf = body.replaceAll("\r\n", "\n");
-  // Mixed endings are kept as they are: converting them either way would touch lines the edit did not.
-  const crlf = body.length - lf.length === countOf(lf, "\n");
-  return { shape: { bom, crlf }, text: crlf ? lf : body };
+export function lineEndingsOf(body: Buffer): LineEndings {
+  if (body.indexOf(CRLF) === -1) return "lf";
+  return countOf(body, CRLF) === countOf(body, NL) ? "crlf" : "mixed";
 }
 
-export function restore(text: string, shape: TextShape): string {
-  const body = shape.crlf ? text.replaceAll("\n", "\r\n") : text;
-  return shape.bom ? BOM + body : body;
+/** Text from the model, encoded with the file's line endings (a CRLF file gets CRLF, whatever was sent). */
+export function encodeFor(text: string, endings: LineEndings): Buffer {
+  return Buffer.from(endings === "crlf" ? text.replace(/\r?\n/g, "\r\n") : text, "utf8");
 }
 
-export function countOf(text: string, needle: string, from = 0, to = text.length): number {
+/** Bytes decoded for people: CRLF shown as LF. */
+export function decodeForDiff(bytes: Uint8Array, endings: LineEndings): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  return endings === "crlf" ? text.replaceAll("\r\n", "\n") : text;
+}
+
+export function countOf(bytes: Buffer, needle: number | Buffer, from = 0, to = bytes.length): number {
+  const step = typeof needle === "number" ? 1 : needle.length;
   let n = 0;
-  let i = text.indexOf(needle, from);
-  while (i !== -1 && i < to) {
-    n += 1;
-    i = text.indexOf(needle, i + needle.length);
-  }
+  for (let i = bytes.indexOf(needle, from); i !== -1 && i < to; i = bytes.indexOf(needle, i + step)) n += 1;
   return n;
 }
 
-/** Offset of the first character of line `line` (1-based), or -1 when the text has fewer lines. */
-export function lineStart(text: string, line: number): number {
+/** Offset of the first byte of line `line` (1-based), or -1 when there are fewer lines. */
+export function lineStart(bytes: Buffer, line: number): number {
   let offset = 0;
   for (let n = 1; n < line; n++) {
-    const next = text.indexOf("\n", offset);
+    const next = bytes.indexOf(NL, offset);
     if (next === -1) return -1;
     offset = next + 1;
   }
-  return offset < text.length ? offset : -1;
+  return offset < bytes.length ? offset : -1;
 }
 
 /** Lines in a text: a final newline ends the last line rather than starting an empty one. */
-export function lineCount(text: string): number {
-  if (text.length === 0) return 0;
-  return countOf(text, "\n") + (text.endsWith("\n") ? 0 : 1);
+export function lineCount(bytes: Buffer): number {
+  if (bytes.length === 0) return 0;
+  return countOf(bytes, NL) + (bytes[bytes.length - 1] === NL ? 0 : 1);
 }
 
-/** Offset of the start of the line holding `offset`, moved `back` more lines up. */
-export function startOfLineBefore(text: string, offset: number, back: number): number {
-  let start = offset > 0 ? text.lastIndexOf("\n", offset - 1) + 1 : 0;
-  for (let k = 0; k < back && start > 0; k++) start = text.lastIndexOf("\n", start - 2) + 1;
-  return start;
+/** Offset just after the newline that ends the line starting at `offset`, or the end. */
+export function endOfLine(bytes: Buffer, offset: number): number {
+  const next = bytes.indexOf(NL, offset);
+  return next === -1 ? bytes.length : next + 1;
 }
 
-/** Offset just after the end (newline included) of the line holding `offset - 1`, moved `ahead` more lines down. */
-export function endOfLineAfter(text: string, offset: number, ahead: number): number {
-  let end = offset;
-  if (end > 0 && text[end - 1] !== "\n") {
-    const next = text.indexOf("\n", end);
-    end = next === -1 ? text.length : next + 1;
+/** The start of the line holding `offset`, moved up to `back` lines up; and how many it moved. */
+export function startOfLineBefore(bytes: Buffer, offset: number, back: number): { start: number; moved: number } {
+  let start = offset > 0 ? bytes.lastIndexOf(NL, offset - 1) + 1 : 0;
+  let moved = 0;
+  while (moved < back && start > 0) {
+    start = start >= 2 ? bytes.lastIndexOf(NL, start - 2) + 1 : 0;
+    moved += 1;
   }
-  for (let k = 0; k < ahead && end < text.length; k++) {
-    const next = text.indexOf("\n", end);
-    end = next === -1 ? text.length : next + 1;
-  }
+  return { start, moved };
+}
+
+/** Offset just after the end of the line holding `offset - 1`, moved `ahead` more lines down. */
+export function endOfLineAfter(bytes: Buffer, offset: number, ahead: number): number {
+  let end = offset > 0 && bytes[offset - 1] !== NL ? endOfLine(bytes, offset) : offset;
+  for (let k = 0; k < ahead && end < bytes.length; k++) end = endOfLine(bytes, end);
   return end;
 }

@@ -7,7 +7,19 @@ import { createContext, type FsContext, type FsToolOptions } from "./_options.js
 import { checkPath, openChecked, statOrExplain, type CheckedPath } from "./_paths.js";
 import { closestBlock } from "./_similar.js";
 import { SNIFF_BYTES, sniff } from "./_sniff.js";
-import { countOf, endOfLineAfter, lineCount, lineStart, normalize, restore, startOfLineBefore } from "./_text.js";
+import {
+  bomLength,
+  countOf,
+  decodeForDiff,
+  encodeFor,
+  endOfLine,
+  endOfLineAfter,
+  lineCount,
+  lineEndingsOf,
+  lineStart,
+  startOfLineBefore,
+  type LineEndings,
+} from "./_text.js";
 
 export const EditParameters = Type.Object({
   path: Type.String({ description: "The file to edit, relative to the working directory or absolute." }),
@@ -53,7 +65,8 @@ export function editTool(ctx: FsContext): AgentTool<typeof EditParameters, EditD
 }
 
 type EditParams = Static<typeof EditParameters>;
-type Change = { from: number; to: number; text: string }[];
+/** Byte ranges of the file body to replace, in order, with the bytes to put there. */
+type Change = { from: number; to: number; bytes: Buffer }[];
 
 function formOf(params: EditParams): "lines" | "text" {
   const lines = (["startLine", "endLine", "content"] as const).filter((key) => params[key] !== undefined);
@@ -96,8 +109,11 @@ async function edit(ctx: FsContext, params: EditParams, signal?: AbortSignal): P
         type: kind.type,
       });
     }
-    const { shape, text } = normalize(bytes.toString("utf8"));
-    const eol = (value: string): string => (shape.crlf ? value.replaceAll("\r\n", "\n") : value);
+    // The file is edited as bytes: only the changed region is ever decoded, bytes that are not valid
+    // UTF-8 stay as they were, and the BOM and line endings are kept because nothing else is touched.
+    const bom = bomLength(bytes);
+    const body = bytes.subarray(bom);
+    const endings = lineEndingsOf(body);
 
     let change: Change;
     let startLine: number;
@@ -107,38 +123,47 @@ async function edit(ctx: FsContext, params: EditParams, signal?: AbortSignal): P
     if (form === "lines") {
       startLine = params.startLine as number;
       endLine = params.endLine as number;
-      change = [linesChange(path, text, startLine, endLine, eol(params.content as string))];
+      change = [linesChange(path, body, startLine, endLine, params.content as string, endings)];
       linesChanged = endLine - startLine + 1;
     } else {
-      const found = textChange(path, text, eol(params.oldText as string), eol(params.newText as string), params.replaceAll === true);
+      const found = textChange(path, body, params.oldText as string, params.newText as string, params.replaceAll === true, endings);
       ({ change, startLine, endLine, linesChanged } = found);
       replacements = change.length;
     }
 
-    const from = (change[0] as Change[number]).from;
-    const to = (change[change.length - 1] as Change[number]).to;
-    let next = text.slice(0, from);
-    for (let i = 0; i < change.length; i++) {
-      const piece = change[i] as Change[number];
-      next += piece.text + text.slice(piece.to, i + 1 < change.length ? (change[i + 1] as Change[number]).from : text.length);
+    const pieces: Buffer[] = [bytes.subarray(0, bom)];
+    let unchanged = true;
+    let at = 0;
+    for (const piece of change) {
+      pieces.push(body.subarray(at, piece.from), piece.bytes);
+      if (unchanged && !piece.bytes.equals(body.subarray(piece.from, piece.to))) unchanged = false;
+      at = piece.to;
     }
+    pieces.push(body.subarray(at));
     signal?.throwIfAborted();
-    if (next !== text) await writeAtomic(path, roots, Buffer.from(restore(next, shape), "utf8"));
+    if (!unchanged) await writeAtomic(path, roots, pieces);
 
-    const diff = await diffOf(path.input, text, next, from, to);
+    const diff = await diffOf(path.input, body, change, startLine, endings);
     const times = replacements !== undefined && replacements > 1 ? ` (${replacements} replacements)` : "";
-    const same = next === text ? " (no change: the new text equals the old)" : "";
+    const same = unchanged ? " (no change: the new text equals the old)" : "";
     const details: EditDetails = { path: path.absolute, startLine, endLine, linesChanged, diff };
     if (replacements !== undefined) details.replacements = replacements;
     return { content: [{ type: "text", text: `✓ Edited lines ${startLine}-${endLine} in ${path.input}${times}${same}` }], details };
   });
 }
 
-function linesChange(path: CheckedPath, text: string, startLine: number, endLine: number, content: string): Change[number] {
-  const from = startLine <= endLine ? lineStart(text, startLine) : -1;
-  const last = from === -1 ? -1 : lineStart(text, endLine);
+function linesChange(
+  path: CheckedPath,
+  body: Buffer,
+  startLine: number,
+  endLine: number,
+  content: string,
+  endings: LineEndings,
+): Change[number] {
+  const from = startLine <= endLine ? lineStart(body, startLine) : -1;
+  const last = from === -1 ? -1 : lineStart(body, endLine);
   if (from === -1 || last === -1) {
-    const total = lineCount(text);
+    const total = lineCount(body);
     const why =
       startLine > endLine
         ? `the range ${startLine}-${endLine} is reversed (endLine must be >= startLine)`
@@ -149,42 +174,41 @@ function linesChange(path: CheckedPath, text: string, startLine: number, endLine
       { path: path.absolute, totalLines: total },
     );
   }
-  const newline = text.indexOf("\n", last);
-  const to = newline === -1 ? text.length : newline + 1;
-  const endsWithNewline = newline !== -1;
-  let replacement = content;
+  const to = endOfLine(body, last);
+  const endsWithNewline = body[to - 1] === 10;
+  let replacement = content.replaceAll("\r\n", "\n");
   if (replacement.length > 0) {
     if (endsWithNewline && !replacement.endsWith("\n")) replacement += "\n";
     if (!endsWithNewline && replacement.endsWith("\n")) replacement = replacement.slice(0, -1);
   }
-  return { from, to, text: replacement };
-}
-
-function lineOf(text: string, offset: number, cursor: { offset: number; line: number }): number {
-  cursor.line += countOf(text, "\n", cursor.offset, offset);
-  cursor.offset = offset;
-  return cursor.line;
+  return { from, to, bytes: encodeFor(replacement, endings) };
 }
 
 function textChange(
   path: CheckedPath,
-  text: string,
+  body: Buffer,
   oldText: string,
   newText: string,
   replaceAll: boolean,
+  endings: LineEndings,
 ): { change: Change; startLine: number; endLine: number; linesChanged: number } {
   if (oldText.length === 0) {
     throw new FsError(FsErrorCode.BAD_EDIT, `oldText is empty; give the exact text to replace in "${path.input}", or use the lines form to insert.`);
   }
+  const needle = encodeFor(oldText, endings);
   const at: number[] = [];
-  for (let i = text.indexOf(oldText); i !== -1; i = text.indexOf(oldText, i + oldText.length)) {
+  for (let i = body.indexOf(needle); i !== -1; i = body.indexOf(needle, i + needle.length)) {
     at.push(i);
     if (!replaceAll && at.length > 20) break;
   }
-  if (at.length === 0) throw noMatch(path, text, oldText);
-  const cursor = { offset: 0, line: 1 };
-  const spanLines = countOf(oldText, "\n") + 1 - (oldText.endsWith("\n") ? 1 : 0);
-  const lines = at.map((offset) => lineOf(text, offset, cursor));
+  if (at.length === 0) throw noMatch(path, body, oldText, endings);
+  let line = 1;
+  let counted = 0;
+  const lines = at.map((offset) => {
+    line += countOf(body, 10, counted, offset);
+    counted = offset;
+    return line;
+  });
   if (at.length > 1 && !replaceAll) {
     const more = at.length > 20 ? "more than 20 times" : `${at.length} times`;
     throw new FsError(
@@ -193,17 +217,24 @@ function textChange(
       { path: path.absolute, lines: lines.slice(0, 20) },
     );
   }
+  const plain = oldText.replaceAll("\r\n", "\n");
+  const spanLines = Math.max(1, countOf(Buffer.from(plain), 10) + 1 - (plain.endsWith("\n") ? 1 : 0));
+  const replacement = encodeFor(newText, endings);
   return {
-    change: at.map((from) => ({ from, to: from + oldText.length, text: newText })),
+    change: at.map((from) => ({ from, to: from + needle.length, bytes: replacement })),
     startLine: lines[0] as number,
-    endLine: (lines[lines.length - 1] as number) + Math.max(spanLines, 1) - 1,
-    linesChanged: at.length * Math.max(spanLines, 1),
+    endLine: (lines[lines.length - 1] as number) + spanLines - 1,
+    linesChanged: at.length * spanLines,
   };
 }
 
-function noMatch(path: CheckedPath, text: string, oldText: string): FsError {
-  const lines = text.split("\n", 100_000);
-  const wanted = oldText.replace(/\n$/, "").split("\n");
+/** How much of a file a failed match is compared with, to keep a miss in a huge file cheap. */
+const CLOSEST_SCAN_BYTES = 8 * 1024 * 1024;
+
+function noMatch(path: CheckedPath, body: Buffer, oldText: string, endings: LineEndings): FsError {
+  const lines = decodeForDiff(body.subarray(0, CLOSEST_SCAN_BYTES), endings).split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const wanted = oldText.replaceAll("\r\n", "\n").replace(/\n$/, "").split("\n");
   const best = closestBlock(lines, wanted);
   let hint = " The file is empty.";
   if (best) {
@@ -224,18 +255,27 @@ function noMatch(path: CheckedPath, text: string, oldText: string): FsError {
   });
 }
 
-/** A unified diff of the changed region only, so a small edit of a huge file stays cheap. */
-async function diffOf(name: string, before: string, after: string, from: number, to: number): Promise<string> {
+/** A unified diff of the changed region only (3 lines of context), so a small edit of a huge file stays cheap. */
+async function diffOf(name: string, body: Buffer, change: Change, firstChangedLine: number, endings: LineEndings): Promise<string> {
   // Loaded on the first edit: a host that only reads never pays for it.
   const { FILE_HEADERS_ONLY, formatPatch, structuredPatch } = await import("diff");
-  const start = startOfLineBefore(before, from, 3);
-  const end = endOfLineAfter(before, to, 3);
-  const delta = after.length - before.length;
-  const firstLine = countOf(before, "\n", 0, start) + 1;
-  const patch = structuredPatch(name, name, before.slice(start, end), after.slice(start, end + delta), "", "", { context: 3 });
+  const first = change[0] as Change[number];
+  const lastChange = change[change.length - 1] as Change[number];
+  const { start, moved } = startOfLineBefore(body, first.from, 3);
+  const end = endOfLineAfter(body, lastChange.to, 3);
+  const after: Buffer[] = [];
+  let at = start;
+  for (const piece of change) {
+    after.push(body.subarray(at, piece.from), piece.bytes);
+    at = piece.to;
+  }
+  after.push(body.subarray(at, end));
+  const before = decodeForDiff(body.subarray(start, end), endings);
+  const patch = structuredPatch(name, name, before, decodeForDiff(Buffer.concat(after), endings), "", "", { context: 3 });
+  const offset = firstChangedLine - moved - 1;
   for (const hunk of patch.hunks) {
-    hunk.oldStart += firstLine - 1;
-    hunk.newStart += firstLine - 1;
+    hunk.oldStart += offset;
+    hunk.newStart += offset;
   }
   // No timestamps: the header lines end at the name, as `git diff` writes them.
   return formatPatch(patch, FILE_HEADERS_ONLY).replace(/^(---|\+\+\+) (.*)\t$/gm, "$1 $2");

@@ -70,6 +70,12 @@ describe("edit by text", () => {
     expect(await readFile(file, "utf8")).toBe("\uFEFFA\r\nB\r\nB2\r\nc\r\n");
   });
 
+  it("leaves bytes that are not valid UTF-8 untouched outside the edit", async () => {
+    const { root, file } = await fileWith(Buffer.concat([Buffer.from("caf"), Buffer.from([0xe9]), Buffer.from("\nold\n")]));
+    await run(createEditTool({ cwd: root }), { path: "f.txt", oldText: "old", newText: "new" });
+    expect(await readFile(file)).toEqual(Buffer.concat([Buffer.from("caf"), Buffer.from([0xe9]), Buffer.from("\nnew\n")]));
+  });
+
   it("leaves mixed line endings as they are", async () => {
     const { root, file } = await fileWith("a\r\nb\nc\r\n");
     await run(createEditTool({ cwd: root }), { path: "f.txt", oldText: "b", newText: "B" });
