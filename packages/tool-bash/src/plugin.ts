@@ -1,6 +1,9 @@
+import { createRequire } from "node:module";
 import { definePlugin } from "@toolhost/core";
 import { BashToolOptionsSchema } from "./_options.js";
 import { createBashToolHandle } from "./tool.js";
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 /**
  * The `@toolhost/tool-bash` plugin: registers the `bash` tool, its `cwd` resolved against the
@@ -8,7 +11,7 @@ import { createBashToolHandle } from "./tool.js";
  */
 const bashPlugin = definePlugin({
   name: "@toolhost/tool-bash",
-  version: "0.1.0",
+  version,
   options: BashToolOptionsSchema,
   apply(harness, options) {
     const handle = createBashToolHandle(options, harness.cwd, true);

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentHarness, ErrorCode, isPlugin, type ToolhostError } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -24,6 +24,7 @@ describe("the plugin", () => {
   it("is a plugin named after its package, registering bash", async () => {
     expect(isPlugin(bashPlugin)).toBe(true);
     expect(bashPlugin.name).toBe("@toolhost/tool-bash");
+    expect(bashPlugin.version).toBe(JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version);
     const harness = await harnessWith();
     expect(harness.tools.map((tool) => tool.name)).toEqual(["bash"]);
     expect(harness.toolOwner("bash")).toBe('plugin "@toolhost/tool-bash"');
