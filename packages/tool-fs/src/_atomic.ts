@@ -1,5 +1,5 @@
 import { constants, existsSync } from "node:fs";
-import { type FileHandle, mkdir, open, readlink, realpath, rename, stat, unlink } from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, readlink, realpath, rename, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { FsError, FsErrorCode } from "./_errors.js";
@@ -46,16 +46,21 @@ export async function writeAtomic(
     if (opened !== folder || !roots.some((root) => isInside(opened, root))) throw changed(target, opened, roots);
 
     let mode: number | undefined;
+    let created = true;
     let owner: { uid: number; gid: number } | undefined;
     try {
-      const existing = await stat(join(base, name));
+      // lstat: a link that appeared after the check is replaced by the rename, never followed.
+      const existing = await lstat(join(base, name));
       if (existing.isDirectory()) {
         throw new FsError(FsErrorCode.IS_DIRECTORY, `"${target.input}" is a folder; write takes a file path.`, {
           path: target.absolute,
         });
       }
-      mode = existing.mode & 0o7777;
-      owner = { uid: existing.uid, gid: existing.gid };
+      created = false;
+      if (existing.isFile()) {
+        mode = existing.mode & 0o7777;
+        owner = { uid: existing.uid, gid: existing.gid };
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
@@ -89,7 +94,7 @@ export async function writeAtomic(
     await rename(temp, join(base, name));
     tempCreated = false;
     await dir.sync().catch(() => undefined);
-    return { bytesWritten, created: mode === undefined };
+    return { bytesWritten, created };
   } finally {
     if (tempCreated) await unlink(temp).catch(() => undefined);
     await dir.close();

@@ -149,12 +149,13 @@ for (let i = 0; ; i++) {
     for (let round = 0; round < 4; round++) {
       const child = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "inherit"] });
       // Kill after a different number of completed writes each round, while the next one is under way.
-      await new Promise<void>((resolve) => {
+      await new Promise<void>((resolve, reject) => {
         let writes = 0;
         child.stdout.on("data", (chunk: Buffer) => {
           writes += chunk.toString().split("\n").length - 1;
           if (writes >= round + 1) resolve();
         });
+        child.once("exit", (code) => reject(new Error(`the writer exited early (${code}); is dist built?`)));
       });
       await new Promise((r) => setTimeout(r, round * 7));
       const exited = new Promise((r) => child.once("exit", r));
