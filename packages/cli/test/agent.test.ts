@@ -36,7 +36,7 @@ function workspace(): string {
 }
 
 /** An agent on a real harness with the real fs and bash plugins, asking the fake endpoint. */
-async function agentFor(server: FakeOpenAI, dir: string, extra: (harness: AgentHarness) => Promise<void> | void = () => {}) {
+async function agentFor(server: FakeOpenAI, dir: string, extra: (harness: AgentHarness) => Promise<unknown> | void = () => {}) {
   const harness = new AgentHarness({ cwd: dir, workspace: dir });
   await harness.use(fs);
   await harness.use(bash, { timeout: 30 });

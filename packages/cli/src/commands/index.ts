@@ -1,4 +1,5 @@
 import type { CommandModule } from "../_cli.js";
+import { agent } from "./agent.js";
 import { call } from "./call.js";
 import { config } from "./config.js";
 import { init } from "./init.js";
@@ -8,4 +9,4 @@ import { run } from "./run.js";
 import { schema } from "./schema.js";
 
 /** Every command, in the order `toolhost --help` lists them. Add a command here. */
-export const commands: readonly CommandModule[] = [list, call, run, config, init, schema, policy];
+export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy];
