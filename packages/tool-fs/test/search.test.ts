@@ -115,6 +115,15 @@ describe.each([
     expect(textOf(result)).toBe("src/a.ts-1-export const alpha = 1;\nsrc/a.ts:2:export const beta = 2;");
   });
 
+  it("separates context groups with --, as grep does", async () => {
+    await writeFile(join(root, "groups.txt"), "a\nhit1\nb\nc\nd\ne\nhit2\nf\nhit3\ng\n");
+    const result = await run(grep(), { pattern: "hit", context: 1, path: "groups.txt" });
+    expect(textOf(result)).toBe(
+      "groups.txt-1-a\ngroups.txt:2:hit1\ngroups.txt-3-b\n--\ngroups.txt-6-e\ngroups.txt:7:hit2\ngroups.txt-8-f\ngroups.txt:9:hit3\ngroups.txt-10-g",
+    );
+    expect(result.details.matches).toBe(3);
+  });
+
   it("caps at limit and says so", async () => {
     await writeFile(join(root, "many.txt"), Array.from({ length: 50 }, (_, i) => `hit ${i}`).join("\n"));
     const result = await run(grep(), { pattern: "hit", limit: 5 });
