@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 
 /** One line of /proc/<pid>/stat, the fields that tell who belongs to a command's tree. */
@@ -96,14 +96,17 @@ function send(pid: number, signal: NodeJS.Signals): void {
 
 /**
  * The processes of one command: its shell (a process group and session leader), everything in
- * that group or session, every descendant, and everything carrying the call's environment marker,
- * so that a child that left the group (`setsid`) or was orphaned to init is still found.
+ * that group or session, every descendant, everything carrying the call's environment marker, and
+ * everything holding the command's output pipes, so that a child that left the group (`setsid`),
+ * emptied its environment, or was orphaned to init is still found.
  */
 export class ProcessTree {
   readonly #root: number;
   readonly #marker: Buffer;
   readonly #known = new Map<number, number>();
   readonly #protected = new Set<number>();
+  /** The output pipes (`socket:[inode]`): whoever holds one inherited the command's stdout or stderr. */
+  readonly #pipes = new Set<string>();
   #rootStart = 0;
 
   /** `markerEntry` is `NAME=value`, set in the command's environment. */
@@ -114,6 +117,15 @@ export class ProcessTree {
     const root = readEntry(rootPid);
     this.#rootStart = root?.startTime ?? 0;
     if (root) this.#known.set(rootPid, root.startTime);
+    for (const fd of [1, 2]) {
+      try {
+        const target = readlinkSync(`/proc/${rootPid}/fd/${fd}`);
+        // Node's stdio "pipes" are socket pairs on Linux.
+        if (target.startsWith("pipe:") || target.startsWith("socket:")) this.#pipes.add(target);
+      } catch {
+        // The shell is already gone: its group, session and marker still find what it left.
+      }
+    }
     // Never signal this process or its ancestors, whatever a scan says.
     let pid = process.pid;
     while (pid > 1 && !this.#protected.has(pid)) {
@@ -182,11 +194,7 @@ export class ProcessTree {
     if (withEnvironment) {
       for (const entry of candidates) {
         if (members.has(entry.pid)) continue;
-        try {
-          if (readFileSync(`/proc/${entry.pid}/environ`).includes(this.#marker)) members.set(entry.pid, entry);
-        } catch {
-          // Another user's process, or gone: not ours.
-        }
+        if (this.#carriesMarker(entry.pid) || this.#holdsPipe(entry.pid)) members.set(entry.pid, entry);
       }
     }
     const queue = [...members.values()];
@@ -199,6 +207,32 @@ export class ProcessTree {
       }
     }
     return [...members.values()].filter((entry) => !isDead(entry));
+  }
+
+  #carriesMarker(pid: number): boolean {
+    try {
+      return readFileSync(`/proc/${pid}/environ`).includes(this.#marker);
+    } catch {
+      return false; // Another user's process, or gone: not ours.
+    }
+  }
+
+  #holdsPipe(pid: number): boolean {
+    if (this.#pipes.size === 0) return false;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      return false;
+    }
+    for (const fd of fds) {
+      try {
+        if (this.#pipes.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) return true;
+      } catch {
+        // Closed meanwhile.
+      }
+    }
+    return false;
   }
 
   #signal(entries: readonly ProcessEntry[], signal: NodeJS.Signals): void {

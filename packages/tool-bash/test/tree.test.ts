@@ -129,6 +129,17 @@ describe("bash: the whole tree ends", () => {
     expectAllEnded([pid as number]);
   });
 
+  it("when the shell exits: an orphan in its own session, without environment, found by the output pipe it holds", async () => {
+    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const pidFile = join(dir, "escaped.pid");
+    // Orphaned at once, in its own session, with no environment: only the stdout and stderr it
+    // inherited tie it to the call.
+    const command = `(setsid env -i sh -c 'echo $$ > ${pidFile}; exec sleep 300' &)\nuntil [ -s ${pidFile} ]; do sleep 0.01; done\necho done`;
+    const result = await tool.execute("t", { command }, new AbortController().signal, () => {}, undefined);
+    expect(textOf(result)).toBe("done");
+    expectAllEnded(await pidsOf([pidFile]));
+  });
+
   it("when the harness is disposed", async () => {
     const harness = new AgentHarness({ cwd: dir });
     await harness.use(bashPlugin, { killGraceMs: KILL_GRACE_MS });
