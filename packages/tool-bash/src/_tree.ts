@@ -235,9 +235,12 @@ export class ProcessTree {
     return false;
   }
 
-  #signal(entries: readonly ProcessEntry[], signal: NodeJS.Signals): void {
-    if (entries.some((entry) => entry.pgid === this.#root)) send(-this.#root, signal);
+  /** Signals each entry once: through the process group where `toGroup` and it is a member, else by pid. */
+  #signal(entries: readonly ProcessEntry[], signal: NodeJS.Signals, toGroup: boolean): void {
+    const viaGroup = toGroup && entries.some((entry) => entry.pgid === this.#root);
+    if (viaGroup) send(-this.#root, signal);
     for (const entry of entries) {
+      if (viaGroup && entry.pgid === this.#root) continue;
       // Check the pid still names the same process right before signalling it.
       const now = readEntry(entry.pid);
       if (now && now.startTime === entry.startTime && !isDead(now)) send(entry.pid, signal);
@@ -252,8 +255,16 @@ export class ProcessTree {
     if (!hasProc()) return this.#endGroupOnly(graceMs);
     let alive = this.#scan(true);
     if (alive.length === 0) return;
-    this.#signal(alive, "SIGTERM");
-    this.#signal(alive, "SIGCONT");
+    // Each process gets one SIGTERM: a second one asks many programs to skip their clean-up.
+    const told = new Set<string>();
+    const tell = (entries: readonly ProcessEntry[], toGroup: boolean): void => {
+      const fresh = entries.filter((entry) => !told.has(`${entry.pid}:${entry.startTime}`));
+      if (fresh.length === 0) return;
+      for (const entry of fresh) told.add(`${entry.pid}:${entry.startTime}`);
+      this.#signal(fresh, "SIGTERM", toGroup);
+      this.#signal(fresh, "SIGCONT", toGroup);
+    };
+    tell(alive, true);
     const deadline = performance.now() + graceMs;
     let pause = 5;
     while (performance.now() < deadline) {
@@ -262,10 +273,10 @@ export class ProcessTree {
       alive = this.#scan(true);
       if (alive.length === 0) return;
       // Processes born during the grace (a trap that forks) get their SIGTERM too.
-      this.#signal(alive, "SIGTERM");
+      tell(alive, false);
     }
     for (let attempt = 0; attempt < 100; attempt++) {
-      this.#signal(alive, "SIGKILL");
+      this.#signal(alive, "SIGKILL", true);
       await delay(attempt < 10 ? 5 : 20);
       alive = this.#scan(true);
       if (alive.length === 0) return;
