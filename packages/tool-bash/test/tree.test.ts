@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentHarness, ErrorCode } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -67,6 +68,19 @@ describe("bash: the whole tree ends", () => {
     controller.abort();
     await expect(call).rejects.toMatchObject({ code: ErrorCode.ABORTED });
     expectAllEnded([hiddenPid as number]);
+  });
+
+  it("sends one SIGTERM, then SIGKILL after the grace, to a process that traps it", async () => {
+    const tool = createBashTool({ cwd: dir, killGraceMs: 500 });
+    const log = join(dir, "terms");
+    const ready = join(dir, "ready");
+    const command = `trap 'echo TERM >> ${log}' TERM; touch ${ready}; while :; do sleep 0.02; done`;
+    const controller = new AbortController();
+    const call = tool.execute("t", { command }, controller.signal, () => {}, undefined);
+    while (!existsSync(ready)) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: ErrorCode.ABORTED });
+    expect(readFileSync(log, "utf8")).toBe("TERM\n");
   });
 
   it("on timeout: an error result with the output so far", async () => {
