@@ -1,7 +1,7 @@
 // The kernel's cost per call: 1,000 calls of a no-op tool in one batch through the whole pipeline
 // (one beforeToolCall and one afterToolCall tap, an event listener), beside calling tool.execute
 // directly, in one run. Prints µs per call for both and the overhead.
-import { Type } from "@sinclair/typebox";
+import { Type } from "../../packages/core/dist/index.js";
 import { AgentHarness } from "../../packages/core/dist/index.js";
 
 const CALLS = 1_000;

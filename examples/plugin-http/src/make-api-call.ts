@@ -1,4 +1,4 @@
-import { type Static, Type } from "@sinclair/typebox";
+import { type Static, Type } from "@toolhost/core";
 import type { AgentTool } from "@toolhost/core";
 
 /** Options of `createApiCallTool`, and of the plugin. */

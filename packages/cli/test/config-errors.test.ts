@@ -143,7 +143,7 @@ describe("config errors: one message, a stable code, exit 2", () => {
   it("DUPLICATE_TOOL names both plugins", async () => {
     writeFile(
       join(dir, "plugins", "echo-again.mjs"),
-      `import { Type } from "@sinclair/typebox";
+      `import { Type } from "@toolhost/core";
 import { definePlugin } from "@toolhost/core";
 export default definePlugin({ name: "echo-again", apply(h) {
   h.registerTool({ name: "echo", label: "Echo", description: "again", parameters: Type.Object({}), async execute() { return { content: [], details: {} }; } });

@@ -57,7 +57,10 @@ export function compiledCheck(schema: TSchema): TypeCheck<TSchema> {
   return check;
 }
 
-/** Every problem of `value` against `schema` (up to a limit), or undefined when it is valid. */
+/**
+ * Every problem of `value` against a TypeBox `schema` (up to 20), each with its path, or undefined
+ * when it is valid. The check is compiled once per schema.
+ */
 export function problemsOf(schema: TSchema, value: unknown): ValidationProblem[] | undefined {
   const check = compiledCheck(schema);
   if (check.Check(value)) return undefined;

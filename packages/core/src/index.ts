@@ -12,3 +12,10 @@ export { Agent, type AgentInitialState, type AgentOptions, type AgentState } fro
 export { definePlugin, isPlugin, PLUGIN_API_VERSION, type PluginDefinition, type ToolhostPlugin } from "./plugin.js";
 export { ErrorCode, ToolhostError, messageOf } from "./errors.js";
 export type * from "./types.js";
+export { problemsOf as checkValue } from "./_validate.js";
+/**
+ * TypeBox's `Type`, from the copy bundled in the kernel: plugins build their schemas with it, so a
+ * host loads TypeBox once, bundled, instead of its ~250 module files per importer.
+ */
+export { Type } from "@sinclair/typebox";
+export type { Static, TObject, TProperties, TSchema } from "@sinclair/typebox";

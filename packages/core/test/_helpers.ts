@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { Type } from "@toolhost/core";
 import type { AgentEvent, AgentHarness, AgentTool, ExecutionMode, ToolCall } from "@toolhost/core";
 
 /** A tool that logs when each call starts and ends, and takes a few turns of the event loop. */

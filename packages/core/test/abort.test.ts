@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { Type } from "@toolhost/core";
 import { AgentHarness, ErrorCode, type AgentTool } from "@toolhost/core";
 import { describe, expect, it } from "vitest";
 import { deferred, recordEvents, textOf } from "./_helpers.js";

@@ -1,6 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { ErrorCode, ToolhostError, messageOf } from "@toolhost/core";
-import { Value } from "@sinclair/typebox/value";
+import { ErrorCode, ToolhostError, checkValue, messageOf } from "@toolhost/core";
 import picomatch from "picomatch";
 import { CommandPattern, type Match } from "./_command-pattern.js";
 import { toolMatcher } from "./_glob.js";
@@ -149,9 +148,9 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
 }
 
 function checkOptions(options: PolicyOptions): void {
-  const problems = [...Value.Errors(PolicyOptionsSchema, options)];
-  if (problems.length > 0) {
-    const lines = problems.slice(0, 10).map((problem) => `  ${problem.path || "/"}: ${problem.message}`);
+  const problems = checkValue(PolicyOptionsSchema, options);
+  if (problems) {
+    const lines = problems.slice(0, 10).map((problem) => `  ${problem.path}: ${problem.message}`);
     throw new ToolhostError(
       PolicyErrorCode.INVALID_OPTIONS,
       `Invalid options for @toolhost/hooks-policy:\n${lines.join("\n")}\nFix them in the plugin's options in the config (see the package README for the rule format).`,

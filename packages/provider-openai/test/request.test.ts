@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { Type } from "@toolhost/core";
 import type { AgentContext, AnyAgentTool } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createOpenAIStreamFn } from "../src/index.js";
