@@ -50,11 +50,11 @@ export function createBashToolHandle(config: BashToolConfig, baseCwd: string, fi
     name: "bash",
     label: "Bash",
     description: [
-      `Runs a shell command (bash -c) in ${fixedCwd ?? "the working directory"}, with stdin closed.`,
+      `Runs a shell command (${config.shell ?? "bash"} -c) in ${fixedCwd ?? "the working directory"}, with stdin closed.`,
       "Returns stdout, then stderr marked [stderr], then the exit code when it is not 0.",
       `Of each stream you see at most ${perStream}${config.maxStdoutLines ? ` and ${config.maxStdoutLines} stdout lines` : ""}: its head and its tail; when anything is left out, the whole output is saved to a file whose path is given.`,
       limit !== undefined ? `A command is ended after ${limit} s (less with "timeout").` : `Give "timeout" (seconds) for commands that may not end.`,
-      "Background processes do not outlive the call.",
+      "Processes it leaves in the background (cmd &, nohup, setsid) are ended when the call returns.",
     ].join(" "),
     parameters: BashParameters,
     executionMode: config.executionMode,
