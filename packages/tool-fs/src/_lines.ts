@@ -11,8 +11,21 @@ export interface LineRangeRequest {
   countAll: boolean;
   /** The file's size, to know the end was reached without another read. */
   size: number;
+  /** Where to start scanning: a known line start at or before `startLine`. Default line 1 at offset 0. */
+  from?: LinePosition;
+  /** Told the start of every `CHECKPOINT_LINES`-th line the scan passes, to be given back as `from` later. */
+  onCheckpoint?: (position: LinePosition) => void;
   signal?: AbortSignal;
 }
+
+/** A line number and the byte offset where that line starts. */
+export interface LinePosition {
+  line: number;
+  offset: number;
+}
+
+/** Lines between two checkpoints: a 5,000,000-line file has 77 of them. */
+export const CHECKPOINT_LINES = 65536;
 
 export interface LineRange {
   /** The bytes of the lines returned, newlines included. */
@@ -36,14 +49,16 @@ const NEWLINE = 10;
  * returned, whatever the file's size.
  */
 export async function readLineRange(file: FileHandle, request: LineRangeRequest): Promise<LineRange> {
-  const { startLine, endLine, maxBytes, countAll, size, signal } = request;
+  const { startLine, endLine, maxBytes, countAll, size, onCheckpoint, signal } = request;
+  const from = request.from ?? { line: 1, offset: 0 };
   const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
   let which = 0;
-  let pending: Promise<{ bytesRead: number }> | undefined = file.read(buffers[0] as Buffer, 0, CHUNK, 0);
+  let pending: Promise<{ bytesRead: number }> | undefined = file.read(buffers[0] as Buffer, 0, CHUNK, from.offset);
   const parts: Buffer[] = [];
   let kept = 0;
-  let line = 1;
-  let position = 0;
+  let line = from.line;
+  let position = from.offset;
+  let nextCheckpoint = onCheckpoint ? (Math.floor((line - 1) / CHECKPOINT_LINES) + 1) * CHECKPOINT_LINES + 1 : Number.POSITIVE_INFINITY;
   let lastByte = -1;
   let cutLine: number | undefined;
   let done = false; // the range is read
@@ -85,6 +100,11 @@ export async function readLineRange(file: FileHandle, request: LineRangeRequest)
         if (!done && line >= endLine) done = true;
         line += 1;
         i = end;
+        if (line === nextCheckpoint) {
+          const offset = position - bytesRead + i;
+          if (offset < size) (onCheckpoint as (position: LinePosition) => void)({ line, offset });
+          nextCheckpoint += CHECKPOINT_LINES;
+        }
       }
       if (done && !countAll) break;
     }

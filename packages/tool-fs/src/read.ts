@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "@toolhost/core";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
+import { CHECKPOINT_MIN_SIZE, checkpointsFor } from "./_checkpoints.js";
 import { readLineRange } from "./_lines.js";
 import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
 import { checkPath, openChecked, statOrExplain } from "./_paths.js";
@@ -99,12 +100,18 @@ async function read(ctx: FsContext, params: Static<typeof ReadParameters>, signa
     }
 
     const lastWanted = Math.min(params.endLine ?? Number.POSITIVE_INFINITY, startLine + ctx.maxLines - 1);
+    // The identity of what is read is taken from the open handle, so checkpoints match these bytes.
+    const opened = await file.stat();
+    const checkpoints = opened.size >= CHECKPOINT_MIN_SIZE ? checkpointsFor(opened) : undefined;
+    const from = checkpoints?.nearest(startLine);
     const range = await readLineRange(file, {
       startLine,
       endLine: lastWanted,
       maxBytes: ctx.maxSize,
-      countAll: info.size <= ctx.maxSize,
-      size: info.size,
+      countAll: opened.size <= ctx.maxSize,
+      size: opened.size,
+      ...(from ? { from } : {}),
+      ...(checkpoints ? { onCheckpoint: checkpoints.add } : {}),
       ...(signal ? { signal } : {}),
     });
     if (range.totalLines !== undefined && startLine > Math.max(range.totalLines, 1)) {
@@ -132,7 +139,7 @@ async function read(ctx: FsContext, params: Static<typeof ReadParameters>, signa
         `[Line ${range.cutLine} is cut: the output reached the ${count(ctx.maxSize)}-byte limit (maxSize).${cutHasMore ? ` Use startLine=${range.cutLine + 1} to continue.` : ""}]`,
       );
     } else if (truncated) {
-      const of = range.totalLines === undefined ? ` (the file has ${count(info.size)} bytes)` : ` of ${count(range.totalLines)}`;
+      const of = range.totalLines === undefined ? ` (the file has ${count(opened.size)} bytes)` : ` of ${count(range.totalLines)}`;
       notes.push(`[Showing lines ${first}-${last}${of}. Use startLine=${last + 1} to continue.]`);
     }
     if (range.totalLines === 0) notes.push("[The file is empty.]");

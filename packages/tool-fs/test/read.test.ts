@@ -91,6 +91,30 @@ describe("read", () => {
     }
   });
 
+  it("pages through a big file by remembered line starts, and forgets them when the file changes", async () => {
+    const root = await tempDir();
+    const make = (tag: string): string[] =>
+      Array.from({ length: 300_000 }, (_, i) => `${tag} ${i + 1} ${"-".repeat((i * 7) % 45)}`);
+    let all = make("first");
+    await writeFile(join(root, "big.txt"), `${all.join("\n")}\n`);
+    const read = createReadTool({ cwd: root });
+    const check = async (start: number, count: number): Promise<void> => {
+      const result = await run(read, { path: "big.txt", startLine: start, endLine: start + count - 1 });
+      expect(textOf(result)).toBe(all.slice(start - 1, start - 1 + count).join("\n"));
+    };
+    for (const start of [250_000, 250_100, 70_000, 131_073, 131_072, 196_609, 299_990, 1, 65_537]) await check(start, 20);
+    // Same size, but a dash of line 10 becomes a newline, so every later line moves down one: the
+    // remembered positions must not be used.
+    all = make("first");
+    const split = (all[9] as string).lastIndexOf("-");
+    all.splice(9, 1, (all[9] as string).slice(0, split), (all[9] as string).slice(split + 1));
+    await writeFile(join(root, "big.txt"), `${all.join("\n")}\n`);
+    for (const start of [70_000, 250_000, 5]) await check(start, 20);
+    all = all.map((line) => `${line}+`);
+    await writeFile(join(root, "big.txt"), `${all.join("\n")}\n`);
+    for (const start of [299_999, 200_000]) await check(start, 2);
+  });
+
   it("does not call a read cut when maxLines ends exactly at the last line", async () => {
     const root = await tempDir();
     await writeFile(join(root, "f.txt"), numbered(20));
