@@ -71,16 +71,20 @@ describe("the plugin", () => {
   });
 });
 
-describe("a batch of bash calls", () => {
+describe("a batch of bash calls", { timeout: 60_000 }, () => {
   // Call "wait" waits for the file that call "make" creates: it ends only if "make" runs beside it.
-  const waitFor = (file: string) => ({ command: `until [ -e ${file} ]; do sleep 0.01; done; echo waited`, timeout: 2 });
+  const waitFor = (file: string, timeout: number) => ({
+    command: `until [ -e ${file} ]; do sleep 0.01; done; echo waited`,
+    timeout,
+  });
   const make = (file: string) => ({ command: `touch ${file}; echo made` });
 
   it("runs the calls in the model's order by default, one at a time", async () => {
     const harness = await harnessWith({ killGraceMs: 100 });
     const file = join(dir, "flag");
     const results = await harness.executeToolCalls([
-      { id: "wait", name: "bash", arguments: waitFor(file) },
+      // It can only time out: "make" runs after it.
+      { id: "wait", name: "bash", arguments: waitFor(file, 1) },
       { id: "make", name: "bash", arguments: make(file) },
     ]);
     expect(results.map((result) => result.toolCallId)).toEqual(["wait", "make"]);
@@ -93,7 +97,8 @@ describe("a batch of bash calls", () => {
     const harness = await harnessWith({ executionMode: "parallel" });
     const file = join(dir, "flag");
     const results = await harness.executeToolCalls([
-      { id: "wait", name: "bash", arguments: waitFor(file) },
+      // It ends as soon as "make" has run beside it; the timeout only bounds a failure.
+      { id: "wait", name: "bash", arguments: waitFor(file, 30) },
       { id: "make", name: "bash", arguments: make(file) },
       { id: "fail", name: "bash", arguments: { command: "echo no >&2; exit 1" } },
     ]);
