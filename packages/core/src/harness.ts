@@ -777,7 +777,8 @@ export function resolvePluginOptions<TOptions extends TSchema>(
     }
     return {} as Static<TOptions>;
   }
-  const value = Value.Default(plugin.options, structuredClone(options ?? {}));
+  // Value.Clone keeps functions (e.g. tool-fs's imageProcessor from a code config), where structuredClone throws.
+  const value = Value.Default(plugin.options, Value.Clone(options ?? {}));
   const problems = problemsOf(plugin.options, value);
   if (problems) {
     throw new ToolhostError(

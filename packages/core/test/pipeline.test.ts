@@ -263,6 +263,23 @@ describe("tools and plugins", () => {
     expect((incompatible as Error).message).toContain(`speaks plugin API ${PLUGIN_API_VERSION}`);
   });
 
+  it("passes functions in options through (code configs), as the same function", async () => {
+    const seen: unknown[] = [];
+    const processor = () => "processed";
+    const plugin = definePlugin({
+      name: "fn-opts",
+      options: Type.Object({ processor: Type.Optional(Type.Any()), size: Type.Number({ default: 1 }) }),
+      apply(_h, options) {
+        seen.push(options);
+      },
+    });
+    const given = { processor };
+    await new AgentHarness().use(plugin, given);
+    expect(seen).toEqual([{ processor, size: 1 }]);
+    expect((seen[0] as { processor: unknown }).processor).toBe(processor);
+    expect(given).toEqual({ processor });
+  });
+
   it("names the plugin whose apply threw", async () => {
     const plugin = definePlugin({ name: "broken", apply() {
       throw new Error("missing binary");

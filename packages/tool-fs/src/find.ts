@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "@toolhost/core";
 import type { AgentTool, AgentToolResult } from "@toolhost/core";
 import { join } from "node:path";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";

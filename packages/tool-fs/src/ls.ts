@@ -1,5 +1,5 @@
 import { readdir } from "node:fs/promises";
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "@toolhost/core";
 import type { AgentTool, AgentToolResult } from "@toolhost/core";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { createContext, type FsContext, type FsToolOptions } from "./_options.js";

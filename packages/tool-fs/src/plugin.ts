@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { Type } from "@toolhost/core";
 import { definePlugin, ErrorCode, ToolhostError } from "@toolhost/core";
 import { createContext, DEFAULTS, type ImageProcessor } from "./_options.js";
 import { toolsOf } from "./tools.js";

@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "@toolhost/core";
 import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "@toolhost/core";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { CHECKPOINT_MIN_SIZE, checkpointsFor } from "./_checkpoints.js";

@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static } from "@toolhost/core";
 import type { AgentTool, AgentToolResult } from "@toolhost/core";
 import { writeAtomic } from "./_atomic.js";
 import { asResult } from "./_errors.js";
