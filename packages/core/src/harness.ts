@@ -777,8 +777,7 @@ export function resolvePluginOptions<TOptions extends TSchema>(
     }
     return {} as Static<TOptions>;
   }
-  // Value.Clone keeps functions (e.g. tool-fs's imageProcessor from a code config), where structuredClone throws.
-  const value = Value.Default(plugin.options, Value.Clone(options ?? {}));
+  const value = Value.Default(plugin.options, copyOptions(options ?? {}));
   const problems = problemsOf(plugin.options, value);
   if (problems) {
     throw new ToolhostError(
@@ -787,4 +786,17 @@ export function resolvePluginOptions<TOptions extends TSchema>(
     );
   }
   return value as Static<TOptions>;
+}
+
+/**
+ * A copy of plain objects and arrays, so that filling defaults never changes the caller's config;
+ * anything else (a function of a code config, e.g. tool-fs's imageProcessor) is kept as it is,
+ * where structuredClone would throw.
+ */
+function copyOptions(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyOptions);
+  if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copyOptions(item)]));
+  }
+  return value;
 }
