@@ -26,8 +26,7 @@ try {
     join(dir, "read-plugin.mjs"),
     `import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { Type } from "@toolhost/core";
-import { definePlugin } from "@toolhost/core";
+import { definePlugin, Type } from "@toolhost/core";
 export default definePlugin({ name: "bench-read", apply(harness) {
   harness.registerTool({ name: "read_file", label: "Read", description: "reads a file", parameters: Type.Object({ path: Type.String() }),
     async execute(_id, { path }) { return { content: [{ type: "text", text: readFileSync(resolve(harness.cwd, path), "utf8") }], details: {} }; } });

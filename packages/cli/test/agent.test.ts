@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Type } from "@toolhost/core";
-import { Agent, AgentHarness, type AgentEvent, type AgentTool, type ToolResultMessage } from "@toolhost/core";
+import { Agent, AgentHarness, type AgentEvent, type AgentTool, type ToolResultMessage, Type } from "@toolhost/core";
 import policy from "@toolhost/hooks-policy";
 import { createOpenAIStreamFn } from "@toolhost/provider-openai";
 import bash from "@toolhost/tool-bash";

@@ -1,5 +1,4 @@
-import { Type } from "@toolhost/core";
-import { AgentHarness, ErrorCode, type AgentTool } from "@toolhost/core";
+import { AgentHarness, ErrorCode, type AgentTool, Type } from "@toolhost/core";
 import { describe, expect, it } from "vitest";
 import { deferred, recordEvents, textOf } from "./_helpers.js";
 

@@ -1,5 +1,4 @@
-import { Type } from "@toolhost/core";
-import { AgentHarness, ErrorCode, type AgentTool, type ToolResultMessage } from "@toolhost/core";
+import { AgentHarness, ErrorCode, type AgentTool, type ToolResultMessage, Type } from "@toolhost/core";
 import { describe, expect, it } from "vitest";
 import { textOf } from "./_helpers.js";
 

@@ -1,8 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Type } from "@toolhost/core";
-import { AgentHarness, type AgentTool } from "@toolhost/core";
+import { AgentHarness, type AgentTool, Type } from "@toolhost/core";
 import policyPlugin, { type PolicyOptions, type PolicyService } from "../src/index.js";
 
 /** A fresh workspace laid out as policy-cases.json's "about" says. */

@@ -1,6 +1,5 @@
 import { createRequire } from "node:module";
-import { Type } from "@toolhost/core";
-import { definePlugin } from "@toolhost/core";
+import { definePlugin, Type } from "@toolhost/core";
 import type { ModelService } from "@toolhost/core";
 import { createOpenAIStreamFn } from "./stream.js";
 

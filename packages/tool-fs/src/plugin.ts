@@ -1,5 +1,4 @@
-import { Type } from "@toolhost/core";
-import { definePlugin, ErrorCode, ToolhostError } from "@toolhost/core";
+import { definePlugin, ErrorCode, ToolhostError, Type } from "@toolhost/core";
 import { createContext, DEFAULTS, type ImageProcessor } from "./_options.js";
 import { toolsOf } from "./tools.js";
 
