@@ -6,20 +6,20 @@ export const MAX_LINE_CHARS = 2000;
 const NEWLINE = 10;
 
 /**
- * One output stream, kept in bounded memory: the first `headLimit` bytes, the last `tailLimit`
- * bytes (as the chunks that hold them, never copied), and counts of everything. Lines are only
- * counted while the output streams; they are split and decoded when shown.
+ * One output stream, kept in bounded memory: copies of the first `headLimit` bytes and of the last
+ * `tailLimit` bytes (a ring), and counts of everything. Lines are only counted while the output
+ * streams; they are split and decoded when shown. Chunks are copied, never kept: the pipes reuse
+ * their buffers.
  */
 export class StreamCapture {
   readonly #headLimit: number;
   readonly #tailLimit: number;
-  readonly #head: Buffer[] = [];
+  #head: Buffer | undefined;
   #headBytes = 0;
-  readonly #tail: Buffer[] = [];
-  #tailStart = 0;
-  #tailBytes = 0;
-  /** The last byte dropped from the front of the tail: tells whether the tail starts a line. */
-  #beforeTail = NEWLINE;
+  /** The last `tailLimit + 1` bytes after the head: the extra one tells whether the tail starts a line. */
+  #ring: Buffer | undefined;
+  #ringBytes = 0;
+  #ringAt = 0;
   #total = 0;
   #newlines = 0;
   #lastByte = NEWLINE;
@@ -48,37 +48,45 @@ export class StreamCapture {
 
     let rest = chunk;
     if (this.#headBytes < this.#headLimit) {
+      this.#head ??= Buffer.allocUnsafe(this.#headLimit);
       const take = Math.min(this.#headLimit - this.#headBytes, length);
-      this.#head.push(take === length ? chunk : chunk.subarray(0, take));
+      chunk.copy(this.#head, this.#headBytes, 0, take);
       this.#headBytes += take;
       if (take === length) return;
       rest = chunk.subarray(take);
     }
-    this.#tail.push(rest);
-    this.#tailBytes += rest.length;
-    // Drop whole chunks from the front while what remains still covers the tail limit.
-    while (this.#tail.length - this.#tailStart > 1) {
-      const first = this.#tail[this.#tailStart] as Buffer;
-      if (this.#tailBytes - first.length < this.#tailLimit) break;
-      this.#tailBytes -= first.length;
-      this.#beforeTail = first[first.length - 1] as number;
-      this.#tail[this.#tailStart] = EMPTY;
-      this.#tailStart += 1;
-      if (this.#tailStart > 64 && this.#tailStart * 2 > this.#tail.length) {
-        this.#tail.splice(0, this.#tailStart);
-        this.#tailStart = 0;
-      }
+    const ring = (this.#ring ??= Buffer.allocUnsafe(this.#tailLimit + 1));
+    const size = ring.length;
+    if (rest.length >= size) {
+      rest.copy(ring, 0, rest.length - size);
+      this.#ringAt = 0;
+      this.#ringBytes = size;
+      return;
     }
+    const first = Math.min(size - this.#ringAt, rest.length);
+    rest.copy(ring, this.#ringAt, 0, first);
+    if (first < rest.length) rest.copy(ring, 0, first);
+    this.#ringAt = (this.#ringAt + rest.length) % size;
+    this.#ringBytes = Math.min(size, this.#ringBytes + rest.length);
   }
 
   /** The lines to show, at most `maxLines` (half from the head, half from the tail), long lines cut. */
   render(maxLines: number | undefined): RenderedStream {
-    const head = Buffer.concat(this.#head);
-    let tail = Buffer.concat(this.#tail.slice(this.#tailStart));
-    let beforeTail = this.#beforeTail;
-    if (tail.length > this.#tailLimit) {
-      beforeTail = tail[tail.length - this.#tailLimit - 1] as number;
-      tail = tail.subarray(tail.length - this.#tailLimit);
+    const head = this.#head ? this.#head.subarray(0, this.#headBytes) : EMPTY;
+    let tail: Buffer = EMPTY;
+    let beforeTail = NEWLINE;
+    const ring = this.#ring;
+    if (ring && this.#ringBytes > 0) {
+      const ordered =
+        this.#ringBytes < ring.length
+          ? ring.subarray(0, this.#ringBytes)
+          : Buffer.concat([ring.subarray(this.#ringAt), ring.subarray(0, this.#ringAt)]);
+      if (ordered.length > this.#tailLimit) {
+        beforeTail = ordered[0] as number;
+        tail = ordered.subarray(1);
+      } else {
+        tail = ordered;
+      }
     }
     const droppedBytes = this.#total - head.length - tail.length;
     const lineCount = this.#newlines + (this.#total > 0 && this.#lastByte !== NEWLINE ? 1 : 0);
@@ -166,7 +174,7 @@ function countNewlines(buffer: Buffer): number {
   return count;
 }
 
-const EMPTY = Buffer.alloc(0);
+const EMPTY: Buffer = Buffer.alloc(0);
 
 /** What a stream shows: head lines, tail lines, and what was left out between them. */
 export interface RenderedStream {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
-import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { type AgentToolResult, type AgentToolUpdateCallback, ErrorCode, ToolhostError, messageOf } from "@toolhost/core";
-import { execa } from "execa";
+import { type Options, execa } from "execa";
 import { type RenderedStream, StreamCapture, streamText } from "./_output.js";
+import { type CommandOutputs, commandOutputs } from "./_pipes.js";
 import { Spill } from "./_spill.js";
 import { ProcessTree, killGroupOnExit } from "./_tree.js";
 
@@ -131,13 +131,16 @@ export async function runCommand(
   }
 
   const marker = `${CALL_MARKER}=${randomUUID()}`;
+  const outputs = await commandOutputs();
   let child: ReturnType<typeof spawnShell>;
   try {
-    child = spawnShell(shell, settings, marker);
+    child = spawnShell(shell, settings, marker, outputs.stdio);
   } catch (error) {
+    outputs.abandon();
     return cannotStart(BashErrorCode.SPAWN_FAILED, `Cannot run the command: starting ${shell} failed: ${messageOf(error)}`);
   }
   if (child.pid === undefined) {
+    outputs.abandon();
     const failure = await child.then(
       (result) => result.originalMessage ?? result.shortMessage,
       (error: unknown) => messageOf(error),
@@ -159,8 +162,7 @@ export async function runCommand(
   const tracker = setInterval(() => tree.track(), TRACK_INTERVAL_MS);
   tracker.unref();
 
-  const stdout = child.stdout as Readable;
-  const stderr = child.stderr as Readable;
+  const [stdout, stderr] = outputs.spawned(child);
   const out = new StreamCapture(settings.maxOutputBytes);
   const err = new StreamCapture(settings.maxOutputBytes);
   let paused = false;
@@ -206,19 +208,16 @@ export async function runCommand(
     if (updateTimer !== undefined || settled || !onUpdate) return;
     updateTimer = setTimeout(sendUpdate, Math.max(0, lastUpdate + UPDATE_INTERVAL_MS - performance.now()));
   };
-  const reader = (capture: StreamCapture) => (chunk: Buffer) => {
+  const reader = (capture: StreamCapture) => (chunk: Buffer, release: () => void) => {
     lastData = performance.now();
-    if (!spill.record(chunk)) pause();
     capture.push(chunk);
-    if (capture.overflowed && !spill.started && !spill.start()) pause();
+    if (!spill.record(chunk, release)) pause();
+    if (capture.overflowed && !spill.started) spill.start();
     scheduleUpdate();
   };
-  stdout.on("data", reader(out));
-  stderr.on("data", reader(err));
-  // A destroyed pipe may report an error; the output so far stands.
-  stdout.on("error", () => {});
-  stderr.on("error", () => {});
-  const streamsClosed = Promise.all([closed(stdout), closed(stderr)]);
+  stdout.start(reader(out));
+  stderr.start(reader(err));
+  const streamsClosed = Promise.all([stdout.closed, stderr.closed]);
 
   let stopReason: "aborted" | "disposed" | "timeout" | undefined;
   let onStop: () => void = () => {};
@@ -334,17 +333,18 @@ export async function runCommand(
   }
 }
 
-function spawnShell(shell: string, settings: RunSettings, marker: string) {
+function spawnShell(shell: string, settings: RunSettings, marker: string, [out, err]: CommandOutputs["stdio"]) {
   const separator = marker.indexOf("=");
-  return execa(shell, ["-c", settings.command], {
+  const options: Options = {
     cwd: settings.cwd,
     env: { ...settings.env, [marker.slice(0, separator)]: marker.slice(separator + 1) },
     extendEnv: true,
     // Its own process group and session, so that the whole tree can be signalled at once.
     detached: true,
     stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
+    // A file descriptor of our FIFO; execa's types list only 3 to 9, its runtime takes any.
+    stdout: out as Options["stdout"],
+    stderr: err as Options["stderr"],
     // Read here, chunk by chunk, in bounded memory; execa keeps nothing.
     buffer: false,
     encoding: "buffer",
@@ -352,7 +352,8 @@ function spawnShell(shell: string, settings: RunSettings, marker: string) {
     reject: false,
     cleanup: false,
     forceKillAfterDelay: false,
-  });
+  };
+  return execa(shell, ["-c", settings.command], options);
 }
 
 /** stdout, then stderr under a mark, then the status line. */
@@ -371,13 +372,6 @@ function outputSoFar(o: RenderedStream, e: RenderedStream, details: BashToolDeta
 
 function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-}
-
-function closed(stream: Readable): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.destroyed || stream.readableEnded) resolve();
-    else stream.once("close", () => resolve());
-  });
 }
 
 function checkCwd(cwd: string): string | undefined {

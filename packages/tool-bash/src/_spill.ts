@@ -1,21 +1,35 @@
-import { createWriteStream, mkdtempSync, type WriteStream } from "node:fs";
+import { close, mkdtempSync, openSync, writev } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** Bytes queued for the file beyond which the readers are asked to pause. */
+const QUEUE_LIMIT = 1024 * 1024;
+/** Most chunks in one writev call. */
+const BATCH = 64;
+
+interface Pending {
+  chunk: Buffer;
+  release: () => void;
+}
+
 /**
- * The whole output of a call, stdout and stderr in the order they arrived. Until `start`, it only
- * remembers the chunks (bounded: the captures start it once a stream passes its limit); from then
- * on every chunk goes straight to a private temporary file.
+ * The whole output of a call, stdout and stderr in the order they arrived. Until `start`, it keeps
+ * copies of the chunks (bounded: the captures start it once a stream passes its limit); from then
+ * on each chunk is queued, still held by its pipe, and written to a private temporary file in
+ * order, then released.
  */
 export class Spill {
   #log: Buffer[] | undefined = [];
-  #file: WriteStream | undefined;
-  #closed: Promise<void> | undefined;
+  #queue: Pending[] = [];
+  #queuedBytes = 0;
+  #fd: number | undefined;
+  #writing = false;
   #onDrain: () => void;
+  #onIdle: (() => void) | undefined;
   path: string | undefined;
   error: Error | undefined;
 
-  /** `onDrain` is called when the file has caught up after `record` or `start` returned false. */
+  /** `onDrain` is called when the queue has shrunk after `record` returned false. */
   constructor(onDrain: () => void) {
     this.#onDrain = onDrain;
   }
@@ -24,49 +38,104 @@ export class Spill {
     return this.#log === undefined;
   }
 
-  /** Keeps a chunk; false when the file is behind and the sources should pause until `onDrain`. */
-  record(chunk: Buffer): boolean {
+  /** Keeps a chunk; false when the file is behind and the readers should pause until `onDrain`. */
+  record(chunk: Buffer, release: () => void): boolean {
     if (this.#log) {
-      this.#log.push(chunk);
+      this.#log.push(Buffer.from(chunk));
+      release();
       return true;
     }
-    if (!this.#file || this.error) return true;
-    return this.#file.write(chunk);
+    if (this.#fd === undefined || this.error) {
+      release();
+      return true;
+    }
+    this.#queue.push({ chunk, release });
+    this.#queuedBytes += chunk.length;
+    this.#pump();
+    return this.#queuedBytes < QUEUE_LIMIT;
   }
 
-  /** Opens the file and writes what was kept so far; false when the sources should pause. */
-  start(): boolean {
+  /** Opens the file and queues what was kept so far. */
+  start(): void {
     const log = this.#log ?? [];
     this.#log = undefined;
     try {
       const folder = mkdtempSync(join(tmpdir(), "toolhost-bash-"));
       this.path = join(folder, "output.log");
       // Output can hold secrets: the file is the user's alone.
-      const file = createWriteStream(this.path, { flags: "wx", mode: 0o600, highWaterMark: 1 << 20 });
-      this.#file = file;
-      this.#closed = new Promise<void>((resolve) => {
-        file.once("close", resolve);
-      });
-      file.on("drain", () => this.#onDrain());
-      file.once("error", (error) => {
-        this.error = error;
-        this.#onDrain();
-      });
+      this.#fd = openSync(this.path, "wx", 0o600);
     } catch (error) {
       this.error = error as Error;
-      return true;
+      return;
     }
-    let ready = true;
-    for (const chunk of log) ready = this.#file.write(chunk);
-    return ready;
+    for (const chunk of log) {
+      this.#queue.push({ chunk, release: noop });
+      this.#queuedBytes += chunk.length;
+    }
+    this.#pump();
   }
 
-  /** Writes what is left and closes the file. */
+  #pump(): void {
+    if (this.#writing || this.#fd === undefined) return;
+    if (this.#queue.length === 0) {
+      this.#onIdle?.();
+      return;
+    }
+    const batch = this.#queue.splice(0, BATCH);
+    this.#writing = true;
+    this.#write(this.#fd, batch, 0);
+  }
+
+  /** Writes the batch from `skip` bytes in, to its end (writev may write less than asked). */
+  #write(fd: number, batch: Pending[], skip: number): void {
+    const buffers: Buffer[] = [];
+    let left = skip;
+    for (const { chunk } of batch) {
+      if (left >= chunk.length) {
+        left -= chunk.length;
+        continue;
+      }
+      buffers.push(left > 0 ? chunk.subarray(left) : chunk);
+      left = 0;
+    }
+    writev(fd, buffers, (error, written) => {
+      const total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+      if (!error && written < total) {
+        this.#write(fd, batch, skip + written);
+        return;
+      }
+      this.#writing = false;
+      const wasFull = this.#queuedBytes >= QUEUE_LIMIT;
+      for (const pending of batch) {
+        this.#queuedBytes -= pending.chunk.length;
+        pending.release();
+      }
+      if (error) this.#fail(error);
+      if (wasFull && this.#queuedBytes < QUEUE_LIMIT) this.#onDrain();
+      this.#pump();
+    });
+  }
+
+  #fail(error: Error): void {
+    this.error ??= error;
+    for (const pending of this.#queue.splice(0)) pending.release();
+    this.#queuedBytes = 0;
+  }
+
+  /** Writes what is queued and closes the file. */
   async finish(): Promise<void> {
     this.#log = undefined;
-    const file = this.#file;
-    if (!file) return;
-    if (!file.destroyed) file.end();
-    await this.#closed;
+    const fd = this.#fd;
+    if (fd === undefined) return;
+    if (this.#writing || this.#queue.length > 0) {
+      await new Promise<void>((resolve) => {
+        this.#onIdle = resolve;
+        this.#pump();
+      });
+    }
+    this.#fd = undefined;
+    await new Promise<void>((resolve) => close(fd, () => resolve()));
   }
 }
+
+const noop = (): void => {};

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 
 /** One line of /proc/<pid>/stat, the fields that tell who belongs to a command's tree. */
@@ -76,6 +76,16 @@ function readAll(): ProcessEntry[] {
   return entries;
 }
 
+/** What a process's file descriptor is open on, as `device:inode` (a FIFO, a pipe or a socket alike). */
+function openFileOf(pid: number, fd: number): string | undefined {
+  try {
+    const stat = statSync(`/proc/${pid}/fd/${fd}`);
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return undefined; // Closed meanwhile, or not ours to see.
+  }
+}
+
 let childrenFiles: boolean | undefined;
 
 /** Whether the kernel lists each thread's children (CONFIG_PROC_CHILDREN): the tree can be walked without a full scan. */
@@ -105,7 +115,7 @@ export class ProcessTree {
   readonly #marker: Buffer;
   readonly #known = new Map<number, number>();
   readonly #protected = new Set<number>();
-  /** The output pipes (`socket:[inode]`): whoever holds one inherited the command's stdout or stderr. */
+  /** The output pipes (`device:inode`): whoever holds one inherited the command's stdout or stderr. */
   readonly #pipes = new Set<string>();
   #rootStart = 0;
 
@@ -118,13 +128,9 @@ export class ProcessTree {
     this.#rootStart = root?.startTime ?? 0;
     if (root) this.#known.set(rootPid, root.startTime);
     for (const fd of [1, 2]) {
-      try {
-        const target = readlinkSync(`/proc/${rootPid}/fd/${fd}`);
-        // Node's stdio "pipes" are socket pairs on Linux.
-        if (target.startsWith("pipe:") || target.startsWith("socket:")) this.#pipes.add(target);
-      } catch {
-        // The shell is already gone: its group, session and marker still find what it left.
-      }
+      const pipe = openFileOf(rootPid, fd);
+      // Unknown if the shell is already gone: its group, session and marker still find what it left.
+      if (pipe !== undefined) this.#pipes.add(pipe);
     }
     // Never signal this process or its ancestors, whatever a scan says.
     let pid = process.pid;
@@ -226,11 +232,8 @@ export class ProcessTree {
       return false;
     }
     for (const fd of fds) {
-      try {
-        if (this.#pipes.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) return true;
-      } catch {
-        // Closed meanwhile.
-      }
+      const file = openFileOf(pid, Number(fd));
+      if (file !== undefined && this.#pipes.has(file)) return true;
     }
     return false;
   }

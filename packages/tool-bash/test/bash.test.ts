@@ -80,6 +80,37 @@ describe("bash: results", () => {
     }
   });
 
+  it("gives the command real pipes: /dev/stdout and /dev/stderr can be opened", async () => {
+    const result = await run("echo out > /dev/stdout; echo err > /dev/stderr; echo both | tee /dev/stderr");
+    expect(result.isError).toBeUndefined();
+    expect(result.details.stdout).toBe("out\nboth");
+    expect(result.details.stderr).toBe("err\nboth");
+  });
+
+  it("falls back to Node's own pipes where mkfifo is missing", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const dist = new URL("../dist/index.js", import.meta.url).href;
+    // A fresh process with an empty PATH: no mkfifo, so no FIFO; the shell and programs by path.
+    const script = `
+      const { rmSync } = await import("node:fs");
+      const { dirname } = await import("node:path");
+      const { createBashTool } = await import(${JSON.stringify(dist)});
+      const tool = createBashTool({ shell: "/bin/bash", maxOutputBytes: 1024 });
+      const result = await tool.execute("x", { command: "/usr/bin/seq 1 100000; echo done >&2" }, new AbortController().signal, () => {});
+      const { size } = (await import("node:fs")).statSync(result.details.fullOutputPath);
+      rmSync(dirname(result.details.fullOutputPath), { recursive: true });
+      console.log(JSON.stringify({ stdout: result.details.stdout, stderr: result.details.stderr, size }));
+    `;
+    const printed = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      env: { ...process.env, PATH: join(dir, "empty") },
+    });
+    const { stdout, stderr, size } = JSON.parse(printed) as { stdout: string; stderr: string; size: number };
+    expect(stdout).toMatch(/^1\n2\n[^]*… [\d,]+ lines left out; full output: [^]*\n99999\n100000$/);
+    expect(stderr).toBe("done");
+    expect(size).toBe(588895 + "done\n".length);
+  });
+
   it("resolves a relative cwd against the working directory of the process", async () => {
     const tool = createBashTool({ cwd: "." });
     const result = await tool.execute("c", { command: "pwd" }, never, () => {}, undefined);
