@@ -31,7 +31,7 @@ export interface CommandOutputs {
 
 const CHUNK_BYTES = 64 * 1024;
 /** Buffers of a pipe that wait to be written to the full-output file: beyond them, reading pauses. */
-const POOL_LIMIT = 8;
+const POOL_LIMIT = 32;
 
 let fifosWork: boolean | undefined;
 

@@ -6,6 +6,8 @@ import { join } from "node:path";
 const QUEUE_LIMIT = 1024 * 1024;
 /** Most chunks in one writev call. */
 const BATCH = 64;
+/** Writes in flight at once, each at its own offset: the thread pool overlaps them. */
+const CONCURRENT_WRITES = 2;
 
 interface Pending {
   chunk: Buffer;
@@ -23,7 +25,9 @@ export class Spill {
   #queue: Pending[] = [];
   #queuedBytes = 0;
   #fd: number | undefined;
-  #writing = false;
+  #writing = 0;
+  /** Where the next batch goes in the file. */
+  #position = 0;
   #onDrain: () => void;
   #onIdle: (() => void) | undefined;
   path: string | undefined;
@@ -76,18 +80,19 @@ export class Spill {
   }
 
   #pump(): void {
-    if (this.#writing || this.#fd === undefined) return;
-    if (this.#queue.length === 0) {
-      this.#onIdle?.();
-      return;
+    if (this.#fd === undefined) return;
+    while (this.#writing < CONCURRENT_WRITES && this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, BATCH);
+      const at = this.#position;
+      for (const { chunk } of batch) this.#position += chunk.length;
+      this.#writing += 1;
+      this.#write(this.#fd, batch, at, 0);
     }
-    const batch = this.#queue.splice(0, BATCH);
-    this.#writing = true;
-    this.#write(this.#fd, batch, 0);
+    if (this.#writing === 0 && this.#queue.length === 0) this.#onIdle?.();
   }
 
-  /** Writes the batch from `skip` bytes in, to its end (writev may write less than asked). */
-  #write(fd: number, batch: Pending[], skip: number): void {
+  /** Writes the batch, which starts at `at` in the file, from `skip` bytes in (writev may write less than asked). */
+  #write(fd: number, batch: Pending[], at: number, skip: number): void {
     const buffers: Buffer[] = [];
     let left = skip;
     for (const { chunk } of batch) {
@@ -98,13 +103,13 @@ export class Spill {
       buffers.push(left > 0 ? chunk.subarray(left) : chunk);
       left = 0;
     }
-    writev(fd, buffers, (error, written) => {
+    writev(fd, buffers, at + skip, (error, written) => {
       const total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
       if (!error && written < total) {
-        this.#write(fd, batch, skip + written);
+        this.#write(fd, batch, at, skip + written);
         return;
       }
-      this.#writing = false;
+      this.#writing -= 1;
       const wasFull = this.#queuedBytes >= QUEUE_LIMIT;
       for (const pending of batch) {
         this.#queuedBytes -= pending.chunk.length;
@@ -127,7 +132,7 @@ export class Spill {
     this.#log = undefined;
     const fd = this.#fd;
     if (fd === undefined) return;
-    if (this.#writing || this.#queue.length > 0) {
+    if (this.#writing > 0 || this.#queue.length > 0) {
       await new Promise<void>((resolve) => {
         this.#onIdle = resolve;
         this.#pump();
