@@ -33,7 +33,8 @@ const CHUNK_BYTES = 64 * 1024;
 /** Buffers of a pipe that wait to be written to the full-output file: beyond them, reading pauses. */
 const POOL_LIMIT = 32;
 
-let fifosWork: boolean | undefined;
+/** Set once running mkfifo failed with ENOENT: later calls go straight to execa's pipes. */
+let mkfifoMissing: boolean | undefined;
 
 /**
  * Real pipes (FIFOs) for the command's output where `mkfifo` exists, else execa's. Node's own
@@ -42,9 +43,8 @@ let fifosWork: boolean | undefined;
  * of output do not become 100 MB of garbage for the collector.
  */
 export async function commandOutputs(): Promise<CommandOutputs> {
-  if (fifosWork !== false) {
+  if (mkfifoMissing !== true) {
     const fifos = await openFifos();
-    fifosWork = fifos !== undefined;
     if (fifos) return fifos;
   }
   return {
@@ -60,7 +60,12 @@ async function openFifos(): Promise<CommandOutputs | undefined> {
   try {
     folder = mkdtempSync(join(tmpdir(), "toolhost-bash-pipes-"));
     const paths = [join(folder, "stdout"), join(folder, "stderr")];
-    await execa("mkfifo", ["-m", "600", ...paths], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    try {
+      await execa("mkfifo", ["-m", "600", ...paths], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "ENOENT") mkfifoMissing = true;
+      throw error;
+    }
     // The read end first, without blocking; then the write end opens at once (and blocks as a pipe should).
     for (const path of paths) {
       fds.push(openSync(path, constants.O_RDONLY | constants.O_NONBLOCK));
