@@ -34,7 +34,8 @@ describe("bash: 100 MB of output", () => {
       try {
         expect(result.isError).toBeUndefined();
         // A memory bound, not a timing: the output is 100 MB, what this process holds stays far below.
-        expect((peak - before) / 2 ** 20).toBeLessThan(150);
+        // (About 10 MiB here; Node's own child pipes would take about 40. 64 leaves room for a busy machine.)
+        expect((peak - before) / 2 ** 20).toBeLessThan(64);
         expect(statSync(path).size).toBe(SIZE);
         const sha = (command: string) => execFileSync("bash", ["-c", command], { encoding: "utf8" }).split(" ")[0];
         expect(sha(`sha256sum ${path}`)).toBe(sha(`${COMMAND} | sha256sum`));
