@@ -123,8 +123,10 @@ export class Spill {
 
   #fail(error: Error): void {
     this.error ??= error;
-    for (const pending of this.#queue.splice(0)) pending.release();
-    this.#queuedBytes = 0;
+    for (const pending of this.#queue.splice(0)) {
+      this.#queuedBytes -= pending.chunk.length;
+      pending.release();
+    }
   }
 
   /** Writes what is queued and closes the file. */
