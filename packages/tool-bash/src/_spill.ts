@@ -1,6 +1,7 @@
 import { close, mkdtempSync, openSync, writev } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** Bytes queued for the file beyond which the readers are asked to pause. */
 const QUEUE_LIMIT = 1024 * 1024;
@@ -142,6 +143,8 @@ export class Spill {
     }
     this.#fd = undefined;
     await new Promise<void>((resolve) => close(fd, () => resolve()));
+    // A file that is not whole would mislead: it goes, and the result says it could not be saved.
+    if (this.error && this.path) await rm(dirname(this.path), { recursive: true, force: true }).catch(() => {});
   }
 }
 
