@@ -229,6 +229,29 @@ describe("bash: output", () => {
     }
   });
 
+  it("removes a full-output file it could not finish, and says why", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const dist = new URL("../dist/index.js", import.meta.url).href;
+    // A Node process that may write files of at most 200 KiB (ulimit -f): the full output is more.
+    const script = `
+      process.on("SIGXFSZ", () => {});
+      const { createBashTool } = await import(${JSON.stringify(dist)});
+      const tool = createBashTool({ shell: "/bin/bash" });
+      const result = await tool.execute("x", { command: "seq 1 200000" }, new AbortController().signal, () => {});
+      console.log(JSON.stringify(result.details));
+    `;
+    const printed = execFileSync("bash", ["-c", 'ulimit -f 200; exec "$0" --input-type=module -e "$1"', process.execPath, script], {
+      encoding: "utf8",
+      env: { ...process.env, TMPDIR: dir },
+    });
+    const details = JSON.parse(printed) as BashToolDetails;
+    expect(details.truncated).toBe(true);
+    expect(details.fullOutputPath).toBeNull();
+    expect(details.stdout).toMatch(/\n… [\d,]+ lines left out; the full output could not be saved \(EFBIG: file too large, write\)\n/);
+    const { readdirSync } = await import("node:fs");
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it("turns invalid UTF-8 into replacement characters", async () => {
     const result = await run("printf 'ok \\377\\376 end\\n'; printf 'cut \\342\\202' >&2");
     expect(result.isError).toBeUndefined();
