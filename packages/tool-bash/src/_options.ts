@@ -1,6 +1,4 @@
-import { type Static, Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
-import { ErrorCode, ToolhostError } from "@toolhost/core";
+import { type Static, type ToolhostPlugin, Type, resolvePluginOptions } from "@toolhost/core";
 
 /** The options of the bash tool and of its plugin. */
 export const BashToolOptionsSchema = Type.Object(
@@ -52,15 +50,9 @@ export type BashToolConfig = Static<typeof BashToolOptionsSchema>;
 /** What `createBashTool` takes: every option may be left out. */
 export type BashToolOptions = Partial<BashToolConfig>;
 
-/** Fills defaults and validates; a bad option is a `ToolhostError` naming its path. */
+/** Fills defaults and validates, as `harness.use` does; a bad option is a `ToolhostError` naming its path. */
 export function resolveBashOptions(options: BashToolOptions | undefined): BashToolConfig {
-  const value = Value.Default(BashToolOptionsSchema, structuredClone(options ?? {}));
-  if (Value.Check(BashToolOptionsSchema, value)) return value;
-  const problems = [...Value.Errors(BashToolOptionsSchema, value)]
-    .slice(0, 20)
-    .map((error) => `  - ${error.path || "/"}: ${error.message}`);
-  throw new ToolhostError(
-    ErrorCode.INVALID_PLUGIN_OPTIONS,
-    `Invalid options for the bash tool:\n${problems.join("\n")}\nFix them where the tool is created.`,
-  );
+  // The kernel's own check reads only the name and the schema.
+  const plugin = { name: "@toolhost/tool-bash", options: BashToolOptionsSchema } as ToolhostPlugin<typeof BashToolOptionsSchema>;
+  return resolvePluginOptions(plugin, options);
 }

@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
-import { type Static, Type } from "@sinclair/typebox";
-import type { AgentTool } from "@toolhost/core";
+import { type AgentTool, type Static, Type } from "@toolhost/core";
 import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./_options.js";
 import { type BashToolDetails, type RunningCommand, runCommand } from "./_run.js";
 
