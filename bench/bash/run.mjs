@@ -118,9 +118,12 @@ console.log(`| (tool loaded, before the run) | – | ${loadedRSS.toFixed(1)} | $
 const timeRatio = tool.ms / raw.ms;
 const overIdle = tool.rss - idleRSS;
 console.log("");
-console.log(`wall time: tool / raw = ${timeRatio.toFixed(2)}x   (target <= 1.5x: ${timeRatio <= 1.5 ? "met" : "NOT met"})`);
+console.log(`wall time: tool / raw = ${timeRatio.toFixed(2)}x   (raw to /dev/null; target <= 1.5x: ${timeRatio <= 1.5 ? "met" : "NOT met"})`);
 console.log(`wall time: raw through one more pipe / raw = ${(rawCat.ms / raw.ms).toFixed(2)}x   (what any reader of the output pays, even cat)`);
-console.log(`wall time: tool / raw piped into Node = ${(tool.ms / rawPipe.ms).toFixed(2)}x   (what any reader in Node pays)`);
+const pipeRatio = tool.ms / rawPipe.ms;
+console.log(
+  `wall time: tool / raw piped into Node = ${pipeRatio.toFixed(2)}x   (raw read as a Node host reads it; target <= 1.5x: ${pipeRatio <= 1.5 ? "met" : "NOT met"})`,
+);
 console.log(`wall time: tool / raw piped into Node and written to a file = ${(tool.ms / rawFile.ms).toFixed(2)}x   (the same work: the tool keeps the whole output in a file)`);
 console.log(`peak RSS over idle Node: ${overIdle.toFixed(1)} MiB   (target <= 40 MiB: ${overIdle <= 40 ? "met" : "NOT met"})`);
 console.log(`peak RSS over the tool loaded and idle: ${(tool.rss - loadedRSS).toFixed(1)} MiB; over raw piped into Node: ${(tool.rss - rawPipe.rss).toFixed(1)} MiB`);
