@@ -231,6 +231,8 @@ export async function runCommand(
   };
   const onAbort = (): void => stop("aborted");
   signal?.addEventListener("abort", onAbort, { once: true });
+  // Aborted while the pipes were made: the listener above will never fire.
+  if (signal?.aborted) stop("aborted");
   // Beyond setTimeout's range (about 24.8 days) Node would fire at once: such a limit is no limit.
   const timeoutMs = settings.timeoutSeconds === undefined ? undefined : settings.timeoutSeconds * 1000;
   const timer =

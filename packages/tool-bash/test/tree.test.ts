@@ -84,6 +84,19 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
     expect(readFileSync(log, "utf8")).toBe("TERM\n");
   });
 
+  it("on an abort that comes while the call is still starting", async () => {
+    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const pidFile = join(dir, "sleep.pid");
+    const controller = new AbortController();
+    const call = tool.execute("t", { command: `echo $$ > ${pidFile}; exec sleep 300` }, controller.signal, () => {}, undefined);
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: ErrorCode.ABORTED });
+    // If the shell got as far as starting, it was ended.
+    if (existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "") {
+      expectAllEnded([Number(readFileSync(pidFile, "utf8"))]);
+    }
+  });
+
   it("on timeout: an error result with the output so far", async () => {
     const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
     const { command, pidFiles } = treeCommand(dir, `echo started; while [ ! -e ${join(dir, "never")} ]; do sleep 0.05; done`);
