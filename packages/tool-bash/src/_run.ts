@@ -62,10 +62,37 @@ export interface RunSettings {
 }
 
 /** A running call, as the tool's `dispose` sees it. */
-export interface RunningCommand {
+interface RunningCommand {
   /** Ends the command's tree; the call then throws as aborted. */
   stop(): void;
   readonly settled: Promise<unknown>;
+}
+
+/** The calls of one tool still running, and whether the tool was disposed (a call starting after it is stopped at once). */
+export class RunningCommands {
+  readonly #calls = new Set<RunningCommand>();
+  #disposed = false;
+
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  add(call: RunningCommand): void {
+    this.#calls.add(call);
+    if (this.#disposed) call.stop();
+  }
+
+  delete(call: RunningCommand): void {
+    this.#calls.delete(call);
+  }
+
+  /** Stops every call and waits until each has settled. */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    const calls = [...this.#calls];
+    for (const call of calls) call.stop();
+    await Promise.all(calls.map((call) => call.settled));
+  }
 }
 
 /** The environment variable every command of a call inherits, to find its processes after they leave the tree. */
@@ -93,7 +120,7 @@ export async function runCommand(
   settings: RunSettings,
   signal: AbortSignal | undefined,
   onUpdate: AgentToolUpdateCallback<BashToolDetails> | undefined,
-  running: Set<RunningCommand>,
+  running: RunningCommands,
 ): Promise<AgentToolResult<BashToolDetails>> {
   const started = performance.now();
   const { command, cwd } = settings;
@@ -113,8 +140,9 @@ export async function runCommand(
     details: { ...base(), code },
     isError: true,
   });
-  if (signal?.aborted) {
-    throw new BashAbortedError("Aborted before the command started.", { content: [], details: base(), isError: true });
+  if (signal?.aborted || running.disposed) {
+    const what = signal?.aborted ? "Aborted" : "Not run: the harness was disposed";
+    throw new BashAbortedError(`${what} before the command started.`, { content: [], details: base(), isError: true });
   }
 
   const problem = checkCwd(cwd);

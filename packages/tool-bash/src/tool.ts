@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { type AgentTool, type Static, Type } from "@toolhost/core";
 import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./_options.js";
-import { type BashToolDetails, type RunningCommand, runCommand } from "./_run.js";
+import { type BashToolDetails, RunningCommands, runCommand } from "./_run.js";
 
 /** The arguments of a `bash` call. */
 export const BashParameters = Type.Object({
@@ -41,7 +41,7 @@ export function createBashTool(options?: BashToolOptions): AgentTool<typeof Bash
  * when `fixed` (the plugin: the harness's folder), else the process's folder at each call.
  */
 export function createBashToolHandle(config: BashToolConfig, baseCwd: string, fixed: boolean): BashToolHandle {
-  const running = new Set<RunningCommand>();
+  const running = new RunningCommands();
   const fixedCwd = config.cwd !== undefined ? resolve(baseCwd, config.cwd) : fixed ? baseCwd : undefined;
   const limit = config.timeout > 0 ? config.timeout : undefined;
   const perStream = `${Math.round(config.maxOutputBytes / 1024)} KiB`;
@@ -80,10 +80,6 @@ export function createBashToolHandle(config: BashToolConfig, baseCwd: string, fi
   };
   return {
     tool,
-    async dispose() {
-      const pending = [...running];
-      for (const run of pending) run.stop();
-      await Promise.all(pending.map((run) => run.settled));
-    },
+    dispose: () => running.dispose(),
   };
 }

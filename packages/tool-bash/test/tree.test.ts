@@ -183,6 +183,19 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
     );
   });
 
+  it("when the harness is disposed while a call is starting: nothing is left running", async () => {
+    const harness = new AgentHarness({ cwd: dir });
+    await harness.use(bashPlugin, { killGraceMs: KILL_GRACE_MS });
+    const pidFile = join(dir, "sleep.pid");
+    const batch = harness.executeToolCalls([{ id: "a", name: "bash", arguments: { command: `echo $$ > ${pidFile}; exec sleep 300` } }]);
+    await harness.dispose();
+    const [message] = await batch;
+    expect(message?.isError).toBe(true);
+    if (existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "") {
+      expectAllEnded([Number(readFileSync(pidFile, "utf8"))]);
+    }
+  });
+
   it("when the batch is aborted through the harness", async () => {
     const harness = new AgentHarness({ cwd: dir });
     await harness.use(bashPlugin, { killGraceMs: KILL_GRACE_MS });
