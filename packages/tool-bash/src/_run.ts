@@ -7,7 +7,7 @@ import { type Options, execa } from "execa";
 import { type RenderedStream, StreamCapture, streamText } from "./_output.js";
 import { type CommandOutputs, commandOutputs } from "./_pipes.js";
 import { Spill } from "./_spill.js";
-import { ProcessTree, killGroupOnExit } from "./_tree.js";
+import { ProcessTree, killTreeOnExit } from "./_tree.js";
 
 /** Stable codes in `details.code` of the bash tool's error results. */
 export const BashErrorCode = Object.freeze({
@@ -185,8 +185,8 @@ export async function runCommand(
   );
 
   const pid = child.pid;
-  const unmarkExit = killGroupOnExit(pid);
   const tree = new ProcessTree(pid, marker);
+  const unmarkExit = killTreeOnExit(tree);
   const tracker = setInterval(() => tree.track(), TRACK_INTERVAL_MS);
   tracker.unref();
 

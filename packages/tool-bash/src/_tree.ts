@@ -286,6 +286,17 @@ export class ProcessTree {
     }
   }
 
+  /** SIGKILL to the whole tree at once, synchronously: for when this process is exiting. */
+  killNow(): void {
+    if (!hasProc()) {
+      send(-this.#root, "SIGKILL");
+      return;
+    }
+    const alive = this.#scan(true);
+    send(-this.#root, "SIGKILL");
+    this.#signal(alive, "SIGKILL", false);
+  }
+
   async #endGroupOnly(graceMs: number): Promise<void> {
     const group = -this.#root;
     const alive = (): boolean => {
@@ -308,20 +319,20 @@ export class ProcessTree {
   }
 }
 
-const running = new Set<number>();
+const running = new Set<ProcessTree>();
 const killAllOnExit = (): void => {
-  for (const pgid of running) send(-pgid, "SIGKILL");
+  for (const tree of running) tree.killNow();
 };
 
 /**
- * Marks a process group as running, so that it is killed if this Node process exits before the
- * call ends (the shell is detached, so nothing else would end it). Returns the unmark function.
+ * Marks a tree as running, so that it is killed if this Node process exits before the call ends
+ * (the shell is detached, so nothing else would end it). Returns the unmark function.
  */
-export function killGroupOnExit(pgid: number): () => void {
+export function killTreeOnExit(tree: ProcessTree): () => void {
   if (running.size === 0) process.on("exit", killAllOnExit);
-  running.add(pgid);
+  running.add(tree);
   return () => {
-    running.delete(pgid);
+    running.delete(tree);
     if (running.size === 0) process.off("exit", killAllOnExit);
   };
 }

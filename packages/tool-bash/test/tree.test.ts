@@ -140,21 +140,24 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
     expectAllEnded(await pidsOf(pidFiles));
   });
 
-  it("when Node exits while a command runs", async () => {
+  it("when Node exits while a command runs: the whole tree, not only its group", async () => {
     const dist = new URL("../dist/index.js", import.meta.url);
-    const pidFile = join(dir, "sleep.pid");
+    const { command, pidFiles } = treeCommand(dir, "wait");
     const script = `
       const { createBashTool } = await import(${JSON.stringify(dist.href)});
-      createBashTool().execute("x", { command: "sleep 300 & echo $! > ${pidFile}; wait" }, new AbortController().signal, () => {});
-      const { existsSync } = await import("node:fs");
-      while (!existsSync(${JSON.stringify(pidFile)})) await new Promise((resolve) => setTimeout(resolve, 10));
+      createBashTool().execute("x", { command: ${JSON.stringify(command)} }, new AbortController().signal, () => {});
+      const { existsSync, readFileSync } = await import("node:fs");
+      const files = ${JSON.stringify(pidFiles)};
+      while (!files.every((file) => existsSync(file) && /^\\d+\\s*$/.test(readFileSync(file, "utf8")))) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       process.exit(0);
     `;
     execFileSync(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
-    const [pid] = await pidsOf([pidFile]);
-    // The group was sent SIGKILL on exit; its processes go at once, but are reaped by init.
-    for (let i = 0; i < 500 && isRunning(pid as number); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expectAllEnded([pid as number]);
+    const pids = await pidsOf(pidFiles);
+    // The tree was sent SIGKILL on exit; its processes go at once, but are reaped by init.
+    for (let i = 0; i < 500 && pids.some(isRunning); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expectAllEnded(pids);
   });
 
   it("when the shell exits: an orphan in its own session, without environment, found by the output pipe it holds", async () => {
