@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { resolve } from "node:path";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
@@ -454,24 +455,24 @@ export class AgentHarness<TContext = unknown> {
   ): Promise<AgentToolResult> {
     if (found.error) return found.error;
     if (batch.aborted) return abortedResult(call);
-    const controller = batch.start();
+    if (timeoutMs === undefined) {
+      const running = this.#runCall(call, found.tool, batch.signal);
+      return batch.stopped ? Promise.race([running, batch.stopped.then(() => abortedResult(call))]) : running;
+    }
+    const controller = batch.own();
     let timer: NodeJS.Timeout | undefined;
     try {
-      const running = this.#runCall(call, found.tool, controller.signal);
-      if (timeoutMs === undefined && batch.stopped === undefined) return await running;
       const stopped = new Promise<AgentToolResult>((resolve) => {
-        if (timeoutMs !== undefined) {
-          timer = setTimeout(() => {
-            controller.abort(new ToolhostError(ErrorCode.TIMED_OUT, `timed out after ${timeoutMs} ms`));
-            resolve(errorResult(ErrorCode.TIMED_OUT, `Tool "${call.name}" timed out after ${timeoutMs} ms.`, { timeoutMs }));
-          }, timeoutMs);
-        }
+        timer = setTimeout(() => {
+          controller.abort(new ToolhostError(ErrorCode.TIMED_OUT, `timed out after ${timeoutMs} ms`));
+          resolve(errorResult(ErrorCode.TIMED_OUT, `Tool "${call.name}" timed out after ${timeoutMs} ms.`, { timeoutMs }));
+        }, timeoutMs);
         batch.stopped?.then(() => resolve(abortedResult(call)));
       });
-      return await Promise.race([running, stopped]);
+      return await Promise.race([this.#runCall(call, found.tool, controller.signal), stopped]);
     } finally {
       clearTimeout(timer);
-      batch.finish(controller);
+      batch.release(controller);
     }
   }
 
@@ -593,29 +594,30 @@ export class AgentHarness<TContext = unknown> {
 }
 
 /**
- * One batch's abort. Each call gets a signal of its own (so that its timeout aborts it alone, and
- * so that a tool's listeners stay on a small signal: Node's EventTarget scans every listener on each
- * add). The batch keeps the calls' controllers and aborts them itself, with one listener on the
- * caller's signal, however large the batch.
+ * One batch's abort, with one listener on the caller's signal however large the batch.
+ *
+ * Calls without a timeout share the batch's signal: creating an AbortSignal costs Node 20 more
+ * than the rest of the pipeline (measured in bench/kernel). A call with a timeout gets a signal of
+ * its own, so that its timeout aborts it alone; the batch keeps those and aborts them itself.
  */
 class BatchAbort {
   /** Settles when the batch is aborted; undefined when nothing can abort it. */
   readonly stopped: Promise<void> | undefined;
-  #aborted = false;
-  #reason: unknown;
-  readonly #running = new Set<AbortController>();
+  readonly #shared = new AbortController();
+  readonly #own = new Set<AbortController>();
   readonly #detach: (() => void) | undefined;
 
   constructor(signal: AbortSignal | undefined) {
+    // Every running call of a large batch may listen to the shared signal.
+    setMaxListeners(0, this.#shared.signal);
     if (signal === undefined) return;
     let resolveStopped!: () => void;
     this.stopped = new Promise((resolve) => {
       resolveStopped = resolve;
     });
     const abort = () => {
-      this.#aborted = true;
-      this.#reason = signal.reason;
-      for (const controller of this.#running) controller.abort(signal.reason);
+      this.#shared.abort(signal.reason);
+      for (const controller of this.#own) controller.abort(signal.reason);
       resolveStopped();
     };
     if (signal.aborted) {
@@ -627,19 +629,24 @@ class BatchAbort {
   }
 
   get aborted(): boolean {
-    return this.#aborted;
+    return this.#shared.signal.aborted;
   }
 
-  /** A controller for one call, aborted with the batch. */
-  start(): AbortController {
+  /** The batch's signal, shared by the calls without a timeout. */
+  get signal(): AbortSignal {
+    return this.#shared.signal;
+  }
+
+  /** A controller of one call's own, aborted with the batch. */
+  own(): AbortController {
     const controller = new AbortController();
-    if (this.#aborted) controller.abort(this.#reason);
-    else if (this.stopped) this.#running.add(controller);
+    if (this.aborted) controller.abort(this.#shared.signal.reason);
+    else if (this.stopped) this.#own.add(controller);
     return controller;
   }
 
-  finish(controller: AbortController): void {
-    this.#running.delete(controller);
+  release(controller: AbortController): void {
+    this.#own.delete(controller);
   }
 
   detach(): void {

@@ -184,3 +184,37 @@ describe("abort and timeout", () => {
     expect(names().some((n) => n.startsWith("tool_execution_update"))).toBe(false);
   });
 });
+
+describe("large batches", () => {
+  it("lets every call of a large batch listen to its signal without a listener-leak warning, and aborts them all", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    let started = 0;
+    const allStarted = deferred();
+    const listening: AgentTool<typeof schema> = {
+      name: "listen",
+      label: "Listen",
+      description: "waits for its signal",
+      parameters: schema,
+      execute(_id, _args, signal) {
+        started += 1;
+        if (started === 50) allStarted.resolve();
+        return new Promise((_r, reject) => signal.addEventListener("abort", () => reject(new Error("stop")), { once: true }));
+      },
+    };
+    const controller = new AbortController();
+    const harness = new AgentHarness({ tools: [listening] });
+    const pending = harness.executeToolCalls(
+      Array.from({ length: 50 }, (_, i) => ({ id: String(i), name: "listen", arguments: { tag: String(i) } })),
+      { signal: controller.signal },
+    );
+    await allStarted.promise;
+    controller.abort();
+    const results = await pending;
+    await new Promise((r) => setImmediate(r));
+    process.off("warning", onWarning);
+    expect(results.every((r) => (r.details as { code: string }).code === ErrorCode.ABORTED)).toBe(true);
+    expect(warnings.filter((w) => w.includes("MaxListeners"))).toEqual([]);
+  });
+});
