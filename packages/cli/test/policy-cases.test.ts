@@ -1,22 +1,10 @@
 // Every case of hooks-policy's policy-cases.json, through `toolhost policy explain - --json`.
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The cases and the workspace they describe are hooks-policy's; this runs them through the CLI.
-import { inWorkspace, makeWorkspace } from "../../hooks-policy/test/_helpers.js";
+import { inWorkspace, makeWorkspace, policyCases } from "../../hooks-policy/test/_helpers.js";
 import { jsonLines, toolhost, writeConfig } from "./_helpers.js";
 
-interface PolicyCase {
-  id: string;
-  ruleset: string;
-  tool: string;
-  args: unknown;
-  expect: "allow" | "ask" | "deny" | "not-allow";
-  note?: string;
-}
-
-const { rulesets, cases } = JSON.parse(
-  readFileSync(new URL("../../hooks-policy/test/policy-cases.json", import.meta.url), "utf8"),
-) as { rulesets: Record<string, unknown>; cases: PolicyCase[] };
+const { rulesets, cases } = policyCases;
 
 for (const [name, ruleset] of Object.entries(rulesets)) {
   const ofSet = cases.filter((each) => each.ruleset === name);

@@ -1,8 +1,24 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentHarness, type AgentTool, Type } from "@toolhost/core";
 import policyPlugin, { type PolicyOptions, type PolicyService } from "../src/index.js";
+
+/** A case of policy-cases.json. */
+export interface PolicyCase {
+  id: string;
+  ruleset: string;
+  tool: string;
+  args: unknown;
+  expect: "allow" | "ask" | "deny" | "not-allow";
+  note?: string;
+}
+
+/** The shared cases (a copy of shared/policy-cases.json) and their rulesets. */
+export const policyCases = JSON.parse(readFileSync(new URL("./policy-cases.json", import.meta.url), "utf8")) as {
+  rulesets: Record<string, PolicyOptions>;
+  cases: PolicyCase[];
+};
 
 /** A fresh workspace laid out as policy-cases.json's "about" says. */
 export function makeWorkspace(): { ws: string; cleanup: () => void } {

@@ -1,21 +1,6 @@
-import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPolicy, type PolicyOptions } from "../src/index.js";
-import { harnessWith, inWorkspace, makeWorkspace } from "./_helpers.js";
-
-interface Case {
-  id: string;
-  ruleset: string;
-  tool: string;
-  args: unknown;
-  expect: "allow" | "ask" | "deny" | "not-allow";
-  note?: string;
-}
-
-const file = JSON.parse(readFileSync(new URL("./policy-cases.json", import.meta.url), "utf8")) as {
-  rulesets: Record<string, PolicyOptions>;
-  cases: Case[];
-};
+import { type PolicyCase as Case, harnessWith, inWorkspace, makeWorkspace, policyCases as file } from "./_helpers.js";
 
 function agrees(decision: string, expected: Case["expect"]): boolean {
   return expected === "not-allow" ? decision !== "allow" : decision === expected;
