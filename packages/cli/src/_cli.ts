@@ -114,7 +114,7 @@ export class Cli {
   }
 
   /**
-   * The signal that Ctrl-C (SIGINT) or SIGTERM aborts. A second Ctrl-C exits at once with 130.
+   * The signal that Ctrl-C (SIGINT), SIGTERM or SIGHUP aborts. A second one exits at once with 130.
    */
   interruptSignal(): AbortSignal {
     if (this.#interrupt) return this.#interrupt.signal;
@@ -127,6 +127,9 @@ export class Cli {
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    // A closed terminal: without a handler Node exits at once, and the tools' processes (in
+    // sessions of their own, which the hangup does not reach) would outlive the call.
+    process.on("SIGHUP", onSignal);
     return controller.signal;
   }
 

@@ -23,8 +23,8 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-/** Starts `toolhost call <tool> <args>`, waits for the tool's process to write its pid, sends SIGINT. */
-async function interrupt(tool: string, args: unknown, pidFile: string) {
+/** Starts `toolhost call <tool> <args>`, waits for the tool's process to write its pid, sends SIGINT (or `signal`). */
+async function interrupt(tool: string, args: unknown, pidFile: string, signal: NodeJS.Signals = "SIGINT") {
   const child = spawn(process.execPath, [BIN, "call", tool, JSON.stringify(args)], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -34,7 +34,7 @@ async function interrupt(tool: string, args: unknown, pidFile: string) {
   await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
   const pid = Number(readFileSync(pidFile, "utf8").trim());
   expect(isRunning(pid)).toBe(true);
-  child.kill("SIGINT");
+  child.kill(signal);
   const code = await closed;
   return { code, stdout, stderr, pid };
 }
@@ -57,6 +57,18 @@ describe("Ctrl-C", () => {
     expect(code).toBe(130);
     await until(() => !isRunning(pid));
   });
+});
+
+describe("SIGTERM and SIGHUP (a closed terminal)", () => {
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    it(`${signal} aborts the call, ends a bash command's processes, and exits 130`, async () => {
+      writeConfig(dir, { plugins: ["@toolhost/tool-bash"] });
+      const pidFile = join(dir, "bash.pid");
+      const { code, pid } = await interrupt("bash", { command: `echo $$ > ${pidFile}; exec sleep 300` }, pidFile, signal);
+      expect(code).toBe(130);
+      await until(() => !isRunning(pid));
+    });
+  }
 });
 
 describe("toolTimeoutMs from the config", () => {
