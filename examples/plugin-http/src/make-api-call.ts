@@ -1,5 +1,4 @@
-import { type Static, Type } from "@toolhost/core";
-import type { AgentTool } from "@toolhost/core";
+import { type Static, Type, type AgentTool } from "@toolhost/core";
 
 /** Options of `createApiCallTool`, and of the plugin. */
 export const ApiCallOptions = Type.Object(

@@ -1,19 +1,19 @@
-import type { ToolCall, ToolResultMessage } from "@toolhost/core";
+import { ErrorCode, type ToolCall, type ToolResultMessage } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import type { Cli } from "./_cli.js";
 import { ExitCode } from "./_output.js";
 import { startProgress } from "./_progress.js";
 
 /** Result codes that mean the call was refused before its tool ran. */
-const REFUSED = new Set([
-  "TOOLHOST_TOOL_NOT_FOUND",
-  "TOOLHOST_TOOL_RESOLVE_FAILED",
-  "TOOLHOST_PREPARE_FAILED",
-  "TOOLHOST_VALIDATION_FAILED",
-  "TOOLHOST_INVALID_ARGUMENTS",
-  "TOOLHOST_BLOCKED",
-  "TOOLHOST_NOT_APPROVED",
-  "TOOLHOST_POLICY_FAILED",
+const REFUSED = new Set<string>([
+  ErrorCode.TOOL_NOT_FOUND,
+  ErrorCode.TOOL_RESOLVE_FAILED,
+  ErrorCode.PREPARE_FAILED,
+  ErrorCode.VALIDATION_FAILED,
+  ErrorCode.INVALID_ARGUMENTS,
+  ErrorCode.BLOCKED,
+  ErrorCode.NOT_APPROVED,
+  ErrorCode.POLICY_FAILED,
 ]);
 
 /** The code of a result, from `details.code` as the kernel writes it. */
@@ -26,7 +26,7 @@ export function resultCode(result: ToolResultMessage): string | undefined {
 export function exitCodeOf(result: ToolResultMessage, interrupted: boolean): number {
   if (!result.isError) return ExitCode.OK;
   const code = resultCode(result);
-  if (code === "TOOLHOST_ABORTED" && interrupted) return ExitCode.INTERRUPTED;
+  if (code === ErrorCode.ABORTED && interrupted) return ExitCode.INTERRUPTED;
   return code !== undefined && REFUSED.has(code) ? ExitCode.REFUSED : ExitCode.TOOL_ERROR;
 }
 

@@ -770,9 +770,12 @@ function toMessage(call: ToolCall, result: AgentToolResult): ToolResultMessage {
   return message;
 }
 
-/** Fills a plugin's option defaults and validates them against its schema. */
+/**
+ * Fills a plugin's option defaults and validates them against its schema, as `harness.use` does.
+ * Takes only the plugin's name and schema, so a tool factory can check its options alike.
+ */
 export function resolvePluginOptions<TOptions extends TSchema>(
-  plugin: ToolhostPlugin<TOptions>,
+  plugin: Pick<ToolhostPlugin<TOptions>, "name" | "options">,
   options: unknown,
 ): Static<TOptions> {
   if (!plugin.options) {

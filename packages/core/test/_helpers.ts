@@ -1,5 +1,4 @@
-import { Type } from "@toolhost/core";
-import type { AgentEvent, AgentHarness, AgentTool, ExecutionMode, ToolCall } from "@toolhost/core";
+import { Type, type AgentEvent, type AgentHarness, type AgentTool, type ExecutionMode, type ToolCall } from "@toolhost/core";
 
 /** A tool that logs when each call starts and ends, and takes a few turns of the event loop. */
 export function recordingTool(

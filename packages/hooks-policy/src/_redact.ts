@@ -1,5 +1,4 @@
-import type { AgentToolResult } from "@toolhost/core";
-import { ToolhostError } from "@toolhost/core";
+import { type AgentToolResult, ToolhostError } from "@toolhost/core";
 import type { RedactRule } from "./_schema.js";
 
 interface Redaction {

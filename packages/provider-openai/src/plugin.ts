@@ -1,6 +1,5 @@
 import { createRequire } from "node:module";
-import { definePlugin, Type } from "@toolhost/core";
-import type { ModelService } from "@toolhost/core";
+import { definePlugin, Type, type ModelService } from "@toolhost/core";
 import { createOpenAIStreamFn } from "./stream.js";
 
 export type { ModelService };

@@ -1,5 +1,4 @@
-import { ToolhostError } from "@toolhost/core";
-import type { AgentContext, AssistantStreamEvent, Model, StreamFn } from "@toolhost/core";
+import { ToolhostError, type AgentContext, type AssistantStreamEvent, type Model, type StreamFn } from "@toolhost/core";
 import OpenAI, { APIUserAbortError, type ClientOptions } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { type ChatChunk, MessageAssembler } from "./_assemble.js";

@@ -1,5 +1,4 @@
-import { Type } from "@toolhost/core";
-import type { AgentContext, AnyAgentTool } from "@toolhost/core";
+import { Type, type AgentContext, type AnyAgentTool } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createOpenAIStreamFn } from "../src/index.js";
 import { type FakeOpenAI, startFakeOpenAI, textTurn } from "./_fake-openai.js";

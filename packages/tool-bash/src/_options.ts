@@ -1,4 +1,4 @@
-import { type Static, type ToolhostPlugin, Type, resolvePluginOptions } from "@toolhost/core";
+import { type Static, Type, resolvePluginOptions } from "@toolhost/core";
 
 /** The options of the bash tool and of its plugin. */
 export const BashToolOptionsSchema = Type.Object(
@@ -52,7 +52,5 @@ export type BashToolOptions = Partial<BashToolConfig>;
 
 /** Fills defaults and validates, as `harness.use` does; a bad option is a `ToolhostError` naming its path. */
 export function resolveBashOptions(options: BashToolOptions | undefined): BashToolConfig {
-  // The kernel's own check reads only the name and the schema.
-  const plugin = { name: "@toolhost/tool-bash", options: BashToolOptionsSchema } as ToolhostPlugin<typeof BashToolOptionsSchema>;
-  return resolvePluginOptions(plugin, options);
+  return resolvePluginOptions({ name: "@toolhost/tool-bash", options: BashToolOptionsSchema }, options);
 }

@@ -1,5 +1,4 @@
-import type { AgentToolResult } from "@toolhost/core";
-import { ToolhostError } from "@toolhost/core";
+import { type AgentToolResult, ToolhostError } from "@toolhost/core";
 
 /** Stable codes of the errors the file tools report, in `details.code` of an error result. */
 export const FsErrorCode = Object.freeze({

@@ -1,5 +1,4 @@
-import { Type, type Static } from "@toolhost/core";
-import type { AgentTool, AgentToolResult } from "@toolhost/core";
+import { Type, type Static, type AgentTool, type AgentToolResult } from "@toolhost/core";
 import { writeAtomic } from "./_atomic.js";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { withPathLock } from "./_lock.js";

@@ -1,5 +1,4 @@
-import { Type, type Static } from "@toolhost/core";
-import type { AgentTool, AgentToolResult } from "@toolhost/core";
+import { Type, type Static, type AgentTool, type AgentToolResult } from "@toolhost/core";
 import { join } from "node:path";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { loadGitignore } from "./_ignore.js";

@@ -1,8 +1,7 @@
 import { spawn } from "node:child_process";
 import { open, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { Type, type Static } from "@toolhost/core";
-import type { AgentTool, AgentToolResult } from "@toolhost/core";
+import { Type, type Static, type AgentTool, type AgentToolResult } from "@toolhost/core";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { loadGitignore } from "./_ignore.js";
 import { createContext, type FsContext, type FsToolOptions } from "./_options.js";

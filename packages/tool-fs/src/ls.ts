@@ -1,6 +1,5 @@
 import { readdir } from "node:fs/promises";
-import { Type, type Static } from "@toolhost/core";
-import type { AgentTool, AgentToolResult } from "@toolhost/core";
+import { Type, type Static, type AgentTool, type AgentToolResult } from "@toolhost/core";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
 import { checkPath, statOrExplain } from "./_paths.js";

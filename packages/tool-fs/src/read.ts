@@ -1,5 +1,4 @@
-import { Type, type Static } from "@toolhost/core";
-import type { AgentTool, AgentToolResult, ImageContent, TextContent } from "@toolhost/core";
+import { Type, type Static, type AgentTool, type AgentToolResult, type ImageContent, type TextContent } from "@toolhost/core";
 import { asResult, FsError, FsErrorCode } from "./_errors.js";
 import { CHECKPOINT_MIN_SIZE, checkpointsFor } from "./_checkpoints.js";
 import { readLineRange } from "./_lines.js";
