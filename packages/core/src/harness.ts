@@ -7,6 +7,7 @@ import {
   AsyncSeriesHook,
   AsyncSeriesWaterfallHook,
   SyncHook,
+  SyncWaterfallHook,
 } from "tapable";
 import { ErrorCode, ToolhostError, messageOf } from "./errors.js";
 import { PLUGIN_API_VERSION, type ToolhostPlugin } from "./plugin.js";
@@ -23,6 +24,8 @@ import type {
   BeforeToolCallFn,
   BeforeToolCallResult,
   ExecutionMode,
+  Services,
+  ToolAccess,
   ToolCall,
   ToolCallContext,
   ToolResultMessage,
@@ -81,6 +84,11 @@ export interface HarnessHooks<TContext = unknown> {
   >;
   /** 7. Every `AgentEvent`. */
   readonly event: SyncHook<[AgentEvent]>;
+  /**
+   * Every text that leaves the kernel (results, refusals, streamed updates, the arguments events
+   * carry): return it with secrets masked. A tap that throws withholds the item it was given.
+   */
+  readonly redact: SyncWaterfallHook<[string]>;
   /** When the harness is disposed: end processes, close files. */
   readonly dispose: AsyncSeriesHook<[]>;
 }
@@ -185,6 +193,7 @@ export class AgentHarness<TContext = unknown> {
         AfterToolCallResult | undefined
       >(["result", "ctx", "signal"], "afterToolCall"),
       event: new SyncHook<[AgentEvent]>(["event"], "event"),
+      redact: new SyncWaterfallHook<[string]>(["text"], "redact"),
       dispose: new AsyncSeriesHook<[]>([], "dispose"),
     });
 
@@ -277,7 +286,9 @@ export class AgentHarness<TContext = unknown> {
   }
 
   /** Offers a named service (e.g. "policy") to the host and to other code, without imports between packages. */
-  provideService<T>(name: string, service: T): void {
+  provideService<K extends keyof Services>(name: K, service: Services[K]): void;
+  provideService<T>(name: string, service: T): void;
+  provideService(name: string, service: unknown): void {
     const existing = this.#services.get(name);
     if (existing) {
       throw new ToolhostError(
@@ -289,8 +300,10 @@ export class AgentHarness<TContext = unknown> {
   }
 
   /** A service some plugin provided, or undefined. */
-  getService<T>(name: string): T | undefined {
-    return this.#services.get(name)?.value as T | undefined;
+  getService<K extends keyof Services>(name: K): Services[K] | undefined;
+  getService<T>(name: string): T | undefined;
+  getService(name: string): unknown {
+    return this.#services.get(name)?.value;
   }
 
   /**
@@ -506,7 +519,17 @@ export class AgentHarness<TContext = unknown> {
       );
     }
 
-    const ctx: ToolCallContext<TContext> = { toolCall: call, tool, args, context };
+    let access: ToolAccess | undefined;
+    if (tool.access) {
+      try {
+        access = (await tool.access(args, { cwd: this.cwd, workspace: this.workspace })) ?? undefined;
+      } catch (error) {
+        const code = error instanceof ToolhostError ? error.code : ErrorCode.ACCESS_FAILED;
+        return errorResult(code, error instanceof ToolhostError ? error.message : `Could not tell what "${call.name}" would touch, so the call was refused: ${messageOf(error)}`);
+      }
+    }
+
+    const ctx: ToolCallContext<TContext> = { toolCall: call, tool, args, context, ...(access && { access }) };
     let decision: BeforeToolCallResult | undefined;
     try {
       decision = await hooks.beforeToolCall.promise(ctx, signal);

@@ -69,6 +69,19 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
    */
   prepareArguments?: (args: unknown) => unknown | Promise<unknown>;
   /**
+   * What calls of this tool do to the world, as hints (MCP's tool annotations): hosts use them to
+   * schedule, retry and describe the tool. A policy may be stricter because of them, never looser.
+   */
+  annotations?: ToolAnnotations;
+  /**
+   * Declares what a call will touch, from its validated arguments, before it is authorized: the
+   * commands it runs, the paths it reads or writes, the network it reaches. Policies judge this
+   * declaration, so a rule about `.env` holds for every tool that declares a read of it.
+   * Throw a `ToolhostError` to refuse a call the tool would refuse anyway (a path outside its
+   * roots): it ends as an error result with that code and no one is asked to approve it.
+   */
+  access?: (params: Static<TParameters>, env: AccessEnvironment) => ToolAccess | undefined | Promise<ToolAccess | undefined>;
+  /**
    * `"sequential"` makes each call of this tool a barrier in its batch: it starts only when every
    * call before it has finished, runs alone, and the calls after it wait. Default `"parallel"`.
    */
@@ -85,6 +98,54 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
     onUpdate: AgentToolUpdateCallback<TDetails>,
     context: TContext,
   ): Promise<AgentToolResult<TDetails>>;
+}
+
+/** Where a call stands: `access` resolves relative paths against `cwd`; `workspace` is the project folder. */
+export interface AccessEnvironment {
+  cwd: string;
+  workspace: string;
+}
+
+/** A shell command a call runs, and the folder it runs in. */
+export interface CommandAccess {
+  command: string;
+  cwd: string;
+}
+
+/** A network destination a call reaches. */
+export interface NetworkAccess {
+  url: string;
+  /** `GET`, `POST`, …, when known. */
+  method?: string;
+}
+
+/**
+ * What one call will touch, as its tool declares it (`AgentTool.access`). Paths are absolute.
+ * A tool that declares nothing is judged by its name and arguments alone.
+ */
+export interface ToolAccess {
+  /** Shell commands it runs. */
+  commands?: CommandAccess[];
+  /** Files it reads. */
+  reads?: string[];
+  /** Trees it reads recursively: every path under each (grep, find, ls of a folder). */
+  readTrees?: string[];
+  /** Paths it creates, changes or deletes. */
+  writes?: string[];
+  /** Network destinations it reaches. */
+  network?: NetworkAccess[];
+}
+
+/** Hints about a tool's effects, as MCP's tool annotations. Absent means unknown. */
+export interface ToolAnnotations {
+  /** It changes nothing: it only reads. */
+  readOnly?: boolean;
+  /** It may delete or overwrite what exists (meaningful when not `readOnly`). */
+  destructive?: boolean;
+  /** Calling it again with the same arguments has no further effect: it is safe to retry. */
+  idempotent?: boolean;
+  /** It reaches beyond the machine (the network, other services). */
+  openWorld?: boolean;
 }
 
 /** Any tool, whatever its parameters, details and context. */
@@ -188,6 +249,59 @@ export interface ModelService {
   streamFn: StreamFn;
 }
 
+/** A policy's answer to a call. */
+export type PolicyDecision = "allow" | "ask" | "deny";
+
+/** A call to decide without running it: a tool of this harness, or another host's with its access given. */
+export interface PolicyRequest {
+  tool: string;
+  args: unknown;
+  /** The folder relative paths are judged against. Default: the harness's `cwd`. */
+  cwd?: string;
+  /** What the call touches. Default: what the harness's tool of that name declares for `args`. */
+  access?: ToolAccess;
+}
+
+/** The decision on one call, and every part of it with the rules that matched. */
+export interface PolicyExplanation {
+  decision: PolicyDecision;
+  reason: string;
+  tool: string;
+  /** The ids of the rules that decided. */
+  rules: string[];
+  parts: Array<{
+    kind: string;
+    subject: string;
+    decision: PolicyDecision;
+    matched: Array<{ id: string; decision: string; reason?: string }>;
+    note?: string;
+  }>;
+}
+
+/** Paths a policy refuses under a root, for a sandbox to enforce (hide the first, keep the second read-only). */
+export interface ProtectedPaths {
+  denyRead: string[];
+  denyWrite: string[];
+}
+
+/** What a policy plugin offers as the service `"policy"`. */
+export interface PolicyService {
+  /** Decides a call without running it and without asking anyone. Never throws: an error is a deny. */
+  explain(request: PolicyRequest): Promise<PolicyExplanation>;
+  /** The existing paths under `root` that the policy denies to read or to write. */
+  protectedPaths(root: string): Promise<ProtectedPaths>;
+}
+
+/**
+ * The services plugins offer one another and the host, by name (`harness.provideService`,
+ * `harness.getService`). A new service is one line here; a third party adds its own by
+ * declaration merging (`declare module "@toolhost/core" { interface Services { … } }`).
+ */
+export interface Services {
+  model: ModelService;
+  policy: PolicyService;
+}
+
 /**
  * Everything the harness and the agent tell their listeners, in order:
  * `agent_start`, then per turn `turn_start`, the assistant message's `message_*` events,
@@ -225,6 +339,8 @@ export interface ToolCallContext<TContext = unknown> {
   tool: AnyAgentTool;
   /** The prepared and (from stage 4 on) validated arguments. */
   args: unknown;
+  /** What the call will touch, as its tool declared it (from stage 4 on; absent if it declares nothing). */
+  access?: ToolAccess;
   /** The harness's `toolContext`. */
   context: TContext;
 }
