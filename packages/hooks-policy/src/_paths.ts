@@ -154,3 +154,25 @@ function escapeGlob(path: string): string {
 function unique(values: string[]): string[] {
   return [...new Set(values)];
 }
+
+/**
+ * Paths a path pattern matches, made by filling its globs (`*.pem` → `x.pem`): what a glob word
+ * of a command (`.e*`, `~/.ssh/*`) is compared with to tell whether it could name such a path.
+ * A name pattern (no `/`) is placed in `folder`.
+ */
+export function samplesOf(pattern: string, anchors: PathAnchors, folder: string): string[] {
+  const fill = (glob: string): string =>
+    glob
+      .replace(/\{([^,}]*)[^}]*\}/g, "$1")
+      .replace(/\[!?\^?([^\]])[^\]]*\]/g, "$1")
+      .replace(/\*+/g, "x")
+      .replace(/\?/g, "x");
+  let body = pattern;
+  if (body.length > 1 && body.endsWith("/")) body = `${body}x`;
+  if (body.startsWith("${workspace}")) return anchors.workspaces.map((base) => base + fill(body.slice("${workspace}".length)));
+  if (body === "~" || body.startsWith("~/")) return anchors.homes.map((base) => base + fill(body.slice(1)));
+  if (body.startsWith("/")) return [fill(body)];
+  if (!body.includes("/")) return [join(folder, fill(body))];
+  const rest = body.startsWith("./") ? body.slice(2) : body;
+  return anchors.workspaces.map((base) => `${base}/${fill(rest)}`);
+}

@@ -118,9 +118,42 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   catchsegv: {},
   chronic: { flags: ["-e", "-v"] },
   ifne: { flags: ["-n"] },
-  unshare: { own: true },
-  nsenter: { own: true },
-  "systemd-run": { own: true },
+  unshare: {
+    values: ["--propagation", "--setgroups", "-R", "--root", "-w", "--wd", "-S", "--setuid", "-G", "--setgid", "--map-user", "--map-group", "--map-users", "--map-groups", "-l", "--load-interp"],
+    flags: ["-m", "--mount", "-u", "--uts", "-i", "--ipc", "-n", "--net", "-p", "--pid", "-U", "--user", "-C", "--cgroup", "-T", "--time", "-f", "--fork", "-r", "--map-root-user", "-c", "--map-current-user", "--mount-proc", "--kill-child", "--keep-caps", "--map-auto", "--mount-binfmt"],
+    shellWhenEmpty: true,
+    own: true,
+  },
+  nsenter: {
+    values: ["-t", "--target", "-S", "--setuid", "-G", "--setgid", "--env"],
+    flags: ["-a", "--all", "-m", "--mount", "-u", "--uts", "-i", "--ipc", "-n", "--net", "-p", "--pid", "-U", "--user", "-C", "--cgroup", "-T", "--time", "-r", "--root", "-w", "--wd", "-F", "--no-fork", "--preserve-credentials", "-Z", "--follow-context"],
+    shellWhenEmpty: true,
+    own: true,
+  },
+  "systemd-run": {
+    values: ["--unit", "-u", "-p", "--property", "--description", "--slice", "--service-type", "--uid", "--gid", "--nice", "-E", "--setenv", "--working-directory", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--on-timezone-change", "--on-clock-change", "--timer-property", "--path-property", "--socket-property", "-H", "--host", "-M", "--machine", "--expand-environment"],
+    flags: ["--scope", "--user", "--system", "-r", "--remain-after-exit", "--send-sighup", "-t", "--pty", "-P", "--pipe", "-q", "--quiet", "--wait", "-G", "--collect", "-d", "--same-dir", "--no-block", "--no-ask-password", "-S", "--shell", "--slice-inherit", "-v", "--verbose", "--json"],
+    own: true,
+  },
+  parallel: {
+    values: ["-j", "--jobs", "-P", "--max-procs", "-n", "--max-args", "-N", "--max-replace-args", "-a", "--arg-file", "-d", "--delimiter", "-I", "--colsep", "-C", "--halt", "--joblog", "--results", "--res", "--timeout", "--delay", "--retries", "--nice", "--tmpdir", "--load", "--memfree", "-E", "--eof", "--tag-string", "--block", "--block-size", "--sshdelay", "--workdir", "--wd", "--basefile", "--bf", "--transferfile", "--tf", "--return", "--cleanup", "-L", "--max-lines", "-l", "-s", "--max-chars", "--env", "--shebang-wrap"],
+    flags: ["-k", "--keep-order", "-X", "-m", "-q", "--quote", "--dry-run", "--dryrun", "-0", "--null", "--bar", "--eta", "--progress", "--tag", "--line-buffer", "--lb", "--pipe", "--spreadstdin", "-v", "--verbose", "--will-cite", "--shuf", "-u", "--ungroup", "--group", "--files", "-r", "--no-run-if-empty", "-t", "--xargs", "--keep", "--silent", "--plus", "--citation", "--no-notice", "--trim", "--ctag", "--roundrobin", "--round-robin", "--halt-on-error", "-g", "--linebuffer"],
+    noCommand: ["--version", "-V", "--help", "-h", "--number-of-cpus", "--number-of-cores", "--record-env"],
+    shellWhenEmpty: true,
+  },
+  script: {
+    values: ["-E", "--echo", "-m", "--logging-format"],
+    flags: ["-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet", "--force"],
+    commandString: ["-c", "--command"],
+    writes: ["-T", "--log-timing", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io"],
+    shellWhenEmpty: true,
+  },
+  screen: {
+    values: ["-S", "-t", "-c", "-e", "-h", "-p", "-T", "-s", "-Logfile"],
+    flags: ["-d", "-m", "-D", "-R", "-r", "-L", "-x", "-U", "-a", "-A", "-O", "-q", "-i", "-l", "-ln", "-f", "-fn", "-fa", "-dm", "-dmS"],
+    noCommand: ["-ls", "-list", "-wipe", "-v"],
+    shellWhenEmpty: true,
+  },
 };
 
 /** Shells whose `-c` string is parsed again, and whose standard input is a script. */

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { AgentHarness, type AgentTool, Type } from "@toolhost/core";
-import policyPlugin, { type PolicyOptions, type PolicyService } from "../src/index.js";
+import { homedir, tmpdir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { type AccessEnvironment, AgentHarness, type AgentTool, type PolicyService, type ToolAccess, Type } from "@toolhost/core";
+import policyPlugin, { type Policy, type PolicyExplanation, type PolicyOptions } from "../src/index.js";
 
 /** A case of policy-cases.json. */
 export interface PolicyCase {
@@ -38,13 +38,47 @@ export function inWorkspace<T>(value: T, ws: string): T {
   return JSON.parse(JSON.stringify(value).replaceAll("${workspace}", ws)) as T;
 }
 
-/** A tool that records that it ran and returns `ran <name>`. */
+type Args = Record<string, unknown>;
+const text = (value: unknown): string => (typeof value === "string" ? value : "");
+/** Absolute, but not folded: `link/..` is left for the policy to walk as the system does. */
+const absolute = (path: unknown, env: AccessEnvironment): string => {
+  const value = text(path);
+  const expanded = value === "~" || value.startsWith("~/") ? homedir() + value.slice(1) : value;
+  return isAbsolute(expanded) ? expanded : `${env.cwd}/${expanded}`;
+};
+
+/**
+ * What the test tools declare they touch, shaped as tool-bash (a command and its cwd), tool-fs
+ * (read: reads; write and edit: writes; ls, find, grep: a tree) and the HTTP example (a URL)
+ * declare it. Only the shape matters to the policy; the names are the tools' own.
+ */
+export const ACCESS: Record<string, (args: Args, env: AccessEnvironment) => ToolAccess | undefined> = {
+  bash: (args, env) => (typeof args.command === "string" ? { commands: [{ command: args.command, cwd: args.cwd === undefined ? env.cwd : resolve(absolute(args.cwd, env)) }] } : undefined),
+  read: (args, env) => ({ reads: [absolute(args.path, env)] }),
+  write: (args, env) => ({ writes: [absolute(args.path, env)] }),
+  edit: (args, env) => ({ writes: [absolute(args.path, env)] }),
+  ls: (args, env) => ({ readTrees: [absolute(args.path ?? ".", env)] }),
+  find: (args, env) => ({ readTrees: [absolute(args.path ?? ".", env)] }),
+  grep: (args, env) => ({ readTrees: [absolute(args.path ?? ".", env)] }),
+  make_api_call: (args) => (typeof args.url === "string" ? { network: [{ url: args.url, method: text(args.method) || "GET" }] } : undefined),
+};
+
+/** Decides a call the way the harness does: with what the test tool of that name declares. */
+export function decide(policy: Policy, ws: string, tool: string, args: unknown, cwd?: string, policyCwd = ws): PolicyExplanation {
+  const env = { cwd: cwd ?? policyCwd, workspace: ws };
+  const access = typeof args === "object" && args !== null ? ACCESS[tool]?.(args as Args, env) : undefined;
+  return policy.decide({ tool, args, ...(cwd && { cwd }), ...(access && { access }) });
+}
+
+/** A tool that records that it ran and returns `ran <name>`; it declares access as ACCESS says. */
 export function recordingTool(name: string, runs: string[], result?: () => { text: string; details: unknown }): AgentTool {
+  const access = ACCESS[name];
   return {
     name,
     label: name,
     description: `test tool ${name}`,
     parameters: Type.Object({}),
+    ...(access && { access: (params: unknown, env: AccessEnvironment) => access(params as Args, env) }),
     async execute() {
       runs.push(name);
       const made = result?.() ?? { text: `ran ${name}`, details: { ran: name } };
@@ -53,7 +87,7 @@ export function recordingTool(name: string, runs: string[], result?: () => { tex
   };
 }
 
-export const TOOL_NAMES = ["bash", "read", "write", "edit", "make_api_call"];
+export const TOOL_NAMES = ["bash", "read", "write", "edit", "ls", "find", "grep", "make_api_call"];
 
 /** A harness with the recording tools and the policy plugin. */
 export async function harnessWith(
@@ -63,7 +97,16 @@ export async function harnessWith(
 ): Promise<{ harness: AgentHarness; runs: string[]; policy: PolicyService }> {
   const harness = new AgentHarness({ cwd: ws, workspace: ws, tools: TOOL_NAMES.map((name) => recordingTool(name, runs)) });
   await harness.use(policyPlugin, options);
-  const policy = harness.getService<PolicyService>("policy");
+  const policy = harness.getService("policy") as PolicyService | undefined;
   if (!policy) throw new Error("the plugin provided no policy service");
   return { harness, runs, policy };
+}
+
+/** A policy whose `decide(tool, args, cwd?)` computes the call's access as the test tools declare it. */
+export function withAccess(policy: Policy, ws: string, policyCwd = ws) {
+  return {
+    decide: (tool: string, args: unknown, cwd?: string) => decide(policy, ws, tool, args, cwd, policyCwd),
+    rules: policy.rules,
+    protectedPaths: (root: string) => policy.protectedPaths(root),
+  };
 }
