@@ -30,6 +30,8 @@ export interface OptionTable {
   readonly subcommands?: ReadonlyMap<string, OptionTable>;
   /** `+toolchain` words before the subcommand are not operands (cargo +nightly). */
   readonly plusWords?: boolean;
+  /** A first word of letters without a dash is a bundle of short options (`tar xzf`). */
+  readonly bundledFirst?: boolean;
 }
 
 function table(spec: string, extra: Partial<Omit<OptionTable, "bySpelling">> = {}): OptionTable {
@@ -128,6 +130,7 @@ export const OPTION_TABLES: ReadonlyMap<string, OptionTable> = new Map<string, O
     "tar",
     table(
       "-c,--create -x,--extract,--get -t,--list -r,--append -u,--update -A,--catenate,--concatenate -d,--diff,--compare --delete -f,--file= -C,--directory= -T,--files-from= -X,--exclude-from= --exclude= -z,--gzip -j,--bzip2 -J,--xz --zstd -a,--auto-compress -v,--verbose -p,--preserve-permissions -P,--absolute-names -h,--dereference -k,--keep-old-files --overwrite --to-command= -I,--use-compress-program= --transform=,--xform= --strip-components= -O,--to-stdout -m,--touch -o --owner= --group= --mode= -N,--newer= --checkpoint? --checkpoint-action= -g,--listed-incremental= -S,--sparse -W,--verify -b,--blocking-factor= -H,--format= -V,--label= --wildcards --no-wildcards --anchored --recursion --no-recursion --remove-files --one-file-system --null",
+      { bundledFirst: true },
     ),
   ],
   [
@@ -242,6 +245,10 @@ export function parseArguments(program: string, args: readonly ShellWord[]): Par
       result.separator = result.operands.length;
       continue;
     }
+    if (i === 0 && root?.bundledFirst && value !== undefined && /^[A-Za-z]+$/.test(value)) {
+      i += readOption(current, { ...word, value: `-${value}` }, args[i + 1], result.options);
+      continue;
+    }
     if (optionsEnded || value === undefined || value === "-" || !value.startsWith("-")) {
       if (value === undefined && !optionsEnded) result.dynamic = true;
       if (!optionsEnded && root?.plusWords && value?.startsWith("+") && result.operands.length === 0) continue;
@@ -294,7 +301,7 @@ function readOption(table: OptionTable | undefined, word: ShellWord, next: Shell
     if (spec && spec.value !== "none") {
       let attached = value.slice(c + 1);
       if (spec.value === "digits") {
-        attached = /^[0-9a-fA-FxX]*/.exec(attached)?.[0] ?? "";
+        attached = /^(?:x[0-9a-fA-F]*|[0-9]+)/.exec(attached)?.[0] ?? "";
         push(spec, spelling, attached === "" ? undefined : sub(word, attached));
         c += attached.length;
         continue;

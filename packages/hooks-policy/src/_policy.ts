@@ -479,7 +479,7 @@ class CompiledPolicy implements Policy {
         }
         continue;
       }
-      if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.length === 0) continue;
+      if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.length === 0 || NO_FILE_ARGUMENTS.has(program)) continue;
       for (const base of cwds) {
         if (base === undefined) continue;
         for (const path of this.#variants(value, base, word.tilde)) {

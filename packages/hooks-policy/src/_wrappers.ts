@@ -150,7 +150,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
   screen: {
     values: ["-S", "-t", "-c", "-e", "-h", "-p", "-T", "-s", "-Logfile"],
-    flags: ["-d", "-m", "-D", "-R", "-r", "-L", "-x", "-U", "-a", "-A", "-O", "-q", "-i", "-l", "-ln", "-f", "-fn", "-fa", "-dm", "-dmS"],
+    flags: ["-d", "-m", "-D", "-R", "-r", "-L", "-x", "-U", "-a", "-A", "-O", "-q", "-i", "-l", "-ln", "-f", "-fn", "-fa"],
     noCommand: ["-ls", "-list", "-wipe", "-v"],
     shellWhenEmpty: true,
   },

@@ -146,6 +146,7 @@ const DESTRUCTIVE: PolicyRule[] = [
   "docker rm *",
   "docker rmi *",
   "docker system prune *",
+  "kubectl delete *",
   "npm publish *",
   "pnpm publish *",
 ].map((command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it can destroy work or change the system" }));
