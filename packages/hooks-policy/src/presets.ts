@@ -29,7 +29,7 @@ const SECRETS: PolicyRule[] = [
   "~/.docker/config.json",
 ].map((path) => ({ tool: "*", path, decision: "deny" as const, reason: "it holds secrets" }));
 
-/** Commands that only look: allowed by `readonly` and `workspace`. */
+/** Commands that only look: allowed by `readonly` and `workspace`. Command rules judge the commands any tool declares. */
 const LOOKING = [
   "ls",
   "cat",
@@ -67,7 +67,7 @@ const LOOKING = [
   "git rev-parse *",
   "git ls-files *",
   "git blame *",
-].map((command) => ({ tool: "bash", command, decision: "allow" as const }));
+].map((command) => ({ tool: "*", command, decision: "allow" as const }));
 
 /** Commands that build and test a project: allowed by `workspace`. */
 const BUILDING = [
@@ -102,7 +102,7 @@ const BUILDING = [
   "git switch *",
   "git stash *",
   "git restore *",
-].map((command) => ({ tool: "bash", command, decision: "allow" as const }));
+].map((command) => ({ tool: "*", command, decision: "allow" as const }));
 
 /** Commands that destroy or change much at once: asked by `recommended`. */
 const DESTRUCTIVE: PolicyRule[] = [
@@ -149,7 +149,7 @@ const DESTRUCTIVE: PolicyRule[] = [
   "kubectl delete *",
   "npm publish *",
   "pnpm publish *",
-].map((command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it can destroy work or change the system" }));
+].map((command) => ({ tool: "*", command, decision: "ask" as const, reason: "it can destroy work or change the system" }));
 
 /** Commands that reach the network: asked by `recommended`. */
 const NETWORK: PolicyRule[] = [
@@ -178,18 +178,18 @@ const NETWORK: PolicyRule[] = [
   "docker pull *",
   "docker push *",
   "docker login *",
-].map((command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it reaches the network" }));
+].map((command) => ({ tool: "*", command, decision: "ask" as const, reason: "it reaches the network" }));
 
 /** Pushes that overwrite or delete what is on the remote, in every spelling: asked by `recommended`, with their own reason. */
 const FORCE_PUSH: PolicyRule[] = ["git push --force", "git push --force-with-lease", "git push --force-if-includes", "git push --mirror", "git push --delete", "git push ** +* **", "git push ** :* **"].map(
-  (command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it overwrites or deletes history on the remote" }),
+  (command) => ({ tool: "*", command, decision: "ask" as const, reason: "it overwrites or deletes history on the remote" }),
 );
 
 /** Inline programs of interpreters (`python -c`, `node -e`, `perl -e`, awk running commands) can do anything: asked by `recommended`. */
 const INLINE: PolicyRule[] = [{ tool: "*", inline: true, decision: "ask", reason: "it runs an inline program the policy cannot read" }];
 
 const CATASTROPHIC: PolicyRule[] = ["rm ** / **", "rm ** /\\* **", "rm ** ~ **", "rm ** ~/ **", "rm ** ~/\\* **"].map((command) => ({
-  tool: "bash",
+  tool: "*",
   command,
   decision: "deny" as const,
   reason: "it deletes the whole system or home folder",
@@ -221,7 +221,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
     rules: [
       { tool: "*", path: "${workspace}/**", decision: "allow" },
       ...SECRETS,
-      { tool: "bash", command: "*", decision: "allow" },
+      { tool: "*", command: "*", decision: "allow" },
       ...DESTRUCTIVE,
       ...FORCE_PUSH,
       ...NETWORK,
