@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
-import { type AccessEnvironment, AgentHarness, type AgentTool, type PolicyService, type ToolAccess, Type } from "@toolhost/core";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AgentHarness, type AgentTool, type PolicyService } from "@toolhost/core";
+import { ACCESS, accessTool, TOOL_NAMES as ACCESS_TOOL_NAMES } from "./fixtures/access-tools.mjs";
 import policyPlugin, { type Policy, type PolicyExplanation, type PolicyOptions } from "../src/index.js";
 
 /** A case of policy-cases.json. */
@@ -39,29 +40,8 @@ export function inWorkspace<T>(value: T, ws: string): T {
 }
 
 type Args = Record<string, unknown>;
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
-/** Absolute, but not folded: `link/..` is left for the policy to walk as the system does. */
-const absolute = (path: unknown, env: AccessEnvironment): string => {
-  const value = text(path);
-  const expanded = value === "~" || value.startsWith("~/") ? homedir() + value.slice(1) : value;
-  return isAbsolute(expanded) ? expanded : `${env.cwd}/${expanded}`;
-};
 
-/**
- * What the test tools declare they touch, shaped as tool-bash (a command and its cwd), tool-fs
- * (read: reads; write and edit: writes; ls, find, grep: a tree) and the HTTP example (a URL)
- * declare it. Only the shape matters to the policy; the names are the tools' own.
- */
-export const ACCESS: Record<string, (args: Args, env: AccessEnvironment) => ToolAccess | undefined> = {
-  bash: (args, env) => (typeof args.command === "string" ? { commands: [{ command: args.command, cwd: args.cwd === undefined ? env.cwd : resolve(absolute(args.cwd, env)) }] } : undefined),
-  read: (args, env) => ({ reads: [absolute(args.path, env)] }),
-  write: (args, env) => ({ writes: [absolute(args.path, env)] }),
-  edit: (args, env) => ({ writes: [absolute(args.path, env)] }),
-  ls: (args, env) => ({ readTrees: [absolute(args.path ?? ".", env)] }),
-  find: (args, env) => ({ readTrees: [absolute(args.path ?? ".", env)] }),
-  grep: (args, env) => ({ readTrees: [absolute(args.path ?? ".", env)] }),
-  make_api_call: (args) => (typeof args.url === "string" ? { network: [{ url: args.url, method: text(args.method) || "GET" }] } : undefined),
-};
+export { ACCESS };
 
 /** Decides a call the way the harness does: with what the test tool of that name declares. */
 export function decide(policy: Policy, ws: string, tool: string, args: unknown, cwd?: string, policyCwd = ws): PolicyExplanation {
@@ -72,22 +52,10 @@ export function decide(policy: Policy, ws: string, tool: string, args: unknown, 
 
 /** A tool that records that it ran and returns `ran <name>`; it declares access as ACCESS says. */
 export function recordingTool(name: string, runs: string[], result?: () => { text: string; details: unknown }): AgentTool {
-  const access = ACCESS[name];
-  return {
-    name,
-    label: name,
-    description: `test tool ${name}`,
-    parameters: Type.Object({}),
-    ...(access && { access: (params: unknown, env: AccessEnvironment) => access(params as Args, env) }),
-    async execute() {
-      runs.push(name);
-      const made = result?.() ?? { text: `ran ${name}`, details: { ran: name } };
-      return { content: [{ type: "text", text: made.text }], details: made.details };
-    },
-  };
+  return accessTool(name, runs, result);
 }
 
-export const TOOL_NAMES = ["bash", "read", "write", "edit", "ls", "find", "grep", "make_api_call"];
+export const TOOL_NAMES = [...ACCESS_TOOL_NAMES];
 
 /** A harness with the recording tools and the policy plugin. */
 export async function harnessWith(
