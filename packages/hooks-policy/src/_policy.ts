@@ -14,7 +14,7 @@ import {
 import picomatch from "picomatch";
 import { CommandPattern, type Match } from "./_command-pattern.js";
 import { toolMatcher, wordGlob } from "./_glob.js";
-import { anchorsOf, compilePathPattern, folderOf, normalizePath, type PathAnchors, samplesOf } from "./_paths.js";
+import { anchorsOf, compilePathPattern, existingReal, folderOf, LINK_TTL_MS, normalizePath, type PathAnchors, samplesOf } from "./_paths.js";
 import { TreeGuard } from "./_protected.js";
 import { type Decision, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart, type ShellFilePart } from "./_shell.js";
@@ -500,7 +500,7 @@ class CompiledPolicy implements Policy {
     }
     const normalized = normalizePath(word.value, cwd, word.tilde);
     if (!normalized.ok) return;
-    rules.guard ??= new TreeGuard((path) => rules.readDeny.some((rule) => (rule.path as (path: string) => boolean)(path)));
+    rules.guard ??= new TreeGuard((path) => rules.readDeny.some((rule) => (rule.path as (path: string) => boolean)(path)), LINK_TTL_MS);
     for (const root of unique([normalized.lexical, normalized.real])) {
       const found = rules.guard.find(root);
       if (found.paths.length === 0 && found.complete) continue;
@@ -511,11 +511,14 @@ class CompiledPolicy implements Policy {
     }
   }
 
-  /** The path a word names, and where it leads when symlinks are followed. */
+  /** The path an argument names, and where it leads when it exists and symlinks are followed. */
   #variants(value: string, cwd: string, tilde: boolean): string[] {
-    const normalized = normalizePath(value, cwd, tilde);
-    if (!normalized.ok) return [];
-    return normalized.real === normalized.lexical ? [normalized.lexical] : [normalized.lexical, normalized.real];
+    if (value.includes("\0")) return [];
+    let path = value;
+    if (tilde && (value === "~" || value.startsWith("~/"))) path = (this.anchors.homes[0] as string) + value.slice(1);
+    const lexical = resolve(cwd, path);
+    const real = existingReal(path.split("/").includes("..") ? `${cwd}/${path}` : lexical);
+    return real === undefined || real === lexical ? [lexical] : [lexical, real];
   }
 
   /** The first deny/ask read rule a word known only at run time could name a path of, if any. */

@@ -1,6 +1,6 @@
 import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { realOf } from "./_paths.js";
+import { recentRealOf } from "./_paths.js";
 
 /** A walk stops after this many entries: a tree larger than this is not known to be free of denied paths. */
 export const MAX_WALK_ENTRIES = 200_000;
@@ -18,6 +18,8 @@ export interface Found {
 
 interface Cached {
   found: Found;
+  /** When the folders were last found unchanged. */
+  checked: number;
   /** Every folder walked, with its modification time: a new, removed or renamed entry changes it. */
   folders: Map<string, number>;
 }
@@ -31,11 +33,24 @@ interface Cached {
 export class TreeGuard {
   readonly #cache = new Map<string, Cached>();
 
-  constructor(readonly names: (path: string) => boolean) {}
+  /**
+   * `reuseMs`: how long a result is trusted without checking the folders again (0: always
+   * checked). Bash decisions reuse it for a second; `protectedPaths`, whose list a tool leaves
+   * out of its output, always checks.
+   */
+  constructor(
+    readonly names: (path: string) => boolean,
+    readonly reuseMs = 0,
+  ) {}
 
   find(root: string): Found {
     const cached = this.#cache.get(root);
-    if (cached && unchanged(cached.folders)) return cached.found;
+    const now = Date.now();
+    if (cached && now - cached.checked < this.reuseMs) return cached.found;
+    if (cached && unchanged(cached.folders)) {
+      cached.checked = now;
+      return cached.found;
+    }
     const walked = this.#walk(root);
     if (this.#cache.size >= MAX_CACHED_ROOTS) this.#cache.delete(this.#cache.keys().next().value as string);
     this.#cache.set(root, walked);
@@ -47,7 +62,8 @@ export class TreeGuard {
     const folders = new Map<string, number>();
     let entries = 0;
     let complete = true;
-    if (this.#names(root)) return { found: { paths: [root], complete }, folders };
+    const checked = Date.now();
+    if (this.#names(root)) return { found: { paths: [root], complete }, folders, checked };
     const stack: Array<[string, number]> = [[root, 0]];
     while (stack.length > 0) {
       const [folder, depth] = stack.pop() as [string, number];
@@ -60,7 +76,7 @@ export class TreeGuard {
       }
       for (const entry of list) {
         entries += 1;
-        if (entries > MAX_WALK_ENTRIES) return { found: { paths, complete: false }, folders };
+        if (entries > MAX_WALK_ENTRIES) return { found: { paths, complete: false }, folders, checked };
         const path = join(folder, entry.name);
         if (this.#names(path, entry.isSymbolicLink())) {
           paths.push(path);
@@ -72,12 +88,12 @@ export class TreeGuard {
         }
       }
     }
-    return { found: { paths, complete }, folders };
+    return { found: { paths, complete }, folders, checked };
   }
 
   #names(path: string, link = false): boolean {
     if (this.names(path)) return true;
-    return link && this.names(realOf(path));
+    return link && this.names(recentRealOf(path));
   }
 }
 
