@@ -21,6 +21,8 @@ export interface Effects {
   script?: ShellWord;
   /** Why the command is at least `ask` whatever the rules say. */
   uncertain?: string;
+  /** Commands it runs itself (`git rebase -x`, `npx`): words run as a program, or text run by a shell. */
+  runs?: Array<{ words: ShellWord[]; shell: boolean; via: string }>;
 }
 
 type Reader = (program: string, args: ParsedArguments, words: ShellWord[], out: Effects) => void;
@@ -37,6 +39,9 @@ const read = (out: Effects, via: string, ...paths: Array<ShellWord | undefined>)
 const tree = (out: Effects, via: string, ...paths: Array<ShellWord | undefined>): void => {
   for (const path of paths) if (path && path.value !== "-") out.trees.push({ path, via });
 };
+const run = (out: Effects, via: string, words: ShellWord[], shell: boolean): void => {
+  if (words.length > 0) (out.runs ??= []).push({ words, shell, via });
+};
 const isRemote = (path: ShellWord): boolean => path.value !== undefined && /^[^/]*:/.test(path.value) && !path.value.startsWith("./");
 
 /** Interpreters whose option carries a program. */
@@ -49,6 +54,7 @@ const INLINE_OPTIONS: Array<[RegExp, string[]]> = [
   [/^lua[0-9.]*$/, ["-e"]],
   [/^(Rscript|julia|osascript|tclsh|wish)$/, ["-e"]],
 ];
+const STDIN_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
 const STDIN_INTERPRETERS = /^((python|pypy|perl|ruby|php|lua)[0-9.]*|node|nodejs|bun|tclsh|Rscript)$/;
 
 const copy: Reader = (program, args, _words, out) => {
@@ -203,6 +209,11 @@ const readers: Record<string, Reader> = {
   },
   tree: (_p, args, _w, out) => tree(out, "tree", ...(args.operands.length > 0 ? args.operands.filter((each) => !/^\d+$/.test(each.value ?? "")) : [DOT])),
   git: (_p, args, _w, out) => gitEffects(args, out),
+  npx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  bunx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  npm: (p, args, words, out) => {
+    if (["exec", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} exec`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+  },
   source: (_p, args, _w, out) => {
     if (args.operands[0]?.value !== undefined) out.script = args.operands[0];
   },
@@ -219,6 +230,12 @@ const readers: Record<string, Reader> = {
   },
 };
 readers.chown = readers.chmod as Reader;
+readers.pnpm = (p, args, words, out) => {
+  if (["exec", "dlx", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+};
+readers.yarn = (p, args, words, out) => {
+  if (["exec", "dlx"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+};
 readers.chgrp = readers.chmod as Reader;
 for (const name of ["rg", "ag", "ack", "egrep", "fgrep"]) readers[name] = readers.grep as Reader;
 for (const name of ["gawk", "mawk", "nawk"]) readers[name] = readers.awk as Reader;
@@ -247,8 +264,12 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
   switch (args.subcommand) {
     case "clone": {
       const [url, dir] = operands;
-      if (dir) write(out, "git clone", dir);
-      else if (url?.value !== undefined) write(out, "git clone", word(urlName(url.value).replace(/\.git$/, "")));
+      // `git -C DIR clone` clones relative to DIR.
+      const base = optionValue(args, "-C");
+      const under = (path: ShellWord): ShellWord =>
+        base === undefined || path.value?.startsWith("/") ? path : base.value === undefined || path.value === undefined ? base : word(`${base.value}/${path.value}`);
+      if (dir) write(out, "git clone", under(dir));
+      else if (url?.value !== undefined) write(out, "git clone", under(word(urlName(url.value).replace(/\.git$/, ""))));
       else if (url) write(out, "git clone", url);
       break;
     }
@@ -259,12 +280,39 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
       }
       break;
     }
+    case "submodule":
+      if (operands[0]?.value === "foreach") {
+        const rest = operands.slice(1).filter((each) => !/^--(recursive|quiet)$/.test(each.value ?? ""));
+        run(out, "git submodule foreach", rest, true);
+      }
+      break;
+    case "rebase":
+      for (const option of args.options) if (option.name === "--exec" && option.value) run(out, "git rebase --exec", [option.value], true);
+      break;
+    case "bisect":
+      if (operands[0]?.value === "run") run(out, "git bisect run", operands.slice(1), false);
+      break;
     case "archive":
       write(out, "git archive -o", optionValue(args, "-o", "--output"));
       break;
     default:
       break;
   }
+}
+
+/** The command an `npx` / `npm exec` runs: its words after its own options (`-y`, `-p pkg`, `--`). */
+function packageCommand(words: ShellWord[]): ShellWord[] {
+  let i = 0;
+  for (; i < words.length; i++) {
+    const value = words[i]?.value;
+    if (value === undefined || !value.startsWith("-")) break;
+    if (value === "--") {
+      i += 1;
+      break;
+    }
+    if (/^(-p|--package|-c|--call|--shell|-w|--workspace|--prefix)$/.test(value)) i += 1;
+  }
+  return words.slice(i);
 }
 
 /** The file name a download of this URL gets. */
@@ -293,7 +341,8 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
   }
   if (out.inline === undefined && STDIN_INTERPRETERS.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c")) {
     const first = args.operands[0];
-    if (!first || first.value === "-") out.inline = "(standard input)";
+    if (!first || first.value === "-" || STDIN_FILES.has(first.value ?? "")) out.inline = "(standard input)";
+    else if (first.value === undefined) out.inline = `(a script known only at run time: ${first.text})`;
   }
   if (program === "deno" && args.operands[0]?.value === "eval") out.inline = args.operands[1]?.value ?? "(an argument)";
   return out;

@@ -287,7 +287,7 @@ function readOption(table: OptionTable | undefined, word: ShellWord, next: Shell
   if (value.startsWith("--")) {
     const eq = value.indexOf("=");
     const spelling = eq === -1 ? value : value.slice(0, eq);
-    const spec = table?.bySpelling.get(spelling);
+    const spec = table?.bySpelling.get(spelling) ?? abbreviated(table, spelling, out, word);
     if (eq !== -1) {
       push(spec, spelling, sub(word, value.slice(eq + 1)));
       return 0;
@@ -315,6 +315,18 @@ function readOption(table: OptionTable | undefined, word: ShellWord, next: Shell
     push(spec, spelling);
   }
   return 0;
+}
+
+/**
+ * GNU getopt and git take a long option's unique prefix (`--rec` for `--recursive`). The option
+ * it abbreviates, or, when the prefix is ambiguous, every option it may be (the program refuses
+ * it, but a rule about any of them should not be escaped by it): all but the last are pushed here.
+ */
+function abbreviated(table: OptionTable | undefined, prefix: string, out: ReadOption[], word: ShellWord): OptionSpec | undefined {
+  if (!table || prefix.length < 3) return undefined;
+  const candidates = [...new Set([...table.bySpelling].filter(([spelling]) => spelling.startsWith("--") && spelling.startsWith(prefix)).map(([, spec]) => spec))];
+  for (const spec of candidates.slice(0, -1)) for (const name of spec.expands ?? [spec.name]) out.push({ name, spelling: prefix, word });
+  return candidates[candidates.length - 1];
 }
 
 function sub(word: ShellWord, value: string): ShellWord {

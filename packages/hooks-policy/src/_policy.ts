@@ -500,12 +500,12 @@ class CompiledPolicy implements Policy {
     }
     const normalized = normalizePath(word.value, cwd, word.tilde);
     if (!normalized.ok) return;
-    rules.guard ??= new TreeGuard((path) => rules.readDeny.some((rule) => (rule.path as (path: string) => boolean)(path)), LINK_TTL_MS);
+    rules.guard ??= new TreeGuard((path) => rules.readDeny.some((rule) => (rule.path as (path: string) => boolean)(path)), LINK_TTL_MS, true);
     for (const root of unique([normalized.lexical, normalized.real])) {
       const found = rules.guard.find(root);
       if (found.paths.length === 0 && found.complete) continue;
       const denied = rules.readDeny.find((rule) => found.paths.some((path) => (rule.path as (path: string) => boolean)(path))) ?? first;
-      const shown = found.paths.slice(0, 3).join(", ") + (found.paths.length > 3 ? ", …" : "");
+      const shown = found.paths.join(", ");
       add(denied, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
       notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
     }

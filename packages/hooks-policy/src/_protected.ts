@@ -41,6 +41,8 @@ export class TreeGuard {
   constructor(
     readonly names: (path: string) => boolean,
     readonly reuseMs = 0,
+    /** Stop at the first path found: enough to know that a tree holds one (bash decisions). */
+    readonly firstOnly = false,
   ) {}
 
   find(root: string): Found {
@@ -80,6 +82,7 @@ export class TreeGuard {
         const path = join(folder, entry.name);
         if (this.#names(path, entry.isSymbolicLink())) {
           paths.push(path);
+          if (this.firstOnly) return { found: { paths, complete }, folders, checked };
           continue;
         }
         if (entry.isDirectory()) {

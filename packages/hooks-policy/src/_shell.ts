@@ -221,7 +221,7 @@ class Analysis {
     }
     const args = parseArguments(program, words.slice(1));
     const effects = effectsOf(program, words, args);
-    this.#pushCommand(words, tail, uncertain, args, effects);
+    this.#pushCommand(words, tail, uncertain, args, effects, level);
 
     switch (program) {
       case "busybox":
@@ -287,7 +287,7 @@ class Analysis {
     }
   }
 
-  #pushCommand(words: ShellWord[], tail: boolean, uncertain: string | undefined, args: ParsedArguments, effects: Effects, script?: ShellWord): void {
+  #pushCommand(words: ShellWord[], tail: boolean, uncertain: string | undefined, args: ParsedArguments, effects: Effects, level: number, script?: ShellWord): void {
     const part: ShellCommandPart = { kind: "command", words, tail, cdCount: this.cds.length, args };
     const why = uncertain ?? effects.uncertain;
     if (why !== undefined) part.uncertain = why;
@@ -297,6 +297,10 @@ class Analysis {
     if (script ?? effects.script) part.script = script ?? effects.script;
     this.#push(part);
     for (const touch of effects.writes) this.#push({ kind: "write", path: touch.path, via: touch.via, cdCount: this.cds.length });
+    for (const run of effects.runs ?? []) {
+      if (run.shell) this.#reparse(run.words, level, run.via);
+      else this.#resolve(run.words, false, level, undefined, undefined);
+    }
   }
 
   /** tmux commands that run a shell command given as their last words. */
@@ -463,7 +467,7 @@ class Analysis {
     if (!stdinMode && index < words.length) {
       // A script file: judged as the shell command itself (its content is not read).
       const program = basename(words[0]?.value ?? "sh");
-      this.#pushCommand(words, tail, uncertain, parseArguments(program, words.slice(1)), { writes: [], reads: [], trees: [] }, words[index]);
+      this.#pushCommand(words, tail, uncertain, parseArguments(program, words.slice(1)), { writes: [], reads: [], trees: [] }, level, words[index]);
       return;
     }
     const input = node ? literalInput(node.redirects, this.env) : undefined;
