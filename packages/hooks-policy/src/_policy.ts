@@ -138,6 +138,8 @@ interface ToolRules {
   readCaution: CompiledRule[];
   /** Finds the paths `readDeny` names under a tree; made when first needed. */
   guard: TreeGuard | undefined;
+  /** Deny and ask rules with a matcher that name this tool (not by `*`): a call that declares nothing they judge asks. */
+  naming: CompiledRule[];
 }
 
 /**
@@ -330,6 +332,7 @@ class CompiledPolicy implements Policy {
       readDeny: read.filter((rule) => rule.decision === "deny"),
       readCaution: read.filter((rule) => rule.decision !== "allow"),
       guard: undefined,
+      naming: mine.filter((rule) => !isWhole(rule) && !rule.args && rule.decision !== "allow" && namesTool(rule, tool)),
     };
     this.#byTool.set(tool, found);
     return found;
@@ -353,6 +356,19 @@ class CompiledPolicy implements Policy {
     }
     for (const path of access?.writes ?? []) parts.push(this.#judgePath(WRITE, path, rules.write, rules.writeWhole, cwd));
     if (rules.network.length > 0) for (const destination of access?.network ?? []) parts.push(this.#judgeNetwork(destination, rules));
+
+    for (const rule of rules.naming) {
+      const missing = undeclared(rule, access);
+      if (missing === undefined) continue;
+      const why = rule.reason ? ` (${rule.reason})` : "";
+      parts.push({
+        kind: "call",
+        subject: tool,
+        decision: "ask",
+        matched: [{ id: rule.id, decision: "ask", reason: rule.reason ?? `${rule.id} judges ${missing} of ${tool}` }],
+        note: `${rule.id}${why} judges ${missing} of ${tool}, but the call declares none, so it cannot be judged`,
+      });
+    }
 
     if (rules.args.length > 0) {
       const part = this.#judgeArgs(tool, fields, rules, parts.length === 0);
@@ -640,6 +656,20 @@ class CompiledPolicy implements Policy {
     const subject = [...named].filter((field) => Object.hasOwn(fields, field)).map((field) => `${field}=${preview(fields[field])}`).join(" ") || tool;
     return finish({ kind: "args", subject, decision: "allow", matched }, this.defaultDecision, notes, notes.length > 0);
   }
+}
+
+/** Whether a rule names the tool itself (`bash`, `mcp_*`), not every tool (`*`) nor only a kind of access. */
+function namesTool(rule: CompiledRule, tool: string): boolean {
+  const globs = rule.rule.tool === undefined ? [] : Array.isArray(rule.rule.tool) ? rule.rule.tool : [rule.rule.tool];
+  return globs.some((glob) => !/^\*+$/.test(glob) && toolMatcher(glob)(tool));
+}
+
+/** What a rule judges that the call does not declare (`"commands"`), or undefined when it declares it. */
+function undeclared(rule: CompiledRule, access: ToolAccess | undefined): string | undefined {
+  const has = (list: unknown[] | undefined) => (list?.length ?? 0) > 0;
+  if (rule.command || rule.inline) return has(access?.commands) ? undefined : "the commands";
+  if (rule.path) return has(access?.commands) || has(access?.reads) || has(access?.writes) || has(access?.readTrees) ? undefined : "the paths";
+  return has(access?.network) ? undefined : "the network destinations";
 }
 
 /** Checks the shape of a declaration (it comes from any tool): a malformed one is an error, so the call is denied. */

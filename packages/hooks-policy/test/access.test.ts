@@ -70,6 +70,30 @@ describe("path rules judge every tool that declares a path", () => {
     expect(await outcome(made, "opaque", { file: ".env", mode: "other" })).toBe("ask");
   });
 
+  it("a deny or ask rule that names a tool which declares nothing the rule could judge asks (fail closed), with the rule's reason", async () => {
+    const runs: string[] = [];
+    const { harness: made, policy } = await harness(
+      {
+        default: "allow",
+        rules: [
+          { id: "no-rm", tool: "shell", command: "rm", decision: "deny", reason: "no deleting" },
+          { id: "no-env", tool: "mcp_*", path: ".env", decision: "deny" },
+          { id: "everyone", tool: "*", command: "curl", decision: "deny" },
+        ],
+      },
+      [declaring("shell", runs), declaring("mcp_files", runs), declaring("quiet", runs), declaring("mcp_reader", runs, () => ({ reads: [join(ws, "src", "a.ts")] }))],
+    );
+    const explanation = await policy.explain({ tool: "shell", args: { command: "rm -rf x" } });
+    expect(explanation).toMatchObject({ decision: "ask", rules: ["no-rm"] });
+    expect(explanation.reason).toContain("no deleting");
+    expect(explanation.reason).toContain("declares none");
+    expect(await outcome(made, "mcp_files", {})).toBe("ask");
+    // A rule of every tool ("*") does not name it; a tool that declares what the rule judges is judged by it.
+    expect(await outcome(made, "quiet", {})).toBe("allow");
+    expect(await outcome(made, "mcp_reader", {})).toBe("allow");
+    expect(runs).toEqual(["quiet", "mcp_reader"]);
+  });
+
   it("a declared tree read is allowed though it holds a denied path: the tool leaves it out, and the part says so", async () => {
     const runs: string[] = [];
     const tool = declaring("search", runs, () => ({ readTrees: [ws] }));
