@@ -1,55 +1,29 @@
 import { dirname, isAbsolute, resolve } from "node:path";
-import {
-  checkValue,
-  type CommandAccess,
-  ErrorCode,
-  messageOf,
-  type NetworkAccess,
-  type PolicyExplanation as CorePolicyExplanation,
-  type PolicyRequest,
-  type ProtectedPaths,
-  type ToolAccess,
-  ToolhostError,
-} from "@toolhost/core";
+import { checkValue, type CommandAccess, ErrorCode, messageOf, type NetworkAccess, type PolicyRequest, type ProtectedPaths, ToolhostError } from "@toolhost/core";
 import picomatch from "picomatch";
-import { CommandPattern, type Match } from "./_command-pattern.js";
-import { toolMatcher, wordGlob } from "./_glob.js";
-import { anchorsOf, compilePathPattern, existingReal, folderOf, LINK_TTL_MS, normalizePath, type PathAnchors, samplesOf } from "./_paths.js";
+import { checkAccess, undeclared } from "./_access.js";
+import type { CommandPattern, Match } from "./_command-pattern.js";
+import {
+  clip,
+  finish,
+  type MatchedRule,
+  merge,
+  type PartKind,
+  type PolicyExplanation,
+  type PolicyPart,
+  preview,
+  summarize,
+  worst,
+} from "./_explanation.js";
+import { anchorsOf, existingReal, folderOf, LINK_TTL_MS, normalizePath, type PathAnchors, samplesOf } from "./_paths.js";
 import { TreeGuard } from "./_protected.js";
 import { type Decision, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart, type ShellFilePart } from "./_shell.js";
 import { showWord, type ShellWord } from "./_words.js";
 import { PRESETS } from "./presets.js";
+import { type ArgMatcher, type CompiledRule, compileRule, isWhole, matchOf, namesTool } from "./_rules.js";
 
-/**
- * What was judged in a call: a simple command, a file written or read, a tree read recursively,
- * a network destination, named arguments, the call as a whole.
- */
-export type PartKind = "command" | "write" | "read" | "tree" | "network" | "args" | "call";
-
-/** A rule that matched a part, and what it said about it. */
-export interface MatchedRule {
-  id: string;
-  decision: Decision;
-  reason?: string;
-}
-
-/** One judged piece of a call. */
-export interface PolicyPart {
-  kind: PartKind;
-  /** The simple command, the normalized path, `GET https://…`, `url=https://…`, or the tool's name. */
-  subject: string;
-  decision: Decision;
-  matched: MatchedRule[];
-  /** Why the decision is what it is when no rule says it (`default (no rule matched)`, `command name known only at run time`). */
-  note?: string;
-}
-
-/** The decision on a call, with every part and the rules that matched it (core's `PolicyExplanation`, with typed parts). */
-export interface PolicyExplanation extends CorePolicyExplanation {
-  decision: Decision;
-  parts: PolicyPart[];
-}
+export type { MatchedRule, PartKind, PolicyExplanation, PolicyPart } from "./_explanation.js";
 
 /** Where the policy stands: relative paths resolve against `cwd`, `${workspace}` is `workspace`. */
 export interface PolicyEnvironment {
@@ -83,36 +57,11 @@ export const PolicyErrorCode = Object.freeze({
   REDACTION_FAILED: "TOOLHOST_POLICY_REDACTION_FAILED",
 } as const);
 
-const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 /** The kinds of access path rules can name in `tool`: `read` and `write` stand for every read / write declared. */
 const READ = "read";
 const WRITE = "write";
 /** Programs that never open their operands: a word known only at run time given to them names no file. */
 const NO_FILE_ARGUMENTS = new Set(["echo", "printf", "test", "[", "true", "false", ":", "export", "local", "declare", "typeset", "readonly", "unset", "set", "shift", "exit", "return", "read", "sleep", "seq", "expr", "basename", "dirname", "kill", "let", "wait", "cd", "pushd", "popd"]);
-
-function worst(a: Decision, b: Decision): Decision {
-  return SEVERITY[a] >= SEVERITY[b] ? a : b;
-}
-
-interface CompiledRule {
-  id: string;
-  /** Its place among all rules, so explanations list matches in the order rules are written. */
-  order: number;
-  rule: PolicyRule;
-  decision: Decision;
-  reason: string | undefined;
-  tool: (name: string) => boolean;
-  command: CommandPattern | undefined;
-  path: ((path: string) => boolean) | undefined;
-  url: RegExp | undefined;
-  host: RegExp | undefined;
-  inline: boolean;
-  args: Array<[string, ArgMatcher]> | undefined;
-}
-
-type ArgMatcher = (value: unknown) => Match;
-
-const MATCHERS = ["command", "path", "url", "host", "inline", "args"] as const;
 
 /** The rules that can judge the parts of one tool's calls, sorted out once per tool name. */
 interface ToolRules {
@@ -174,67 +123,6 @@ function checkOptions(options: PolicyOptions): void {
     );
   }
 }
-
-function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, where: string): CompiledRule {
-  const matchers = MATCHERS.filter((key) => rule[key] !== undefined);
-  if (matchers.length > 1) {
-    throw new ToolhostError(
-      PolicyErrorCode.INVALID_OPTIONS,
-      `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: it has ${matchers.join(" and ")}; a rule matches one of ${MATCHERS.join(", ")}. Split it into ${matchers.length} rules.`,
-    );
-  }
-  if (rule.command !== undefined && rule.command.trim() === "") {
-    throw new ToolhostError(PolicyErrorCode.INVALID_OPTIONS, `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: "command" is empty; write "*" for every command.`);
-  }
-  let path: CompiledRule["path"];
-  try {
-    path = rule.path === undefined ? undefined : compilePathPattern(rule.path, anchors);
-  } catch (error) {
-    throw new ToolhostError(
-      PolicyErrorCode.INVALID_OPTIONS,
-      `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: the path pattern ${JSON.stringify(rule.path)} is not a valid glob (${messageOf(error)}).`,
-    );
-  }
-  return {
-    id,
-    order: 0,
-    rule,
-    decision: rule.decision,
-    reason: rule.reason,
-    tool: toolMatcher(rule.tool ?? "*"),
-    command: rule.command === undefined ? undefined : new CommandPattern(rule.command),
-    path,
-    url: rule.url === undefined ? undefined : urlGlob(rule.url),
-    host: rule.host === undefined ? undefined : wordGlob(rule.host.toLowerCase()),
-    inline: rule.inline === true,
-    args: rule.args === undefined ? undefined : Object.entries(rule.args).map(([field, expected]) => [field, argMatcher(expected)]),
-  };
-}
-
-/** A glob on URLs: `*` stays within a segment (no `/`), `**` crosses them. */
-function urlGlob(glob: string): RegExp {
-  let source = "";
-  for (let i = 0; i < glob.length; i++) {
-    const char = glob[i] as string;
-    if (char === "\\" && i + 1 < glob.length) source += (glob[++i] as string).replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-    else if (char === "*" && glob[i + 1] === "*") {
-      while (glob[i + 1] === "*") i++;
-      source += "[\\s\\S]*";
-    } else if (char === "*") source += "[^/]*";
-    else if (char === "?") source += "[^/]";
-    else source += char.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  }
-  return new RegExp(`^${source}$`);
-}
-
-function argMatcher(expected: string | number | boolean): ArgMatcher {
-  if (typeof expected !== "string") return (value) => (value === expected ? "yes" : "no");
-  const exact = picomatch(expected, { dot: true });
-  const loose = picomatch(expected, { dot: true, nocase: true });
-  return (value) => (typeof value !== "string" ? "no" : exact(value) ? "yes" : loose(value) ? "maybe" : "no");
-}
-
-const isWhole = (rule: CompiledRule): boolean => MATCHERS.every((key) => rule.rule[key] === undefined);
 
 class CompiledPolicy implements Policy {
   readonly #rules: CompiledRule[];
@@ -658,102 +546,6 @@ class CompiledPolicy implements Policy {
   }
 }
 
-/** Whether a rule names the tool itself (`bash`, `mcp_*`), not every tool (`*`) nor only a kind of access. */
-function namesTool(rule: CompiledRule, tool: string): boolean {
-  const globs = rule.rule.tool === undefined ? [] : Array.isArray(rule.rule.tool) ? rule.rule.tool : [rule.rule.tool];
-  return globs.some((glob) => !/^\*+$/.test(glob) && toolMatcher(glob)(tool));
-}
-
-/** What a rule judges that the call does not declare (`"commands"`), or undefined when it declares it. */
-function undeclared(rule: CompiledRule, access: ToolAccess | undefined): string | undefined {
-  const has = (list: unknown[] | undefined) => (list?.length ?? 0) > 0;
-  if (rule.command || rule.inline) return has(access?.commands) ? undefined : "the commands";
-  if (rule.path) return has(access?.commands) || has(access?.reads) || has(access?.writes) || has(access?.readTrees) ? undefined : "the paths";
-  return has(access?.network) ? undefined : "the network destinations";
-}
-
-/** Checks the shape of a declaration (it comes from any tool): a malformed one is an error, so the call is denied. */
-function checkAccess(access: unknown): ToolAccess | undefined {
-  if (access === undefined || access === null) return undefined;
-  if (typeof access !== "object" || Array.isArray(access)) throw new TypeError("the tool's access declaration is not an object");
-  const record = access as Record<string, unknown>;
-  const list = (key: string, check: (item: unknown) => boolean, what: string): void => {
-    const value = record[key];
-    if (value === undefined) return;
-    if (!Array.isArray(value) || !value.every(check)) throw new TypeError(`the tool's access declaration has "${key}" that is not a list of ${what}`);
-  };
-  const isString = (item: unknown) => typeof item === "string";
-  list("reads", isString, "paths");
-  list("writes", isString, "paths");
-  list("readTrees", isString, "paths");
-  list("commands", (item) => typeof item === "object" && item !== null && typeof (item as CommandAccess).command === "string", "{ command, cwd }");
-  list("network", (item) => typeof item === "object" && item !== null && typeof (item as NetworkAccess).url === "string", "{ url, method? }");
-  return record as ToolAccess;
-}
-
-function clip(text: string, size: number): string {
-  const flat = text.replace(/\s+/g, " ");
-  return flat.length > size ? `${flat.slice(0, size - 3)}...` : flat;
-}
-
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
-}
-
-function matchOf(rule: CompiledRule, decision: Decision): MatchedRule {
-  return rule.reason === undefined ? { id: rule.id, decision } : { id: rule.id, decision, reason: rule.reason };
-}
-
-/** Sets a part's decision from its matches (deny > ask > allow), the default when none, at least ask when uncertain. */
-function finish(part: PolicyPart, defaultDecision: Decision, notes: string[] = [], atLeastAsk = false): PolicyPart {
-  let decision: Decision;
-  if (part.matched.length === 0) {
-    decision = defaultDecision;
-    if (!atLeastAsk || SEVERITY[defaultDecision] > SEVERITY.ask) notes.push(`default (no rule matched)`);
-  } else {
-    decision = part.matched.map((entry) => entry.decision).reduce(worst);
-  }
-  if (atLeastAsk) decision = worst(decision, "ask");
-  part.decision = decision;
-  if (notes.length > 0) part.note = notes.join("; ");
-  return part;
-}
-
-function merge(a: PolicyPart, b: PolicyPart): PolicyPart {
-  const matched = [...a.matched];
-  for (const entry of b.matched) if (!matched.some((each) => each.id === entry.id && each.decision === entry.decision)) matched.push(entry);
-  const note = [a.note, b.note].filter((text) => text !== undefined && text !== "");
-  const subject = a.subject === b.subject ? a.subject : `${a.subject} | ${b.subject}`;
-  const part: PolicyPart = { kind: a.kind, subject, decision: worst(a.decision, b.decision), matched };
-  if (note.length > 0) part.note = [...new Set(note)].join("; ");
-  return part;
-}
-
-function summarize(tool: string, parts: PolicyPart[]): PolicyExplanation {
-  const decision = parts.map((part) => part.decision).reduce(worst);
-  const deciding = parts.filter((part) => part.decision === decision);
-  const rules = [...new Set(deciding.flatMap((part) => part.matched.filter((entry) => entry.decision === decision).map((entry) => entry.id)))];
-  const first = deciding[0] as PolicyPart;
-  const rule = first.matched.find((entry) => entry.decision === decision);
-  const what = first.kind === "call" ? tool : `${first.kind === "command" ? "" : `${first.kind} `}${first.subject}`;
-  let reason: string;
-  if (rule) {
-    const why = rule.reason ? ` (${rule.reason})` : "";
-    reason = decision === "ask" ? `${what}: ${rule.id} asks${why}` : `${what}: ${decision === "deny" ? "denied" : "allowed"} by ${rule.id}${why}`;
-    if (decision !== "allow" && first.note && !first.note.startsWith("default")) reason += `; ${first.note}`;
-  } else {
-    reason = `${what}: ${first.note ?? `default ${decision}`}`;
-  }
-  if (decision === "allow" && deciding.length > 1) reason = `every part allowed (${rules.join(", ") || "default"})`;
-  return { decision, reason: oneLine(reason), tool, rules, parts };
-}
-
-function oneLine(text: string): string {
-  const flat = text.includes("\n") ? text.replace(/\s*\n\s*/g, " ⏎ ") : text;
-  return flat.length > 500 ? `${flat.slice(0, 497)}...` : flat;
-}
-
-function preview(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
