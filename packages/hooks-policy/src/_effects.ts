@@ -117,7 +117,10 @@ const readers: Record<string, Reader> = {
     }
     if (hasOption(args, "--create", "--append", "--update", "--catenate")) {
       write(out, "tar -f", file);
-      tree(out, "tar -c", ...args.operands);
+      // `-C DIR` makes the operands after it relative to DIR: judged there (the last one, for all).
+      const inDirectory = (path: ShellWord): ShellWord =>
+        !directory || path.value?.startsWith("/") ? path : directory.value === undefined || path.value === undefined ? directory : { ...directory, value: `${directory.value}/${path.value}` };
+      tree(out, "tar -c", ...args.operands.map(inDirectory));
       read(out, "tar -T", optionValue(args, "--files-from"));
     } else if (hasOption(args, "--extract")) {
       read(out, "tar -f", file);
@@ -190,7 +193,10 @@ const readers: Record<string, Reader> = {
   },
   find: (_p, _args, words, out) => {
     const roots: ShellWord[] = [];
-    for (const each of words.slice(1)) {
+    let start = 1;
+    // find's own options come before its roots: -H, -L, -P, -D debug, -O level.
+    while (start < words.length && /^-([HLP]|D|O\d*)$/.test(words[start]?.value ?? "")) start += words[start]?.value === "-D" ? 2 : 1;
+    for (const each of words.slice(start)) {
       if (each.value !== undefined && /^[-(!)]/.test(each.value) && each.value !== "-") break;
       roots.push(each);
     }

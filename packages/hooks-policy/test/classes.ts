@@ -473,6 +473,8 @@ export const CLASSES: CommandClass[] = [
         "scp -r . host:x",
         "tree",
         "cd src && grep -r x ..",
+        "find -L . -name x",
+        "tar -czf /tmp/a.tgz -C src ..",
         "grep -r x $DIR",
       ]),
       ...cases("allow", ["grep -r SECRET src", "find src", "ls -R src", "ls", "ls -la", "tar c src", "cp -r src /tmp/c", "grep SECRET out.txt", "rg SECRET src"]),
