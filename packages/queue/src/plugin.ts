@@ -1,0 +1,89 @@
+import { createRequire } from "node:module";
+import { type AgentToolUpdate, type AnyAgentTool, type QueueWorkOptions, type ToolCallContext, definePlugin } from "@toolhost/core";
+import picomatch from "picomatch";
+import { connectClient, redisTarget } from "./_connection.js";
+import { keysOf } from "./_job.js";
+import { QueueOptionsSchema } from "./_options.js";
+import { Producer } from "./_producer.js";
+import { readRemoteTools } from "./_remote.js";
+import { work } from "./_worker.js";
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+const NAME = "@toolhost/queue";
+/** Call ids seen by `approve`, so a job can say it was approved; bounded for calls that never ran. */
+const MAX_ASKED = 10_000;
+
+/**
+ * The `@toolhost/queue` plugin. On a host, the calls its `tools` select (and the calls of tools
+ * only its workers have) are sent to a BullMQ queue on Redis once the host's own pipeline has
+ * decided them, and the worker's result is the call's result. It also offers the service
+ * `"queue"`, with which `toolhost worker` runs the queue's calls on this harness instead.
+ */
+const queuePlugin = definePlugin({
+  name: NAME,
+  version,
+  options: QueueOptionsSchema,
+  async apply(harness, options) {
+    const target = redisTarget(options.redis, harness.workspace);
+    const client = await connectClient(target, options.connectTimeoutMs, `toolhost-producer:${options.queue}`);
+    client.on("error", () => undefined);
+    let producer: Producer | undefined;
+    try {
+      producer = await Producer.open(client, options, target);
+    } catch (error) {
+      client.disconnect();
+      throw error;
+    }
+    const selected = picomatch(options.tools);
+    const remote = new Set<string>();
+    if (options.discoverTools) {
+      for (const tool of await readRemoteTools(client, keysOf(options.prefix, options.queue).tools)) {
+        if (harness.getTool(tool.name)) continue;
+        harness.registerTool(tool);
+        remote.add(tool.name);
+      }
+    }
+    let working = false;
+
+    const asked = new Set<string>();
+    harness.hooks.approve.intercept({
+      call: (request: ToolCallContext) => {
+        if (asked.size >= MAX_ASKED) asked.clear();
+        asked.add(request.toolCall.id);
+      },
+    });
+
+    harness.hooks.executeToolCall.tapPromise(NAME, async (ctx, signal) => {
+      if (working || !(remote.has(ctx.tool.name) || selected(ctx.tool.name))) return undefined;
+      const approved = asked.delete(ctx.toolCall.id);
+      return (producer as Producer).run(ctx, approved, signal, (update) => emitUpdate(harness, ctx, update));
+    });
+
+    harness.provideService("queue", {
+      async work(workOptions: QueueWorkOptions) {
+        working = true;
+        await work(harness, (name) => remote.has(name), target, options, workOptions);
+      },
+    });
+
+    harness.hooks.dispose.tapPromise(NAME, async () => {
+      await producer?.close();
+      await client.quit().catch(() => client.disconnect());
+    });
+  },
+});
+
+/** A worker's update, told as the kernel tells a local tool's: the `toolUpdate` hook and an event. */
+function emitUpdate(harness: { hooks: { toolUpdate: { call(update: AgentToolUpdate, ctx: ToolCallContext): void } }; emit: Function }, ctx: ToolCallContext, update: AgentToolUpdate): void {
+  harness.hooks.toolUpdate.call(update, ctx);
+  harness.emit({
+    type: "tool_execution_update",
+    toolCallId: ctx.toolCall.id,
+    toolName: ctx.toolCall.name,
+    args: ctx.args,
+    partialResult: update,
+  });
+}
+
+export default queuePlugin;
+export type { AnyAgentTool };
