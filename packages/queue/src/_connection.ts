@@ -95,7 +95,8 @@ export async function connectClient(target: RedisTarget, timeoutMs: number, name
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+/** Rejects when `promise` takes longer than `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error("timed out")), ms);
@@ -111,4 +112,14 @@ export function blockingOptions(target: RedisTarget, name: string): IORedisOptio
     connectionName: name,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   };
+}
+
+/** Waits for a closing step at most `ms` (Redis may be gone, and closing must not hang); never rejects. */
+export async function settleWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  try {
+    await withTimeout(promise, ms);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { type AgentToolResult, type AgentToolUpdate, type ToolCallContext, messageOf } from "@toolhost/core";
 import { Job, Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
-import { blockingOptions, type RedisTarget } from "./_connection.js";
+import { blockingOptions, type RedisTarget, settleWithin } from "./_connection.js";
 import { type CallJob, deliveryOf, errorResult, isResult, jobIdOf, keysOf } from "./_job.js";
 import type { QueueOptions } from "./_options.js";
 import { QueueErrorCode } from "./errors.js";
@@ -15,6 +15,7 @@ interface Pending {
 
 const CANCEL_REPEAT_MS = 500;
 const CANCEL_GIVE_UP_MS = 60_000;
+const CLOSE_MS = 2000;
 
 /** The producing side: enqueues calls and turns the queue's events back into results and updates. */
 export class Producer {
@@ -189,7 +190,9 @@ export class Producer {
     this.#closing = true;
     for (const timer of this.#cancelling.values()) clearInterval(timer);
     for (const pending of [...this.#pending.values()]) pending.settle(aborted(pending.data.call.name));
-    await Promise.allSettled([this.#events.close(), this.#queue.close()]);
+    await settleWithin(Promise.allSettled([this.#events.close(), this.#queue.close()]), CLOSE_MS);
+    this.#events.disconnect().catch(() => undefined);
+    this.#queue.disconnect().catch(() => undefined);
   }
 }
 
@@ -211,6 +214,6 @@ function failureResult(reason: string | undefined): AgentToolResult {
 export function workerLostResult(): AgentToolResult {
   return errorResult(
     QueueErrorCode.WORKER_LOST,
-    "The worker running this call stopped; the command may or may not have run. Check its effects before running it again.",
+    "Not known whether it ran: the worker running this call stopped; the command may or may not have run. Check its effects before running it again.",
   );
 }

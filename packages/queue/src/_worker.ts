@@ -10,11 +10,13 @@ import {
 import { type Job, WaitingError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { bound } from "./_bound.js";
-import { blockingOptions, type RedisTarget } from "./_connection.js";
+import { blockingOptions, type RedisTarget, settleWithin } from "./_connection.js";
 import { type CallJob, type PublishedTool, deliveryOf, errorResult, keysOf, parseCallJob } from "./_job.js";
 import type { QueueOptions } from "./_options.js";
 import { workerLostResult } from "./_producer.js";
 import { QueueErrorCode } from "./errors.js";
+
+const CLOSE_MS = 2000;
 
 /** A call running on this worker. */
 interface Running {
@@ -148,21 +150,34 @@ export async function work(
     else options.signal.addEventListener("abort", () => resolve(), { once: true });
   });
 
+  clearInterval(timer);
   health("stopping");
-  const grace = setTimeout(() => {
+  await shutDown(worker, stopped, running, options.shutdownGraceMs ?? 30_000);
+  if (control.status === "ready") await settleWithin(control.del(keys.worker(id)), CLOSE_MS);
+  health("stopped");
+  control.disconnect();
+  subscriber.disconnect();
+}
+
+/**
+ * Takes no new call; running calls have `grace` ms to finish, then are ended (a retryable one is
+ * handed back to the queue). Every step is bounded: with Redis gone, BullMQ's close would wait for ever.
+ */
+async function shutDown(worker: Worker, stopped: Promise<void>, running: Map<string, Running>, grace: number): Promise<void> {
+  const end = (): void => {
     for (const entry of running.values()) {
       entry.shuttingDown = true;
       entry.controller.abort(new Error("the worker is shutting down"));
     }
-  }, options.shutdownGraceMs ?? 30_000);
-  await worker.close();
-  await stopped.catch(() => undefined);
-  clearTimeout(grace);
-  clearInterval(timer);
-  await control.del(keys.worker(id)).catch(() => undefined);
-  health("stopped");
-  control.disconnect();
-  subscriber.disconnect();
+  };
+  const timer = setTimeout(end, grace);
+  if (!(await settleWithin(worker.close(), grace + CLOSE_MS))) {
+    end();
+    await settleWithin(worker.close(true), CLOSE_MS);
+  }
+  clearTimeout(timer);
+  await settleWithin(stopped, CLOSE_MS);
+  await settleWithin(worker.disconnect(), CLOSE_MS);
 }
 
 /** Sends the tool's updates as job progress, at most one per `updateIntervalMs` (the latest wins). */

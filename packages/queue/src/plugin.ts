@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { type AgentToolUpdate, type AnyAgentTool, type QueueWorkOptions, type ToolCallContext, definePlugin } from "@toolhost/core";
 import picomatch from "picomatch";
-import { connectClient, redisTarget } from "./_connection.js";
+import { connectClient, redisTarget, settleWithin } from "./_connection.js";
 import { keysOf } from "./_job.js";
 import { QueueOptionsSchema } from "./_options.js";
 import { Producer } from "./_producer.js";
@@ -68,7 +68,7 @@ const queuePlugin = definePlugin({
 
     harness.hooks.dispose.tapPromise(NAME, async () => {
       await producer?.close();
-      await client.quit().catch(() => client.disconnect());
+      if (!(await settleWithin(client.quit(), 2000))) client.disconnect();
     });
   },
 });
