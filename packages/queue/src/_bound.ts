@@ -28,13 +28,16 @@ function size(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? "");
 }
 
-/** Head and tail of a text, within about `budget` bytes of JSON. */
+/** Head and tail of a text, within `budget` bytes of JSON (escaping can make a character 6 bytes). */
 function cut(text: string, budget: number): string {
   if (size(text) <= budget) return text;
-  // JSON escaping can double a character's size; halve the characters kept for safety.
-  const keep = Math.max(64, Math.floor(budget / 4));
-  const left = text.length - 2 * keep;
-  return `${text.slice(0, keep)}\n… ${left} characters left out (results in the queue are bounded; see fullOutputPath on the worker when given) …\n${text.slice(-keep)}`;
+  let keep = Math.max(32, Math.floor(budget / 2));
+  for (;;) {
+    const left = text.length - 2 * keep;
+    const kept = `${text.slice(0, keep)}\n… ${left} characters left out (results in the queue are bounded; see fullOutputPath on the worker when given) …\n${text.slice(-keep)}`;
+    if (size(kept) <= budget || keep <= 32) return kept;
+    keep = Math.floor(keep / 2);
+  }
 }
 
 function keptDetails(details: unknown): Record<string, unknown> {
