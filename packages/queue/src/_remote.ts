@@ -19,6 +19,13 @@ export async function readRemoteTools(client: Redis, key: string): Promise<AnyAg
   return tools.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** The tool of that name a worker published, if any. */
+export async function readRemoteTool(client: Redis, key: string, name: string): Promise<AnyAgentTool | undefined> {
+  const text = await client.hget(key, name);
+  const published = text === null ? undefined : parsePublished(text);
+  return published ? remoteTool(published) : undefined;
+}
+
 function parsePublished(text: string): PublishedTool | undefined {
   try {
     const value = JSON.parse(text) as Partial<PublishedTool>;

@@ -5,7 +5,7 @@ import { connectClient, redisTarget, settleWithin } from "./_connection.js";
 import { keysOf } from "./_job.js";
 import { QueueOptionsSchema } from "./_options.js";
 import { Producer } from "./_producer.js";
-import { readRemoteTools } from "./_remote.js";
+import { readRemoteTool, readRemoteTools } from "./_remote.js";
 import { work } from "./_worker.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -36,14 +36,25 @@ const queuePlugin = definePlugin({
     }
     const selected = picomatch(options.tools);
     const remote = new Set<string>();
+    const toolsKey = keysOf(options.prefix, options.queue).tools;
+    let working = false;
     if (options.discoverTools) {
-      for (const tool of await readRemoteTools(client, keysOf(options.prefix, options.queue).tools)) {
+      for (const tool of await readRemoteTools(client, toolsKey)) {
         if (harness.getTool(tool.name)) continue;
         harness.registerTool(tool);
         remote.add(tool.name);
       }
+      // A tool published after this host loaded (a worker started later) is found when first called.
+      const late = new Map<string, AnyAgentTool>();
+      harness.hooks.resolveTool.tapPromise(NAME, async (call) => {
+        if (working || harness.getTool(call.name) || client.status !== "ready") return undefined;
+        const known = late.get(call.name) ?? (await readRemoteTool(client, toolsKey, call.name));
+        if (!known) return undefined;
+        late.set(call.name, known);
+        remote.add(call.name);
+        return known;
+      });
     }
-    let working = false;
 
     const asked = new Set<string>();
     harness.hooks.approve.intercept({
@@ -86,4 +97,3 @@ function emitUpdate(harness: { hooks: { toolUpdate: { call(update: AgentToolUpda
 }
 
 export default queuePlugin;
-export type { AnyAgentTool };

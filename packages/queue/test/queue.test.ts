@@ -189,4 +189,12 @@ describe("calls on a pool of workers", () => {
     // The worker checks the arguments against its own tool.
     expect(codeOf(invalid!)).toBe("TOOLHOST_INVALID_ARGUMENTS");
   });
+
+  it("finds a tool a worker published after the producer loaded, when it is first called", async () => {
+    const { harness } = await host();
+    expect(harness.getTool("remote_echo")).toBeUndefined();
+    const running = await worker();
+    const [result] = await harness.executeToolCalls([{ id: "late-1", name: "remote_echo", arguments: { text: "late" } }]);
+    expect(textOf(result!)).toBe(`echo from ${running.pid}: late`);
+  });
 });
