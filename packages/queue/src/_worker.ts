@@ -99,10 +99,14 @@ export async function work(
         await job.moveToWait(_token);
         throw new WaitingError();
       }
-      const result = message ? resultOf(message) : errorResult(QueueErrorCode.WORKER_FAILED, "The worker's harness gave no result.");
-      if (entry.shuttingDown) {
-        result.content.push({ type: "text", text: "(the worker shut down while the call ran)" });
-      }
+      const result = entry.shuttingDown
+        ? errorResult(
+            QueueErrorCode.WORKER_SHUT_DOWN,
+            `The worker shut down while "${data.call.name}" ran, and its shutdown grace ran out: the call was ended and may have partly run.`,
+          )
+        : message
+          ? resultOf(message)
+          : errorResult(QueueErrorCode.WORKER_FAILED, "The worker's harness gave no result.");
       counts[result.isError ? "failed" : "completed"] += 1;
       return bound(result, data.limits.maxResultBytes);
     } finally {

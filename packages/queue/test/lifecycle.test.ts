@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHost } from "@toolhost/core/config";
 import type { Host } from "@toolhost/core/config";
@@ -18,8 +18,10 @@ import {
   stopProcess,
   tempProject,
   textOf,
+  isRunning,
   waitForFile,
   writeConfig,
+  writeProbePlugin,
 } from "./_helpers.js";
 
 let redis: TestRedis;
@@ -121,6 +123,41 @@ describe("a worker's life", () => {
     const events = running.lines.map((line) => line.event);
     expect(events.slice(-2)).toEqual(["stopping", "stopped"]);
     expect(running.lines.at(-1)).toMatchObject({ running: 0, completed: 1 });
+  });
+});
+
+describe("a worker stopped while its calls run", () => {
+  beforeEach(() => {
+    writeProbePlugin(dir);
+    writeConfig(workerDir, [[BASH_PLUGIN, { executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(redis)]);
+  });
+
+  it("ends a bash call when the shutdown grace runs out, with a result that says so", async () => {
+    const running = await worker(["--shutdown-grace", "1"]);
+    const { harness } = await host();
+    const shellPid = join(dir, "shell.pid");
+    const pending = harness.executeToolCalls([
+      { id: "grace-bash", name: "bash", arguments: { command: `echo $$ > ${shellPid}; sleep 600` } },
+    ]);
+    const shell = Number(await waitForFile(shellPid));
+    process.kill(running.pid, "SIGTERM");
+    const [result] = await pending;
+    expect(codeOf(result!)).toBe("TOOLHOST_QUEUE_WORKER_SHUT_DOWN");
+    expect(await running.exited).toBe(0);
+    expect(isRunning(shell)).toBe(false);
+  });
+
+  it("hands a read-only call back to the queue when the grace runs out, and another worker runs it", async () => {
+    const first = await worker(["--shutdown-grace", "1"]);
+    const { harness } = await host();
+    writeFileSync(join(dir, "data.txt"), "the data");
+    const pending = harness.executeToolCalls([{ id: "grace-read", name: "slow_read", arguments: { path: join(dir, "data.txt") } }]);
+    await waitForFile(join(workerDir, "attempts.log"));
+    process.kill(first.pid, "SIGTERM");
+    expect(await first.exited).toBe(0);
+    const second = await worker();
+    const [result] = await pending;
+    expect(textOf(result!)).toBe(`read by ${second.pid}: the data`);
   });
 });
 
