@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { type AgentToolUpdate, type AnyAgentTool, type QueueWorkOptions, type ToolCallContext, definePlugin } from "@toolhost/core";
+import { type AgentHarness, type AgentToolUpdate, type AnyAgentTool, type QueueWorkOptions, type ToolCallContext, definePlugin } from "@toolhost/core";
 import picomatch from "picomatch";
 import { connectClient, redisTarget, settleWithin } from "./_connection.js";
 import { keysOf } from "./_job.js";
@@ -84,16 +84,23 @@ const queuePlugin = definePlugin({
   },
 });
 
-/** A worker's update, told as the kernel tells a local tool's: the `toolUpdate` hook and an event. */
-function emitUpdate(harness: { hooks: { toolUpdate: { call(update: AgentToolUpdate, ctx: ToolCallContext): void } }; emit: Function }, ctx: ToolCallContext, update: AgentToolUpdate): void {
-  harness.hooks.toolUpdate.call(update, ctx);
-  harness.emit({
-    type: "tool_execution_update",
-    toolCallId: ctx.toolCall.id,
-    toolName: ctx.toolCall.name,
-    args: ctx.args,
-    partialResult: update,
-  });
+/**
+ * A worker's update, told as the kernel tells a local tool's: the `toolUpdate` hook and an event.
+ * Its text passes the `redact` hook first (a throwing tap withholds the update), as every text
+ * that leaves the kernel does.
+ */
+function emitUpdate(harness: AgentHarness, ctx: ToolCallContext, update: AgentToolUpdate): void {
+  let partialResult: AgentToolUpdate;
+  try {
+    partialResult = {
+      ...update,
+      content: update.content.map((block) => (block.type === "text" ? { ...block, text: harness.hooks.redact.call(block.text) } : block)),
+    };
+  } catch {
+    return;
+  }
+  harness.hooks.toolUpdate.call(partialResult, ctx);
+  harness.emit({ type: "tool_execution_update", toolCallId: ctx.toolCall.id, toolName: ctx.toolCall.name, args: ctx.args, partialResult });
 }
 
 export default queuePlugin;

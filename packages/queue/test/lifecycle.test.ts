@@ -90,11 +90,29 @@ describe("loading", () => {
     expect(result.stderr).toContain("TOOLHOST_QUEUE_UNREACHABLE");
   });
 
-  it("keeps the password out of messages and takes it from the environment", async () => {
+  it("says which password variable is not set", async () => {
     writeConfig(producerDir, [queueEntry(redis, { redis: { url: redis.url, passwordEnv: "TEST_QUEUE_PASSWORD_UNSET" } })]);
     const error = await createHost({ cwd: producerDir }).catch((thrown: unknown) => thrown as Error & { code: string });
     expect((error as { code: string }).code).toBe("TOOLHOST_QUEUE_UNREACHABLE");
     expect((error as Error).message).toContain("TEST_QUEUE_PASSWORD_UNSET");
+  });
+
+  it("signs in with a password from the environment, and names neither password in the error", async () => {
+    const guarded = await startRedis(["--requirepass", "right-secret"]);
+    try {
+      writeConfig(producerDir, [queueEntry(guarded, { redis: { url: guarded.url, passwordEnv: "TEST_QUEUE_PASSWORD" } })]);
+      process.env.TEST_QUEUE_PASSWORD = "right-secret";
+      const made = await createHost({ cwd: producerDir });
+      await made.harness.dispose();
+      process.env.TEST_QUEUE_PASSWORD = "wrong-secret";
+      const error = await createHost({ cwd: producerDir }).catch((thrown: unknown) => thrown as Error & { code: string });
+      expect((error as { code: string }).code).toBe("TOOLHOST_QUEUE_UNREACHABLE");
+      expect((error as Error).message).toContain(`redis://127.0.0.1:${guarded.port}/0`);
+      expect((error as Error).message).not.toContain("secret");
+    } finally {
+      delete process.env.TEST_QUEUE_PASSWORD;
+      await guarded.stop();
+    }
   });
 
   it("tells `toolhost worker` users to add the queue plugin when the config has none", async () => {
