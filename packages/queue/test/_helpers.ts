@@ -183,7 +183,8 @@ export function killGroup(pid: number): void {
 /**
  * A plugin of the test's own, for workers: `slow_read` says it only reads; the first attempt of a
  * call waits (so the test can kill its worker), later attempts answer at once. Each attempt adds
- * its worker's pid to `attempts.log` in the call's folder. `remote_echo` echoes its text.
+ * its worker's pid to `attempts.log` in the call's folder. `remote_echo` echoes its text; the
+ * plugin's policy asks about the text "ask me".
  */
 export function writeProbePlugin(dir: string): string {
   const file = join(dir, "probe-plugin.mjs");
@@ -195,6 +196,8 @@ import { definePlugin, Type } from "@toolhost/core";
 export default definePlugin({
   name: "probe",
   apply(harness) {
+    // A second gate on the worker: it asks about one text.
+    harness.hooks.beforeToolCall.tap("probe", (ctx) => (ctx.args?.text === "ask me" ? { ask: true, reason: "the probe asks about this text" } : undefined));
     harness.registerTool({
       name: "slow_read",
       label: "Slow read",

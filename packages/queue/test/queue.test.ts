@@ -190,6 +190,15 @@ describe("calls on a pool of workers", () => {
     expect(codeOf(invalid!)).toBe("TOOLHOST_INVALID_ARGUMENTS");
   });
 
+  it("refuses on the worker a call its own policy asks about: a worker never asks", async () => {
+    await worker();
+    const { harness } = await host();
+    const [result] = await harness.executeToolCalls([{ id: "gate-1", name: "remote_echo", arguments: { text: "ask me" } }]);
+    expect(codeOf(result!)).toBe("TOOLHOST_NOT_APPROVED");
+    expect(textOf(result!)).toContain("the probe asks about this text");
+    expect(textOf(result!)).toContain("a worker never asks");
+  });
+
   it("finds a tool a worker published after the producer loaded, when it is first called", async () => {
     const { harness } = await host();
     expect(harness.getTool("remote_echo")).toBeUndefined();

@@ -48,6 +48,13 @@ Exit codes: 0 stopped, 2 refused (config, no queue plugin, Redis unreachable).`,
               `No queue is configured. Add one to "plugins" in ${where}, e.g. ["@toolhost/queue", { "redis": "redis://127.0.0.1:6379" }] (npm i -D @toolhost/queue).`,
             );
           }
+          // Policy is decided where a call is made: a worker's own policy is a second gate, and its
+          // "ask" is a refusal here, even in a terminal.
+          const { HarnessStage } = await import("@toolhost/core");
+          host.harness.hooks.approve.tap({ name: "toolhost worker", stage: HarnessStage.BUILT_IN_FIRST }, () => ({
+            approved: false,
+            reason: "a worker never asks: calls are approved on the host that makes them, and this worker's policy asked again",
+          }));
           const signal = cli.interruptSignal();
           await queue.work({
             queue: options.queue,
