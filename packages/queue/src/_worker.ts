@@ -21,7 +21,6 @@ const CLOSE_MS = 2000;
 /** A call running on this worker. */
 interface Running {
   controller: AbortController;
-  delivery: CallJob["delivery"];
   /** Set when the worker's shutdown grace ran out: a retryable call is handed back, not answered. */
   shuttingDown: boolean;
 }
@@ -29,7 +28,8 @@ interface Running {
 /**
  * Runs the calls of one queue through `harness.executeToolCalls` (its own tools, roots, sandbox and
  * policy) until `options.signal` aborts; then takes no new call and lets the running ones finish
- * for `shutdownGraceMs`, after which retryable calls go back to the queue and the others end aborted.
+ * for `shutdownGraceMs`, after which retryable calls go back to the queue and the others are ended
+ * (`TOOLHOST_QUEUE_WORKER_SHUT_DOWN`).
  */
 export async function work(
   harness: AgentHarness,
@@ -86,7 +86,7 @@ export async function work(
       counts.failed += 1;
       return { ...workerLostResult(), details: { code: QueueErrorCode.WORKER_LOST, delivery, attempts: job.attemptsStarted } };
     }
-    const entry: Running = { controller: new AbortController(), delivery, shuttingDown: false };
+    const entry: Running = { controller: new AbortController(), shuttingDown: false };
     running.set(job.id as string, entry);
     bullSignal?.addEventListener("abort", () => entry.controller.abort(bullSignal.reason), { once: true });
     const stopUpdates = forwardUpdates(harness, data, job);
