@@ -42,8 +42,8 @@ export interface TestRedis {
 }
 
 /** Starts redis-server; fails (never skips) when it is not installed. */
-export async function startRedis(extra: string[] = []): Promise<TestRedis> {
-  const port = await freePort();
+export async function startRedis(extra: string[] = [], port?: number): Promise<TestRedis> {
+  port ??= await freePort();
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", ...extra], {
     stdio: ["ignore", "pipe", "pipe"],
   });

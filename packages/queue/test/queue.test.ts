@@ -175,6 +175,26 @@ describe("calls on a pool of workers", () => {
     expect(isRunning(shell)).toBe(false);
   });
 
+  it("takes calls again once Redis is back", async () => {
+    await worker();
+    const { harness } = await host();
+    await redis.stop();
+    const [refused] = await harness.executeToolCalls([{ id: "back-0", name: "bash", arguments: { command: "echo hi" } }]);
+    expect(codeOf(refused!)).toBe("TOOLHOST_QUEUE_UNAVAILABLE");
+    redis = await startRedis([], redis.port);
+    // The host and the worker reconnect on their own; a call made before they have is refused, not lost.
+    let attempt = 0;
+    for (;;) {
+      attempt += 1;
+      const [result] = await harness.executeToolCalls([{ id: `back-${attempt}`, name: "bash", arguments: { command: "echo hi" } }]);
+      if (codeOf(result!) !== "TOOLHOST_QUEUE_UNAVAILABLE") {
+        expect(textOf(result!)).toBe("hi");
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+
   it("runs a tool the producer does not have, with the schema and hints its workers published", async () => {
     const running = await worker();
     const { harness } = await host();
