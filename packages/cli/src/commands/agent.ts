@@ -30,7 +30,7 @@ Exit codes: 0 done, 1 the model or its endpoint failed, 2 refused (config, no mo
       )
       .action(
         cli.action(async (words: string[], options: { system?: string; maxTurns?: string }) => {
-          const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
+          const prompt = (words.length > 0 ? words.join(" ") : await readStdin((text) => cli.note(text), "the prompt")).trim();
           if (prompt === "") throw new UsageError('No prompt: give it as an argument (toolhost agent "…") or on standard input.');
           const maxTurns = options.maxTurns === undefined ? undefined : Number(options.maxTurns);
           if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) {
