@@ -40,6 +40,8 @@ export class Cli {
   exitCode: number = ExitCode.OK;
   /** The progress line of the running command, paused while the approve prompt asks. */
   progress: Progress | undefined;
+  /** How long each call (by id) waited for a person to approve it, in ms: not the tool's own time. */
+  readonly approvalWaitMs = new Map<string, number>();
   #host: Promise<Host> | undefined;
   #interrupt: AbortController | undefined;
   #interrupted = false;
