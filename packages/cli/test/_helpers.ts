@@ -97,7 +97,8 @@ export function inTerminal(
   options: { cwd: string; steps?: TerminalStep[]; env?: Record<string, string | undefined>; timeoutMs?: number },
 ): Promise<{ code: number | null; output: string }> {
   const quote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
-  const command = [process.execPath, BIN, ...args].map(quote).join(" ");
+  // A pseudo-terminal starts with no size; prompts need columns to lay out their lines.
+  const command = `stty cols 120 rows 40; exec ${[process.execPath, BIN, ...args].map(quote).join(" ")}`;
   return new Promise((resolve, reject) => {
     const env = { ...process.env, FORCE_COLOR: undefined, NO_COLOR: "1", TERM: "xterm", ...options.env };
     const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });

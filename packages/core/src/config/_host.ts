@@ -134,8 +134,9 @@ function applyError(
 ): ConfigError {
   const code = error instanceof ToolhostError ? error.code : ConfigErrorCode.PLUGIN_APPLY_FAILED;
   if (code === ConfigErrorCode.INVALID_PLUGIN_OPTIONS && plugin.options !== undefined) {
+    const entry = context.name === plugin.name ? "" : `${context.name}, `;
     const lines = [
-      `Invalid options for plugin "${context.name}" (${context.where}):`,
+      `Invalid options for plugin "${plugin.name}" (${entry}${context.where}):`,
       ...optionProblems(plugin.options, options),
       `Fix them in the plugin's options; ${hintText(context.hints).showPluginSchema(context.name)}.`,
     ];
