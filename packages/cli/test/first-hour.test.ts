@@ -154,6 +154,28 @@ describe("messages", { timeout: 60_000 }, () => {
     expect(result.stdout).toBe('No files match "**/nothing-here" in ".".\n');
   });
 
+  it("a tool that throws shows the error's causes: code, host and port, not only \"fetch failed\"", async () => {
+    const dir = project(fresh());
+    writeFile(
+      join(dir, "plugins", "fetcher.mjs"),
+      `import { definePlugin, Type } from "@toolhost/core";
+export default definePlugin({ name: "fetcher", apply(harness) {
+  harness.registerTool({ name: "fetch_url", label: "Fetch", description: "fetches a URL", parameters: Type.Object({ url: Type.String() }),
+    async execute(_id, { url }, signal) { const response = await fetch(url, { signal }); return { content: [{ type: "text", text: await response.text() }], details: {} }; } });
+} });
+`,
+    );
+    writeConfig(dir, { plugins: ["./plugins/fetcher.mjs"] });
+    const { createServer } = await import("node:net");
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await toolhost(["call", "fetch_url", JSON.stringify({ url: `http://127.0.0.1:${port}/` })], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`Tool "fetch_url" failed: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
+  });
+
   it('puts "Did you mean" before the install hint', async () => {
     const dir = fresh();
     writeConfig(dir, { plugins: ["@toolhost/tool-bsh"] });
