@@ -99,7 +99,7 @@ export function validateConfig(value: unknown, configPath: string, hints?: Confi
   if (value === undefined || value === null) {
     throw new ConfigError(
       ConfigErrorCode.CONFIG_INVALID,
-      `Config file ${configPath} is empty. It needs at least a "plugins" list, e.g. { "plugins": ["@toolhost/tool-fs"] }.`,
+      `Config file ${configPath} is empty. It needs at least a "plugins" list of package names or paths, e.g. { "plugins": ["toolhost-plugin-weather", "./plugins/local.mjs"] }.`,
       { configPath },
     );
   }
