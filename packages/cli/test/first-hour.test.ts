@@ -1,6 +1,6 @@
 // What a newcomer meets in the first hour, as they see it: the built CLI as a child process in a
 // fresh folder, a real pseudo-terminal where a terminal matters.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { inTerminal, project, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
@@ -221,12 +221,14 @@ describe("toolhost init", { timeout: 60_000 }, () => {
     expect(JSON.parse(readFileSync(join(dir, config.$schema), "utf8"))).toMatchObject({ title: "toolhost config" });
   });
 
-  it("falls back to the published copy when core is not installed in the project", async () => {
-    const dir = fresh();
-    writeFileSync(join(dir, "package.json"), "{}");
+  it("falls back to the published copy when core is not installed in the project (a stray install above it does not count)", async () => {
+    const outer = project(fresh());
+    const dir = join(outer, "app");
+    writeFile(join(dir, "package.json"), "{}");
     const result = await toolhost(["init"], { cwd: dir });
     expect(result.code).toBe(0);
     const config = JSON.parse(readFileSync(join(dir, "toolhost.config.json"), "utf8")) as { $schema: string };
     expect(config.$schema).toMatch(/^https:\/\/unpkg\.com\/@toolhost\/core@\d+\.\d+\.\d+\/dist\/config\/schema\.json$/);
   });
+
 });

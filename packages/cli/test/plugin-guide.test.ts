@@ -93,7 +93,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (server?.listening) await new Promise((resolve) => server.close(resolve));
   if (root) removeDir(root);
-}, 60_000);
+}, 120_000);
 
 describe("docs/plugins.md, followed literally", { timeout: 120_000 }, () => {
   it("has the files and commands this test follows", () => {
@@ -118,7 +118,7 @@ describe("docs/plugins.md, followed literally", { timeout: 120_000 }, () => {
   });
 
   it("lists, explains and calls the plugin's tool beside the CLI and the first-party plugins", async () => {
-    const [list, explain, call] = [tryLines[1], tryLines[2], tryLines[3]] as string[];
+    const [list, explain, call] = [tryLines[1], tryLines[2], tryLines[3]] as [string, string, string];
     const listed = await sh(list, project);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^get_weather {2}\(toolhost-plugin-weather\)$/m);

@@ -42,7 +42,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (copy) removeDir(copy);
-});
+}, 120_000);
 
 describe("the changesets release flow, dry-run", { timeout: 240_000 }, () => {
   it("a core minor bumps core and the CLI that depends on it, and leaves the plugins alone (their peer range holds)", async () => {

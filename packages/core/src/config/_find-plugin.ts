@@ -43,18 +43,41 @@ async function nearestConfigFile(dir: string): Promise<string | undefined> {
   for (let current = dir; ; current = dirname(current)) {
     for (const name of CONFIG_FILE_NAMES) {
       const path = join(current, name);
-      if (await stat(path).then((info) => info.isFile(), () => false)) return path;
+      if (await isFile(path)) return path;
     }
     if (dirname(current) === current) return undefined;
   }
 }
 
 /**
- * The installed copy of the config's JSON Schema as seen from `dir` (its `node_modules` and those
- * above), for a config's `$schema`: editors then find it offline, at the installed version.
+ * The installed copy of the config's JSON Schema as seen from `dir`, for a config's `$schema`:
+ * editors then find it offline, at the installed version. Looked for in the `node_modules` of `dir`
+ * and of each folder above it up to the project's root (the nearest folder with a package.json),
+ * so that a stray install above the project is never named.
  */
 export async function installedSchemaPath(dir: string): Promise<string | undefined> {
-  const found = await resolvePackage("@toolhost/core/config/schema.json", [{ dir, what: "the project" }]);
-  return "file" in found ? found.file : undefined;
+  const start = resolve(dir);
+  const root = (await nearestWith(start, "package.json")) ?? start;
+  for (let current = start; ; current = dirname(current)) {
+    if (await isFile(join(current, "node_modules", "@toolhost", "core", "package.json"))) {
+      const found = await resolvePackage("@toolhost/core/config/schema.json", [{ dir: current, what: "the project" }]);
+      return "file" in found ? found.file : undefined;
+    }
+    if (current === root || dirname(current) === current) return undefined;
+  }
 }
 
+/** The nearest folder upward from `dir` (itself included) that holds `name`. */
+async function nearestWith(dir: string, name: string): Promise<string | undefined> {
+  for (let current = dir; ; current = dirname(current)) {
+    if (await isFile(join(current, name))) return current;
+    if (dirname(current) === current) return undefined;
+  }
+}
+
+function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+}
