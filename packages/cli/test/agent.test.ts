@@ -215,7 +215,7 @@ describe("the agent loop against an OpenAI-compatible endpoint", () => {
   });
 });
 
-describe("toolhost agent", () => {
+describe("toolhost agent", { timeout: 60_000 }, () => {
   function config(dir: string, server: FakeOpenAI, extra: unknown[] = []): void {
     writeConfig(dir, {
       plugins: [
@@ -266,7 +266,7 @@ describe("toolhost agent", () => {
     expect(run.stderr).toContain("model overloaded");
   });
 
-  it("shows each tool's own time with a one-line preview of its result, and the run's usage at the end", async () => {
+  it("shows each tool's own time with a one-line preview of its result, and the run's usage at the end", { timeout: 60_000 }, async () => {
     const dir = workspace();
     const server = await fake([
       toolCallsTurn([{ id: "c1", name: "read", arguments: { path: "notes.txt" } }]),
@@ -279,7 +279,7 @@ describe("toolhost agent", () => {
     expect(run.stderr).toContain("usage: 1,210 input + 39 output tokens in 2 model turns, cost not reported by the provider");
   });
 
-  it("says an empty final answer, and the endpoint's retries", async () => {
+  it("says an empty final answer, and the endpoint's retries", { timeout: 60_000 }, async () => {
     const dir = workspace();
     const server = await fake([{ status: 503 }, textTurn("")]);
     writeConfig(dir, { plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: server.url, maxRetries: 2 }]] });
@@ -290,7 +290,7 @@ describe("toolhost agent", () => {
     expect(run.stderr).toContain("the model's final answer was empty (stop reason: stop)");
   });
 
-  it("shows the cause of a connection failure (code, host and port), without doubled punctuation", async () => {
+  it("shows the cause of a connection failure (code, host and port), without doubled punctuation", { timeout: 60_000 }, async () => {
     const dir = workspace();
     const closed = await startFakeOpenAI([]);
     const url = closed.url;
