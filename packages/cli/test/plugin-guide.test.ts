@@ -3,7 +3,7 @@
 // text of docs/plugins.md (its files and commands, as written), packed and installed beside them.
 // Slow: npm fetches the tarballs' own dependencies (and TypeScript, for the plugin) from the registry.
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, renameSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -57,14 +57,14 @@ beforeAll(async () => {
   root = tempDir("toolhost-guide-");
   const release = join(root, "release");
   const packed = await exec(process.execPath, [join(REPO, "scripts", "release-pack.mjs"), release], { timeout: 120_000 });
-  expect(packed.stdout.trim().split("\n").map((line) => line.replace(`${release}/`, ""))).toEqual([
-    "toolhost-cli-0.1.0.tgz",
-    "toolhost-core-0.1.0.tgz",
-    "toolhost-hooks-policy-0.1.0.tgz",
-    "toolhost-provider-openai-0.1.0.tgz",
-    "toolhost-tool-bash-0.1.0.tgz",
-    "toolhost-tool-fs-0.1.0.tgz",
-  ]);
+  // One tarball for each package of packages/ that is not private.
+  const published = readdirSync(join(REPO, "packages"))
+    .map((name) => JSON.parse(readFileSync(join(REPO, "packages", name, "package.json"), "utf8")) as { name: string; version: string; private?: boolean })
+    .filter((manifest) => manifest.private !== true)
+    .map((manifest) => `${manifest.name.replace(/^@/, "").replace("/", "-")}-${manifest.version}.tgz`)
+    .sort();
+  expect(published).toContain("toolhost-cli-0.1.0.tgz");
+  expect(packed.stdout.trim().split("\n").map((line) => line.replace(`${release}/`, ""))).toEqual(published);
   server = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://x");
     const ok = url.pathname === "/v1/current" && url.searchParams.get("city") === "Oslo" && url.searchParams.get("units") === "metric";
