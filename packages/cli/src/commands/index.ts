@@ -4,9 +4,10 @@ import { call } from "./call.js";
 import { config } from "./config.js";
 import { init } from "./init.js";
 import { list } from "./list.js";
+import { mcp } from "./mcp.js";
 import { policy } from "./policy.js";
 import { run } from "./run.js";
 import { schema } from "./schema.js";
 
 /** Every command, in the order `toolhost --help` lists them. Add a command here. */
-export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy];
+export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy, mcp];
