@@ -83,13 +83,14 @@ export async function httpClient(url: string, headers: Record<string, string> = 
   return client;
 }
 
-/** The pids of processes whose command line contains `marker`. */
-export function processesWith(marker: string): number[] {
+/** The pids of processes whose command line (arguments joined by spaces) contains `marker`, or matches it. */
+export function processesWith(marker: string | RegExp): number[] {
   const pids: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ").includes(marker)) pids.push(Number(name));
+      const line = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+      if (typeof marker === "string" ? line.includes(marker) : marker.test(line)) pids.push(Number(name));
     } catch {
       // gone meanwhile
     }
