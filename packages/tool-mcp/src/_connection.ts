@@ -1,11 +1,14 @@
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool, type Transport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { messageOf } from "@toolhost/core";
+import { McpErrorCode } from "./_errors.js";
 import type { ServerSpec } from "./_options.js";
 import { ProcessTransport } from "./_process-transport.js";
 
 /** Why a server could not start: which, why, after how long, and what it printed on stderr. */
 export class ServerStartError extends Error {
+  readonly code = McpErrorCode.SERVER_FAILED;
+
   constructor(
     readonly server: string,
     readonly reason: string,

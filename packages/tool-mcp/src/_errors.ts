@@ -10,8 +10,6 @@ export const McpErrorCode = Object.freeze({
   TIMED_OUT: "TOOLHOST_MCP_TIMED_OUT",
   /** Two tools reduce to one toolhost name. */
   NAME_COLLISION: "TOOLHOST_MCP_NAME_COLLISION",
-  /** A tool's input schema cannot be compiled, so none of its calls is let through. */
-  SCHEMA_INVALID: "TOOLHOST_MCP_SCHEMA_INVALID",
   /** The call failed on the protocol level (a JSON-RPC error). */
   CALL_FAILED: "TOOLHOST_MCP_CALL_FAILED",
 } as const);
