@@ -68,17 +68,34 @@ export async function serveHttp(cwd: string, extra: string[] = [], env: Record<s
   };
 }
 
+export interface ClientOptions {
+  /** Declare the elicitation capability. */
+  elicitation?: boolean;
+  /** Negotiate the 2026-07-28 protocol revision (the SDK's default is the 2025 handshake). */
+  modern?: boolean;
+}
+
+function newClient(options: ClientOptions): Client {
+  return new Client(
+    { name: "test-client", version: "1.0.0" },
+    {
+      capabilities: options.elicitation ? { elicitation: { form: {} } } : {},
+      ...(options.modern ? { versionNegotiation: { mode: "auto" as const } } : {}),
+    },
+  );
+}
+
 /** A v2 SDK client connected to `toolhost mcp serve` over stdio in `cwd`. */
-export async function stdioClient(cwd: string, options: { elicitation?: boolean } = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const client = new Client({ name: "test-client", version: "1.0.0" }, { capabilities: options.elicitation ? { elicitation: { form: {} } } : {} });
+export async function stdioClient(cwd: string, options: ClientOptions = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const client = newClient(options);
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "serve"], cwd, stderr: "pipe" });
   await client.connect(transport);
   return { client, transport };
 }
 
 /** A v2 SDK client connected to a Streamable HTTP endpoint. */
-export async function httpClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client({ name: "test-client", version: "1.0.0" });
+export async function httpClient(url: string, headers: Record<string, string> = {}, options: ClientOptions = {}): Promise<Client> {
+  const client = newClient(options);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
 }

@@ -110,6 +110,18 @@ describe("toolhost mcp serve over stdio, with the v2 SDK client", () => {
     }
   });
 
+  it("asks a 2026-07-28 client over stdio too", async () => {
+    const { client } = await stdioClient(dir, { elicitation: true, modern: true });
+    client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { approve: true } }));
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      const result = (await client.callTool({ name: "drop_table", arguments: { table: "t" } })) as CallResult;
+      expect(textOf(result)).toBe("dropped t");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("refuses the call when the user declines or answers no", async () => {
     const { client } = await stdioClient(dir, { elicitation: true });
     const answers = [{ action: "decline" as const }, { action: "accept" as const, content: { approve: false } }];
@@ -174,6 +186,36 @@ describe("toolhost mcp serve --http", () => {
       expect(textOf(result)).toBe("line1\nline2\nline3\nline4");
       expect(messages.length).toBeGreaterThan(0);
       expect(messages.some((message) => message.includes("line1"))).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("asks a 2026-07-28 client through the multi-round-trip flow, each request served on its own", async () => {
+    const client = await httpClient(server.url, {}, { elicitation: true, modern: true });
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (req) => {
+      asked.push(String((req.params as { message: string }).message));
+      return { action: "accept", content: { approve: true } };
+    });
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      const result = (await client.callTool({ name: "drop_table", arguments: { table: "orders" } })) as CallResult;
+      expect(textOf(result)).toBe("dropped orders");
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('drop_table {"table":"orders"}');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses an ask from a 2025-era HTTP client: a stateless server cannot know it can elicit", async () => {
+    const client = await httpClient(server.url, {}, { elicitation: true });
+    client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { approve: true } }));
+    try {
+      const result = (await client.callTool({ name: "drop_table", arguments: { table: "orders" } })) as CallResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain("cannot ask its user");
     } finally {
       await client.close();
     }

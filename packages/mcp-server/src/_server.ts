@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AgentHarness, ToolCall } from "@toolhost/core";
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   type CallToolResult,
   type McpServerFactory,
   Server,
@@ -66,7 +67,7 @@ async function callTool(
   const args = params.arguments ?? {};
   const key = approvalKey(params.name, args);
   const state: CallApproval = {
-    canAsk: options.elicitation !== false && server.getClientCapabilities()?.elicitation !== undefined,
+    canAsk: options.elicitation !== false && clientCanElicit(server, ctx),
   };
   const answered = inputResponse(ctx.mcpReq.inputResponses, key);
   if (answered.kind === "elicit") {
@@ -91,4 +92,14 @@ async function callTool(
     unsubscribe();
     approvals.release(call.id);
   }
+}
+
+/**
+ * Whether the client declared elicitation: from its `initialize` (2025 era), or from the request's
+ * envelope (2026-07-28 era, where each request carries the client's capabilities).
+ */
+function clientCanElicit(server: Server, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined;
+  return (perRequest ?? server.getClientCapabilities())?.elicitation !== undefined;
 }

@@ -65,7 +65,7 @@ async function serve(cli: Cli, options: ServeOptions): Promise<number> {
   const listen = options.http === undefined ? undefined : parseListen(options.http);
   const token = tokenOf(options.tokenEnv);
   if (options.printConfig) return printConfig(cli, options.printConfig, listen, options.tokenEnv);
-  const server = await import("@toolhost/mcp-server");
+  const server = await mcpServer();
   const host = await cli.host();
   const allowHint = host.configPath
     ? `add an allow rule for this call to the policy in ${host.configPath}`
@@ -86,6 +86,21 @@ async function serve(cli: Cli, options: ServeOptions): Promise<number> {
   return ExitCode.OK;
 }
 
+/**
+ * `@toolhost/mcp-server`, an optional peer: only `toolhost mcp serve` needs it (and the MCP SDK it
+ * brings), so the CLI stays small for everyone else.
+ */
+async function mcpServer(): Promise<typeof import("@toolhost/mcp-server")> {
+  try {
+    return await import("@toolhost/mcp-server");
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes("@toolhost/mcp-server")) throw error;
+    throw new UsageError(
+      `toolhost mcp serve needs @toolhost/mcp-server, which is not installed next to the toolhost CLI. Install it: npm i -D @toolhost/mcp-server`,
+    );
+  }
+}
+
 function tokenOf(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const token = process.env[name];
@@ -99,7 +114,7 @@ async function printConfig(
   listen: { host: string; port: number } | undefined,
   tokenEnv: string | undefined,
 ): Promise<number> {
-  const { clientConfig } = await import("@toolhost/mcp-server");
+  const { clientConfig } = await mcpServer();
   const { findConfig } = await import("@toolhost/core/config");
   const { config, cwd } = cli.globals;
   if (listen) {
