@@ -80,7 +80,7 @@ async function callTool(
   approvals.track(call.id, state);
   const unsubscribe = progressReporter(harness, call.id, ctx);
   try {
-    const [message] = await harness.executeToolCalls([call], { signal: ctx.mcpReq.signal });
+    const [message] = await harness.executeToolCalls([call], { signal: callSignal(ctx) });
     if (state.question !== undefined && state.answer === undefined) {
       return inputRequired({
         inputRequests: { [key]: inputRequired.elicit({ message: state.question, requestedSchema: approvalForm() }) },
@@ -102,4 +102,14 @@ function clientCanElicit(server: Server, ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined;
   return (perRequest ?? server.getClientCapabilities())?.elicitation !== undefined;
+}
+
+/**
+ * The call's signal: the client's cancellation, and over HTTP also the request's own end (a
+ * 2025-era client's `notifications/cancelled` is a separate request that a stateless server cannot
+ * relate to the call; the client closing the request it waits on can).
+ */
+function callSignal(ctx: ServerContext): AbortSignal {
+  const request = ctx.http?.req?.signal;
+  return request ? AbortSignal.any([ctx.mcpReq.signal, request]) : ctx.mcpReq.signal;
 }
