@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { writeAtomic } from "../src/_atomic.js";
-import { createContext } from "../src/_options.js";
+import { createContext } from "../src/_context.js";
 import { checkPath } from "../src/_paths.js";
 import { createWriteTool, FsErrorCode } from "../src/index.js";
 import { run, tempDir, textOf } from "./_helpers.js";
