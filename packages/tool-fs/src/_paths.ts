@@ -1,7 +1,7 @@
 import { constants, existsSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, readdir, readlink, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { FsContext } from "./_context.js";
 import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
@@ -139,7 +139,9 @@ export async function locate(ctx: FsContext, input: string): Promise<ExistingPat
   }
   const alike = await lookAlike(path.absolute);
   if (alike.length === 1) {
-    const used = alike[0] as string;
+    const found0 = alike[0] as string;
+    // Named the way the model named it: relative stays relative.
+    const used = isAbsolute(input) || input.startsWith("~") ? found0 : relative(ctx.cwd, found0);
     const found = await checkPath(ctx, used);
     const info = await stat(found.real).catch((error: unknown) => {
       throw pathError(error, used);
@@ -152,7 +154,7 @@ export async function locate(ctx: FsContext, input: string): Promise<ExistingPat
       FsErrorCode.NOT_FOUND,
       `${echo(input)} does not exist, and several names differ from it only in invisible characters: ${alike
         .slice(0, 10)
-        .map((name) => `${echo(name)} (${codePoints(name)})`)
+        .map((name) => `${echo(isAbsolute(input) ? name : relative(ctx.cwd, name))} (${codePoints(basename(name))})`)
         .join(", ")}. Use one of them exactly.`,
       { path: path.absolute, suggestions: alike.slice(0, 10) },
     );

@@ -209,6 +209,7 @@ function withRipgrep(
     const stdin = "file" in source ? source.file.fd : "ignore";
     const child = spawn(rg, args, { cwd: isFolder ? path.real : undefined, stdio: [stdin, "pipe", "pipe"] });
     let stopped = false;
+    let failure: unknown;
     let rest = "";
     let stderr = "";
     const stop = (): void => {
@@ -243,11 +244,17 @@ function withRipgrep(
     stdout.setEncoding("utf8");
     stdout.on("data", (chunk: string) => {
       if (stopped) return;
-      const lines = (rest + chunk).split("\n");
-      rest = lines.pop() ?? "";
-      for (const line of lines) {
-        take(line);
-        if (stopped) return;
+      // An exception here would escape the call as an uncaught one: it fails the call instead.
+      try {
+        const lines = (rest + chunk).split("\n");
+        rest = lines.pop() ?? "";
+        for (const line of lines) {
+          take(line);
+          if (stopped) return;
+        }
+      } catch (error) {
+        failure ??= error;
+        stop();
       }
     });
     stderrStream.setEncoding("utf8");
@@ -263,7 +270,14 @@ function withRipgrep(
     child.on("close", (code) => {
       signal?.removeEventListener("abort", onAbort);
       if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
-      if (!stopped && rest.length > 0) take(rest);
+      if (failure !== undefined) return reject(failure);
+      if (!stopped && rest.length > 0) {
+        try {
+          take(rest);
+        } catch (error) {
+          return reject(error);
+        }
+      }
       if (!stopped && code === 2 && out.lines.length === 0 && /regex|parse error/i.test(stderr)) {
         return reject(badPattern(params.pattern, stderr.trim().split("\n").slice(-3).join(" ").trim()));
       }
