@@ -70,8 +70,15 @@ function relaxed(body: Buffer, oldText: string, newText: string, crlfFile: boole
     const view = viewOf(text, level);
     const want = viewOf(oldText, level).norm;
     if (want.length === 0) continue;
+    // oldText whose last line lost trailing spaces must end where a line ends: "x = 1 " is not "x = 1" of "x = 1 + 2".
+    const atLineEnd = /[ \t]$/.test(oldText);
     const at: number[] = [];
-    for (let i = view.norm.indexOf(want); i !== -1 && at.length < 21; i = view.norm.indexOf(want, i + want.length)) at.push(i);
+    for (let i = view.norm.indexOf(want); i !== -1 && at.length < 21; i = view.norm.indexOf(want, i + 1)) {
+      const end = i + want.length;
+      if (atLineEnd && end < view.norm.length && view.norm[end] !== "\n") continue;
+      if (at.length > 0 && i < (at[at.length - 1] as number) + want.length) continue;
+      at.push(i);
+    }
     if (at.length === 0) continue;
     const relaxation = RELAXATIONS[level - 1] as string;
     if (at.length > 1) return { matches: [], relaxation, ambiguous: { lines: at.map((i) => lineAt(view.norm, i)), why: `after relaxing (${relaxation})` } };

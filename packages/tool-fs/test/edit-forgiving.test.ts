@@ -75,6 +75,13 @@ describe("forgiving matching, one relaxation at a time", () => {
     });
   }
 
+  it("a relaxed oldText with trailing spaces matches only at a line end", async () => {
+    const { root, file } = await fileWith("x = 1 + 2\nx = 1\n");
+    const result = await run(createEditTool({ cwd: root }), { path: "f.txt", oldText: "x = 1  ", newText: "x = 7" });
+    expect(textOf(result)).toContain("trailing whitespace ignored");
+    expect(await readFile(file, "utf8")).toBe("x = 1 + 2\nx = 7\n");
+  });
+
   it("matches ignoring indentation and re-indents newText by the same offset", async () => {
     const { root, file } = await fileWith("class A {\n    run() {\n        go();\n    }\n}\n");
     const result = await run(createEditTool({ cwd: root }), {

@@ -205,3 +205,14 @@ describe("the mkdir race", () => {
     expect(execFileSync("find", [outside, "-mindepth", "1"], { encoding: "utf8" })).toBe("");
   });
 });
+
+describe("the guarded walk", () => {
+  it("turns an exception thrown inside the walk's callbacks into a rejected call, not an uncaught exception", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "a.txt"), "");
+    const { walk } = await import("../src/_walk.js");
+    // No compile check first: the matcher throws inside the directory walk, where nothing awaits it.
+    await expect(walk({ cwd: root, pattern: "é".repeat(38_000) })).rejects.toMatchObject({ code: FsErrorCode.BAD_PATTERN });
+    expect(await walk({ cwd: root, pattern: "*.txt" })).toEqual(["a.txt"]);
+  });
+});
