@@ -138,6 +138,10 @@ export async function locate(ctx: FsContext, input: string): Promise<ExistingPat
     if (code !== "ENOENT" && code !== "ENOTDIR") throw pathError(error, input);
   }
   const alike = await lookAlike(path.absolute);
+  if (alike.includes(path.absolute)) {
+    // It appeared after the stat: it is the file meant, no look-alike.
+    return { path, info: await stat(path.real).catch((error: unknown) => Promise.reject(pathError(error, input))) };
+  }
   if (alike.length === 1) {
     const found0 = alike[0] as string;
     // Named the way the model named it: relative stays relative.

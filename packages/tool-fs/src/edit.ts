@@ -156,65 +156,82 @@ async function edit(ctx: FsContext, params: EditParams, call: FsCall): Promise<A
   const path = await checkPath(ctx, located.path.input);
   const roots = await ctx.realRoots();
   return withPathLock(path.real, async () => {
-    const { file } = await openChecked(ctx, path, "edit");
-    let bytes: Buffer;
-    try {
-      bytes = await file.readFile();
-    } finally {
-      await file.close();
-    }
-    const kind = sniff(bytes.subarray(0, SNIFF_BYTES));
-    if (kind.kind !== "text") {
-      throw new FsError(FsErrorCode.BINARY_FILE, `${echo(path.input)} is a binary file (${kind.type}, ${bytes.length} bytes); edit changes text files only.`, {
-        path: path.absolute,
-        size: bytes.length,
-        type: kind.type,
-      });
-    }
+    const bytes = await readText(ctx, path);
     // The file is edited as bytes: only the changed region is ever decoded, bytes that are not valid
     // UTF-8 stay as they were, and the BOM and line endings are kept because nothing else is touched.
     const bom = bomLength(bytes);
     const body = bytes.subarray(bom);
     const endings = lineEndingsOf(body);
-
-    let after: Buffer;
-    let region: Region;
-    let replacements: number | undefined;
     const relaxations: Record<number, string> = {};
+    let changed: { after: Buffer; region: Region; replacements?: number };
     if (form === "lines") {
       const change = linesChange(path, body, params.startLine as number, params.endLine as number, params.content as string, endings);
-      after = Buffer.concat([body.subarray(0, change.from), change.bytes, body.subarray(change.to)]);
-      region = { from: change.from, toBefore: change.to, toAfter: change.from + change.bytes.length };
+      const after = Buffer.concat([body.subarray(0, change.from), change.bytes, body.subarray(change.to)]);
+      changed = { after, region: { from: change.from, toBefore: change.to, toAfter: change.from + change.bytes.length } };
     } else {
       const edits: TextEditParams[] = params.edits ?? [
         { oldText: params.oldText as string, newText: params.newText as string, ...(params.replaceAll ? { replaceAll: true } : {}) },
       ];
-      ({ after, region, replacements } = applyEdits(path, body, edits, endings, relaxations, params.edits !== undefined));
+      changed = applyEdits(path, body, edits, endings, relaxations, params.edits !== undefined);
     }
-    const unchanged = after.equals(body);
+    const unchanged = changed.after.equals(body);
     call.signal?.throwIfAborted();
     if (!unchanged && !params.dryRun) {
-      await writeAtomic(path, roots, [bytes.subarray(0, bom), after], { overwriteReadOnly: ctx.overwriteReadOnly });
+      await writeAtomic(path, roots, [bytes.subarray(0, bom), changed.after], { overwriteReadOnly: ctx.overwriteReadOnly });
     }
-    const startLine = countOf(body, 10, 0, region.from) + 1;
-    const endLine = Math.max(startLine, countOf(body, 10, 0, Math.max(region.from, region.toBefore - 1)) + 1);
-    const diff = await diffOf(path.input, body, after, region, startLine, endings);
-    const details: EditDetails = { path: path.absolute, startLine, endLine, linesChanged: endLine - startLine + 1, diff };
-    if (replacements !== undefined) details.replacements = replacements;
-    if (Object.keys(relaxations).length > 0) details.relaxations = relaxations;
-    const times = replacements !== undefined && replacements > 1 ? ` (${replacements} replacements)` : "";
-    const same = unchanged ? " (no change: the new text equals the old)" : "";
-    const notes = Object.entries(relaxations).map(([index, how]) =>
-      params.edits ? `[Edit ${Number(index) + 1} matched only with ${how}.]` : `[oldText matched only with ${how}.]`,
-    );
-    let text = `✓ Edited lines ${startLine}-${endLine} in ${path.input}${times}${same}`;
-    if (params.dryRun) {
-      details.dryRun = true;
-      text = `Dry run: nothing was written. This edit would change lines ${startLine}-${endLine} of ${path.input}${times}:\n${diff}`;
-    }
-    if (notes.length > 0) text += `\n${notes.join("\n")}`;
-    return { content: [{ type: "text", text }], details };
+    return describe(path, params, body, changed, endings, relaxations, unchanged);
   });
+}
+
+/** The file's bytes, through a checked, non-blocking handle; a binary file is refused. */
+async function readText(ctx: FsContext, path: CheckedPath): Promise<Buffer> {
+  const { file } = await openChecked(ctx, path, "edit");
+  let bytes: Buffer;
+  try {
+    bytes = await file.readFile();
+  } finally {
+    await file.close();
+  }
+  const kind = sniff(bytes.subarray(0, SNIFF_BYTES));
+  if (kind.kind !== "text") {
+    throw new FsError(FsErrorCode.BINARY_FILE, `${echo(path.input)} is a binary file (${kind.type}, ${bytes.length} bytes); edit changes text files only.`, {
+      path: path.absolute,
+      size: bytes.length,
+      type: kind.type,
+    });
+  }
+  return bytes;
+}
+
+/** The result: what changed where, the diff, and which relaxations matched. */
+async function describe(
+  path: CheckedPath,
+  params: EditParams,
+  body: Buffer,
+  changed: { after: Buffer; region: Region; replacements?: number },
+  endings: LineEndings,
+  relaxations: Record<number, string>,
+  unchanged: boolean,
+): Promise<AgentToolResult<EditDetails>> {
+  const { region, replacements } = changed;
+  const startLine = countOf(body, 10, 0, region.from) + 1;
+  const endLine = Math.max(startLine, countOf(body, 10, 0, Math.max(region.from, region.toBefore - 1)) + 1);
+  const diff = await diffOf(path.input, body, changed.after, region, startLine, endings);
+  const details: EditDetails = { path: path.absolute, startLine, endLine, linesChanged: endLine - startLine + 1, diff };
+  if (replacements !== undefined) details.replacements = replacements;
+  if (Object.keys(relaxations).length > 0) details.relaxations = relaxations;
+  const times = replacements !== undefined && replacements > 1 ? ` (${replacements} replacements)` : "";
+  const same = unchanged ? " (no change: the new text equals the old)" : "";
+  let text = `✓ Edited lines ${startLine}-${endLine} in ${path.input}${times}${same}`;
+  if (params.dryRun) {
+    details.dryRun = true;
+    text = `Dry run: nothing was written. This edit would change lines ${startLine}-${endLine} of ${path.input}${times}:\n${diff}`;
+  }
+  const notes = Object.entries(relaxations).map(([index, how]) =>
+    params.edits ? `[Edit ${Number(index) + 1} matched only with ${how}.]` : `[oldText matched only with ${how}.]`,
+  );
+  if (notes.length > 0) text += `\n${notes.join("\n")}`;
+  return { content: [{ type: "text", text }], details };
 }
 
 /** Applies text edits in order to the body, each to the result of the one before; any failure fails all. */

@@ -62,6 +62,7 @@ export function findTool(ctx: FsContext): AgentTool<typeof FindParameters, FindD
     target: (params) => params.path ?? ".",
     access: async (ctx, params) => {
       checkPattern(params.pattern);
+      excluder(params.exclude);
       return { readTrees: both((await locate(ctx, params.path ?? ".")).path) };
     },
     run: find,

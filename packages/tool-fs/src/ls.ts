@@ -58,7 +58,10 @@ export function lsTool(ctx: FsContext): AgentTool<typeof LsParameters, LsDetails
       return args;
     },
     target: (params) => params.path ?? ".",
-    access: async (ctx, params) => ({ readTrees: both((await locate(ctx, params.path ?? ".")).path) }),
+    access: async (ctx, params) => {
+      excluder(params.exclude);
+      return { readTrees: both((await locate(ctx, params.path ?? ".")).path) };
+    },
     run: ls,
   });
 }
