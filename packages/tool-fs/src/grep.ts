@@ -175,16 +175,8 @@ function badPattern(pattern: string, why: string): FsError {
   });
 }
 
-/** Runs ripgrep, parsing `path\0line:text` (match) and `path\0line-text` (context) lines; stops it when full. */
-function withRipgrep(
-  rg: string,
-  path: CheckedPath,
-  source: Source,
-  params: GrepParams,
-  out: Collector,
-  signal?: AbortSignal,
-): Promise<string[]> {
-  const isFolder = "policy" in source;
+/** ripgrep's arguments: null-separated names, line numbers, no config, hidden files, no `.git`. */
+function ripgrepArgs(params: GrepParams, isFolder: boolean): string[] {
   const args = [
     "--no-config",
     "--line-number",
@@ -204,7 +196,20 @@ function withRipgrep(
   if (params.glob) args.push("--glob", params.glob);
   // A single file is searched from the handle opened and checked before (as rg's standard input).
   args.push("--regexp", params.pattern, "--", isFolder ? "." : "-");
+  return args;
+}
 
+/** Runs ripgrep, parsing `path\0line:text` (match) and `path\0line-text` (context) lines; stops it when full. */
+function withRipgrep(
+  rg: string,
+  path: CheckedPath,
+  source: Source,
+  params: GrepParams,
+  out: Collector,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const isFolder = "policy" in source;
+  const args = ripgrepArgs(params, isFolder);
   return new Promise((resolve, reject) => {
     const stdin = "file" in source ? source.file.fd : "ignore";
     const child = spawn(rg, args, { cwd: isFolder ? path.real : undefined, stdio: [stdin, "pipe", "pipe"] });
