@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { Type, type AgentTool, type AgentToolResult, type Static } from "@toolhost/core";
 import { both } from "./_access.js";
 import { type Args, rename } from "./_arguments.js";
@@ -6,7 +7,7 @@ import { createContext, type FsContext } from "./_context.js";
 import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
 import { withPathLock } from "./_lock.js";
-import { describeDifference, findText, type Match } from "./_match.js";
+import { describeDifference, findText, type Match, RELAXED_MAX_BYTES } from "./_match.js";
 import { type CheckedPath, checkPath, locate, openChecked } from "./_paths.js";
 import { closestBlock } from "./_similar.js";
 import { SNIFF_BYTES, sniff } from "./_sniff.js";
@@ -347,7 +348,13 @@ function noMatch(path: CheckedPath, body: Buffer, oldText: string, endings: Line
     const where = differences.length > 0 ? `\nWhere they differ:\n${differences.join("\n")}` : "";
     hint = ` The closest lines are ${best.start + 1}-${best.start + shown}${diffs}:\n${excerpt}${where}\nCopy the text exactly (spaces and indentation too), or use the lines form.`;
   }
-  return new FsError(FsErrorCode.NO_MATCH, `${which}oldText was not found in ${echo(path.input)}.${hint}${which ? " Nothing was changed." : ""}`, {
+  const exactOnly =
+    body.length > RELAXED_MAX_BYTES
+      ? " (The file is over 8 MiB, so only exact matches were tried.)"
+      : isUtf8(body)
+        ? ""
+        : " (The file is not valid UTF-8, so only exact matches were tried.)";
+  return new FsError(FsErrorCode.NO_MATCH, `${which}oldText was not found in ${echo(path.input)}.${exactOnly}${hint}${which ? " Nothing was changed." : ""}`, {
     path: path.absolute,
     ...(best ? { closestLine: best.start + 1 } : {}),
     ...(index === undefined ? {} : { edit: index }),
