@@ -53,7 +53,7 @@ export function fsTool<P extends TObject, D>(ctx: FsContext, spec: FsToolSpec<P,
     prepareArguments(args) {
       if (!isArgs(args)) return args;
       const mapped = spec.dialect ? spec.dialect({ ...args }) : args;
-      rejectUnknown(spec.name, mapped, allowed, spec.aliases ?? []);
+      rejectUnknown(mapped, allowed, spec.aliases ?? []);
       return mapped;
     },
     access: (params) => spec.access(ctx, params),

@@ -101,17 +101,17 @@ export function editTool(ctx: FsContext): AgentTool<typeof EditParameters, EditD
 
 /** Claude Code's Edit and MultiEdit names; the MCP server's `edits` and `dryRun` are ours already. */
 function editDialect(args: Args): Args {
-  rename("edit", args, "file_path", "path");
-  rename("edit", args, "old_string", "oldText");
-  rename("edit", args, "new_string", "newText");
-  rename("edit", args, "replace_all", "replaceAll");
+  rename(args, "file_path", "path");
+  rename(args, "old_string", "oldText");
+  rename(args, "new_string", "newText");
+  rename(args, "replace_all", "replaceAll");
   if (Array.isArray(args.edits)) {
     args.edits = args.edits.map((item: unknown) => {
       if (typeof item !== "object" || item === null || Array.isArray(item)) return item;
       const copy = { ...(item as Args) };
-      rename("edit", copy, "old_string", "oldText");
-      rename("edit", copy, "new_string", "newText");
-      rename("edit", copy, "replace_all", "replaceAll");
+      rename(copy, "old_string", "oldText");
+      rename(copy, "new_string", "newText");
+      rename(copy, "replace_all", "replaceAll");
       return copy;
     });
   }

@@ -56,7 +56,7 @@ export function findTool(ctx: FsContext): AgentTool<typeof FindParameters, FindD
     annotations: { readOnly: true, idempotent: true },
     aliases: ["excludePatterns"],
     dialect(args) {
-      rename("find", args, "excludePatterns", "exclude"); // MCP filesystem
+      rename(args, "excludePatterns", "exclude"); // MCP filesystem
       return args;
     },
     target: (params) => params.path ?? ".",

@@ -76,17 +76,17 @@ export function grepTool(ctx: FsContext): AgentTool<typeof GrepParameters, GrepD
 
 /** Claude Code's Grep arguments, mapped exactly; what has no equivalent is refused with what to send. */
 function claudeCodeGrep(args: Args): Args {
-  rename("grep", args, "-i", "ignoreCase");
-  rename("grep", args, "-C", "context");
-  rename("grep", args, "head_limit", "limit");
+  rename(args, "-i", "ignoreCase");
+  rename(args, "-C", "context");
+  rename(args, "head_limit", "limit");
   if (args["-n"] === true) delete args["-n"]; // line numbers are always shown
   if (args.output_mode === "content") delete args.output_mode;
-  refuse("grep", args, "output_mode", 'grep prints matching lines ("content"); use find for file names.');
-  refuse("grep", args, "-A", "Send context: N for lines before and after each match.");
-  refuse("grep", args, "-B", "Send context: N for lines before and after each match.");
-  refuse("grep", args, "type", 'Send glob instead, e.g. "*.py".');
+  refuse(args, "output_mode", 'grep prints matching lines ("content"); use find for file names.');
+  refuse(args, "-A", "Send context: N for lines before and after each match.");
+  refuse(args, "-B", "Send context: N for lines before and after each match.");
+  refuse(args, "type", 'Send glob instead, e.g. "*.py".');
   if (args.multiline === false) delete args.multiline;
-  refuse("grep", args, "multiline", "grep matches one line at a time.");
+  refuse(args, "multiline", "grep matches one line at a time.");
   return args;
 }
 

@@ -53,8 +53,8 @@ export function lsTool(ctx: FsContext): AgentTool<typeof LsParameters, LsDetails
     annotations: { readOnly: true, idempotent: true },
     aliases: ["ignore", "excludePatterns"],
     dialect(args) {
-      rename("ls", args, "ignore", "exclude"); // Claude Code's LS
-      rename("ls", args, "excludePatterns", "exclude"); // MCP filesystem
+      rename(args, "ignore", "exclude"); // Claude Code's LS
+      rename(args, "excludePatterns", "exclude"); // MCP filesystem
       return args;
     },
     target: (params) => params.path ?? ".",

@@ -71,20 +71,20 @@ export function readTool(ctx: FsContext): AgentTool<typeof ReadParameters, ReadD
 
 /** Claude Code's and pi's `file_path`/`offset`/`limit`, the MCP filesystem server's `head`/`tail`. */
 function readDialect(args: Args): Args {
-  rename("read", args, "file_path", "path");
-  rename("read", args, "offset", "startLine", (value) => (typeof value === "number" && value < 1 ? 1 : value));
+  rename(args, "file_path", "path");
+  rename(args, "offset", "startLine", (value) => (typeof value === "number" && value < 1 ? 1 : value));
   if ("limit" in args) {
     const limit = args.limit;
     delete args.limit;
     const start = typeof args.startLine === "number" ? args.startLine : 1;
-    rename("read", Object.assign(args, { limit: typeof limit === "number" ? start + limit - 1 : limit }), "limit", "endLine");
+    rename(Object.assign(args, { limit: typeof limit === "number" ? start + limit - 1 : limit }), "limit", "endLine");
   }
   if ("head" in args) {
-    if ("tail" in args) throw invalid("read", 'got both "head" and "tail"; send one.');
+    if ("tail" in args) throw invalid('got both "head" and "tail"; send one.');
     const head = args.head;
     delete args.head;
-    if (args.startLine !== undefined && args.startLine !== 1) throw invalid("read", 'got "head" with a startLine; send startLine and endLine.');
-    rename("read", Object.assign(args, { head }), "head", "endLine");
+    if (args.startLine !== undefined && args.startLine !== 1) throw invalid('got "head" with a startLine; send startLine and endLine.');
+    rename(Object.assign(args, { head }), "head", "endLine");
   }
   return args;
 }

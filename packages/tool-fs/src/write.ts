@@ -40,7 +40,7 @@ export function writeTool(ctx: FsContext): AgentTool<typeof WriteParameters, Wri
     annotations: { readOnly: false, destructive: true, idempotent: true },
     aliases: ["file_path"],
     dialect(args) {
-      rename("write", args, "file_path", "path"); // Claude Code
+      rename(args, "file_path", "path"); // Claude Code
       return args;
     },
     target: (params) => params.path,

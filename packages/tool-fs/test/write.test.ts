@@ -125,7 +125,7 @@ describe("write", () => {
     const inside = (await readdir(join(root, "real"))).length;
     expect(written).toBeGreaterThan(0);
     expect(inside).toBe(written);
-  });
+  }, 60_000);
 
   it("leaves the old or the new file, never a mix, when the writing process is killed -9", async () => {
     const root = await tempDir();
