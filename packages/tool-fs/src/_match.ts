@@ -25,8 +25,8 @@ export const RELAXATIONS = [
   "indentation ignored (newText re-indented by the same offset)",
 ] as const;
 
-/** Files larger than this are matched exactly only: relaxed matching decodes the file and maps every character. */
-export const RELAXED_MAX_BYTES = 8 * 1024 * 1024;
+/** Files larger than this are matched exactly only: relaxed matching decodes the file and maps every character (about 30 bytes of memory per byte). */
+export const RELAXED_MAX_BYTES = 2 * 1024 * 1024;
 
 const lineOf = (body: Buffer, offset: number): number => countOf(body, 10, 0, offset) + 1;
 

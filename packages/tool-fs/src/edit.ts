@@ -350,7 +350,7 @@ function noMatch(path: CheckedPath, body: Buffer, oldText: string, endings: Line
   }
   const exactOnly =
     body.length > RELAXED_MAX_BYTES
-      ? " (The file is over 8 MiB, so only exact matches were tried.)"
+      ? ` (The file is over ${RELAXED_MAX_BYTES / 1024 / 1024} MiB, so only exact matches were tried.)`
       : isUtf8(body)
         ? ""
         : " (The file is not valid UTF-8, so only exact matches were tried.)";

@@ -102,6 +102,13 @@ describe("forgiving matching, one relaxation at a time", () => {
     expect(await readFile(file, "utf8")).toBe("x = \u201ca\u201d\ny = \u2018a\u2019\nx = \u201ca\u201d\n");
   });
 
+  it("a file over 2 MiB is matched exactly only, and a miss says so", async () => {
+    const { root } = await fileWith(`${"filler line\n".repeat(200_000)}print(\u201chello\u201d)\n`);
+    const result = await run(createEditTool({ cwd: root }), { path: "f.txt", oldText: 'print("hello")', newText: "x" });
+    expect(result.details.code).toBe(FsErrorCode.NO_MATCH);
+    expect(textOf(result)).toContain("over 2 MiB, so only exact matches were tried");
+  });
+
   it("the closest-lines hint shows the differing characters by code point", async () => {
     const { root } = await fileWith("alpha\nprice:\u00a0100 \u2013 total\nomega\n");
     const result = await run(createEditTool({ cwd: root }), { path: "f.txt", oldText: "prices: 100 - total", newText: "x" });
