@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createFsTools, FsErrorCode } from "../src/index.js";
+import { AgentHarness, type ToolAccess } from "@toolhost/core";
+import fsPlugin, { createFsTools, FsErrorCode } from "../src/index.js";
 import { byName, linesOf, run, tempDir, textOf } from "./_helpers.js";
 
 describe("paths a model types", () => {
@@ -53,5 +54,19 @@ describe("paths a model types", () => {
     const { write } = byName(createFsTools({ cwd: root }));
     const result = await run(write, { path: "Bob's.txt", content: "2\n" });
     expect(result.details).toMatchObject({ created: true, path: join(root, "Bob's.txt") });
+  });
+
+  it("declares the name it will really use, so a policy judges that file", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "Bob\u2019s.env"), "SECRET=1\n");
+    const harness = new AgentHarness({ cwd: root });
+    await harness.use(fsPlugin, {});
+    const declared: (ToolAccess | undefined)[] = [];
+    harness.hooks.beforeToolCall.tap("test:recorder", (ctx) => {
+      declared.push(ctx.access);
+      return undefined;
+    });
+    await harness.executeToolCalls([{ id: "1", name: "read", arguments: { path: "Bob's.env" } }]);
+    expect(declared).toEqual([{ reads: [join(root, "Bob\u2019s.env")] }]);
   });
 });
