@@ -30,6 +30,12 @@ export interface CreateHostOptions {
    * the default plugins are resolved from these only. Never the working directory.
    */
   resolveFrom?: ReadonlyArray<string | ResolvePlace>;
+  /**
+   * Apply only the plugins that provide this service, as their package.json says
+   * (`"toolhost": { "provides": ["policy"] }`), e.g. a policy check that needs no tools. A plugin
+   * named by a path has no package to read and is applied.
+   */
+  onlyProviding?: string;
   /** More options of the `AgentHarness`; they win over the config's. */
   harnessOptions?: AgentHarnessOptions;
 }
@@ -99,6 +105,9 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
         }
         throw notFound(name, configPath, found.tried);
       }
+      if (options.onlyProviding !== undefined && !isPathSpecifier(name) && !("provides" in found && found.provides?.includes(options.onlyProviding))) {
+        continue;
+      }
       const plugin = await importPlugin(name, found.file, where, at);
       const before = new Set(harness.tools.map((tool) => tool.name));
       try {
@@ -125,7 +134,7 @@ async function locate(
   name: string,
   configDir: string,
   places: readonly ResolvePlace[],
-): Promise<{ file: string; packageVersion?: string | undefined } | { tried: string[] }> {
+): Promise<{ file: string; packageVersion?: string | undefined; provides?: string[] | undefined } | { tried: string[] }> {
   if (!isPathSpecifier(name)) return resolvePackage(name, places);
   const file = resolve(configDir, name);
   try {
