@@ -32,7 +32,7 @@ Examples:
       )
       .action(
         cli.action(async (tool: string, argsText: string) => {
-          const args = tool === "-" ? undefined : parseJsonArgument(argsText, `The arguments of "${tool}"`);
+          const args = tool === "-" ? undefined : parseJsonArgument(argsText, tool);
           const host = await cli.host();
           const service = host.harness.getService("policy");
           if (!service || typeof service.explain !== "function") {
@@ -41,7 +41,7 @@ Examples:
               `No policy plugin is configured, so there is no policy to explain. Add "@toolhost/hooks-policy" ${where}, and install it: npm i -D @toolhost/hooks-policy`,
             );
           }
-          if (tool === "-") return explainLines(cli, service, await readStdin());
+          if (tool === "-") return explainLines(cli, service, await readStdin((text) => cli.note(text), "calls to explain"));
           const explanation = await service.explain({ tool, args, cwd: cli.globals.cwd });
           await cli.out(cli.globals.json ? `${JSON.stringify(explanation)}\n` : humanText(cli, explanation));
           return ExitCode.OK;
