@@ -44,14 +44,42 @@ export function clip(text: string, size: number): string {
 
 
 
-/** Sets a part's decision from its matches (deny > ask > allow), the default when none, at least ask when uncertain. */
-export function finish(part: PolicyPart, defaultDecision: Decision, notes: string[] = [], atLeastAsk = false): PolicyPart {
+/** Where a rule stands: its layer's place in `extends` order (the config's own rules last) and whether that layer is locked. */
+export interface Layering {
+  default: Decision;
+  layerOf(id: string): { index: number; locked: boolean } | undefined;
+}
+
+/**
+ * The decision of rules that matched one part, by layer: within a layer deny > ask > allow; the
+ * last layer with a match decides, but never below what a locked layer before it said.
+ */
+export function decideLayered(matched: Array<{ id: string; decision: Decision }>, layering: Layering): Decision {
+  const byLayer = new Map<number, Decision>();
+  const locked = new Set<number>();
+  for (const entry of matched) {
+    const where = layering.layerOf(entry.id) ?? { index: Number.MAX_SAFE_INTEGER, locked: false };
+    byLayer.set(where.index, worst(byLayer.get(where.index) ?? "allow", entry.decision));
+    if (where.locked) locked.add(where.index);
+  }
+  let floor: Decision = "allow";
+  let last: Decision = "allow";
+  for (const index of [...byLayer.keys()].sort((a, b) => a - b)) {
+    last = byLayer.get(index) as Decision;
+    if (locked.has(index)) floor = worst(floor, last);
+  }
+  return worst(last, floor);
+}
+
+/** Sets a part's decision from its matches (by layer, see `decideLayered`), the default when none, at least ask when uncertain. */
+export function finish(part: PolicyPart, layering: Layering, notes: string[] = [], atLeastAsk = false): PolicyPart {
   let decision: Decision;
+  const defaultDecision = layering.default;
   if (part.matched.length === 0) {
     decision = defaultDecision;
     if (!atLeastAsk || SEVERITY[defaultDecision] > SEVERITY.ask) notes.push(`default (no rule matched)`);
   } else {
-    decision = part.matched.map((entry) => entry.decision).reduce(worst);
+    decision = decideLayered(part.matched, layering);
   }
   if (atLeastAsk) decision = worst(decision, "ask");
   part.decision = decision;

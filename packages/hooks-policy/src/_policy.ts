@@ -5,7 +5,9 @@ import { checkAccess, undeclared } from "./_access.js";
 import type { CommandPattern, Match } from "./_command-pattern.js";
 import {
   clip,
+  decideLayered,
   finish,
+  type Layering,
   type MatchedRule,
   merge,
   type PartKind,
@@ -17,7 +19,7 @@ import {
 } from "./_explanation.js";
 import { anchorsOf, existingReal, folderOf, LINK_TTL_MS, normalizePath, type PathAnchors, samplesOf } from "./_paths.js";
 import { TreeGuard } from "./_protected.js";
-import { type Decision, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
+import { type Decision, type PolicyLayer, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart, type ShellFilePart } from "./_shell.js";
 import { showWord, type ShellWord } from "./_words.js";
 import { PRESETS } from "./presets.js";
@@ -45,8 +47,8 @@ export interface Policy {
    */
   protectedPaths(root: string): ProtectedPaths;
   readonly defaultDecision: Decision;
-  /** Every rule in force (presets first), with the id decisions name it by. */
-  readonly rules: ReadonlyArray<PolicyRule & { id: string }>;
+  /** Every rule in force (layers in `extends` order, the config's own last), with the id decisions name it by and its layer. */
+  readonly rules: ReadonlyArray<PolicyRule & { id: string; layer: string; locked: boolean }>;
 }
 
 /** Error codes of the policy. */
@@ -99,18 +101,26 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
   checkOptions(options);
   const anchors = anchorsOf(environment.workspace);
   const compiled: CompiledRule[] = [];
+  const layers = new Map<string, { index: number; locked: boolean; name: string }>();
   let defaultDecision: Decision = "ask";
-  for (const name of options.extends ?? []) {
-    const preset = PRESETS[name];
-    defaultDecision = preset.default;
-    preset.rules.forEach((rule, index) => compiled.push(compileRule(rule, rule.id ?? `${name}:rules[${index}]`, anchors, `${name} preset rules[${index}]`)));
-  }
-  (options.rules ?? []).forEach((rule, index) => compiled.push(compileRule(rule, rule.id ?? `rules[${index}]`, anchors, `rules[${index}]`)));
+  let floor: Decision = "allow";
+  const layerList: PolicyLayer[] = (options.extends ?? []).map((entry) => (typeof entry === "string" ? { name: entry, ...PRESETS[entry] } : entry));
+  layerList.push({ name: "config", rules: options.rules ?? [], ...(options.default ? { default: options.default } : {}) });
+  layerList.forEach((layer, index) => {
+    const own = index === layerList.length - 1;
+    const where = { index, locked: layer.locked === true, name: layer.name };
+    if (layer.default) defaultDecision = worst(layer.default, floor);
+    if (layer.locked && layer.default) floor = worst(floor, layer.default);
+    layer.rules.forEach((rule, at) => {
+      const id = rule.id ?? (own ? `rules[${at}]` : `${layer.name}:rules[${at}]`);
+      compiled.push(compileRule(rule, id, anchors, own ? `rules[${at}]` : `${layer.name} rules[${at}]`));
+      if (!layers.has(id)) layers.set(id, where);
+    });
+  });
   compiled.forEach((rule, order) => {
     rule.order = order;
   });
-  if (options.default) defaultDecision = options.default;
-  return new CompiledPolicy(compiled, defaultDecision, environment, anchors);
+  return new CompiledPolicy(compiled, defaultDecision, environment, anchors, layers);
 }
 
 function checkOptions(options: PolicyOptions): void {
@@ -128,16 +138,24 @@ class CompiledPolicy implements Policy {
   readonly #rules: CompiledRule[];
   readonly #byTool = new Map<string, ToolRules>();
   #protected: { read: TreeGuard; write: TreeGuard; readAll: boolean; writeAll: boolean } | undefined;
-  readonly rules: ReadonlyArray<PolicyRule & { id: string }>;
+  readonly rules: ReadonlyArray<PolicyRule & { id: string; layer: string; locked: boolean }>;
+  readonly #layering: Layering;
 
   constructor(
     rules: CompiledRule[],
     readonly defaultDecision: Decision,
     readonly environment: PolicyEnvironment,
     readonly anchors: PathAnchors,
+    layers: Map<string, { index: number; locked: boolean; name: string }>,
   ) {
     this.#rules = rules;
-    this.rules = Object.freeze(rules.map((rule) => Object.freeze({ ...rule.rule, id: rule.id })));
+    this.#layering = { default: defaultDecision, layerOf: (id) => layers.get(id) };
+    this.rules = Object.freeze(
+      rules.map((rule) => {
+        const where = layers.get(rule.id);
+        return Object.freeze({ ...rule.rule, id: rule.id, layer: where?.name ?? "config", locked: where?.locked === true });
+      }),
+    );
   }
 
   decide(request: PolicyRequest): PolicyExplanation {
@@ -265,7 +283,7 @@ class CompiledPolicy implements Policy {
 
     if (parts.length === 0) {
       const matched = rules.whole.map((rule) => matchOf(rule, rule.decision));
-      parts.push(finish({ kind: "call", subject: tool, decision: "allow", matched }, this.defaultDecision));
+      parts.push(finish({ kind: "call", subject: tool, decision: "allow", matched }, this.#layering));
     }
     return summarize(tool, parts);
   }
@@ -284,7 +302,7 @@ class CompiledPolicy implements Policy {
     if (parts.length === before) {
       // Only redirects of descriptors (`exec 2>&1`), or nothing at all: nothing runs, nothing is touched.
       const matched = rules.whole.map((rule) => matchOf(rule, rule.decision));
-      parts.push({ kind: "command", subject: command.command.trim() || "(empty)", decision: matched.length > 0 ? matched.map((m) => m.decision).reduce(worst) : "allow", matched, note: "runs no program and touches no file" });
+      parts.push({ kind: "command", subject: command.command.trim() || "(empty)", decision: matched.length > 0 ? decideLayered(matched, this.#layering) : "allow", matched, note: "runs no program and touches no file" });
     }
   }
 
@@ -347,7 +365,7 @@ class CompiledPolicy implements Policy {
     }
     if (rules.readCaution.length > 0) this.#readsOfCommand(part, program, rules, cwds, matched, notes);
     if (maybes.length > 0) notes.push(`words known only at run time may match ${maybes.join(", ")}`);
-    const judged = finish({ kind: "command", subject, decision: "allow", matched }, this.defaultDecision, notes, atLeastAsk);
+    const judged = finish({ kind: "command", subject, decision: "allow", matched }, this.#layering, notes, atLeastAsk);
     return judged;
   }
 
@@ -443,7 +461,7 @@ class CompiledPolicy implements Policy {
     for (const rule of rules.anyProgram) {
       if (rule.decision === "deny" && (rule.command as CommandPattern).source.trim() === "*") matched.push(matchOf(rule, "deny"));
     }
-    return finish({ kind: "command", subject, decision: "allow", matched }, this.defaultDecision, [reason], true);
+    return finish({ kind: "command", subject, decision: "allow", matched }, this.#layering, [reason], true);
   }
 
   #judgeFile(part: ShellFilePart, fileRules: CompiledRule[], whole: CompiledRule[], cwds: Array<string | undefined>): PolicyPart {
@@ -452,7 +470,7 @@ class CompiledPolicy implements Policy {
     if (word.value === undefined) {
       return finish(
         { kind, subject: `${part.via} ${word.text}`, decision: "allow", matched: whole.map((rule) => matchOf(rule, rule.decision)) },
-        this.defaultDecision,
+        this.#layering,
         [`${kind === "write" ? "writes to" : "reads from"} a path known only at run time`],
         true,
       );
@@ -464,7 +482,7 @@ class CompiledPolicy implements Policy {
     for (const cwd of targets) {
       const judged =
         cwd === undefined
-          ? finish({ kind, subject: value, decision: "allow", matched: [] }, this.defaultDecision, ["relative to a folder known only at run time (after cd)"], true)
+          ? finish({ kind, subject: value, decision: "allow", matched: [] }, this.#layering, ["relative to a folder known only at run time (after cd)"], true)
           : this.#judgeNormalized(kind, value, cwd, word.tilde, fileRules, whole);
       result = result === undefined ? judged : merge(result, judged);
     }
@@ -473,7 +491,7 @@ class CompiledPolicy implements Policy {
 
   #judgePath(kind: PartKind, path: unknown, pathRules: CompiledRule[], whole: CompiledRule[], cwd: string): PolicyPart {
     if (typeof path !== "string") {
-      return finish({ kind, subject: String(path), decision: "allow", matched: [] }, this.defaultDecision, ["the path is not a string"], true);
+      return finish({ kind, subject: String(path), decision: "allow", matched: [] }, this.#layering, ["the path is not a string"], true);
     }
     return this.#judgeNormalized(kind, path, cwd, false, pathRules, whole);
   }
@@ -483,7 +501,7 @@ class CompiledPolicy implements Policy {
     const matched: MatchedRule[] = whole.map((rule) => matchOf(rule, rule.decision));
     if (!normalized.ok) {
       if (normalized.deny) return { kind, subject: JSON.stringify(value), decision: "deny", matched, note: normalized.reason };
-      return finish({ kind, subject: value, decision: "allow", matched }, this.defaultDecision, [normalized.reason], true);
+      return finish({ kind, subject: value, decision: "allow", matched }, this.#layering, [normalized.reason], true);
     }
     const variants = normalized.real === normalized.lexical ? [normalized.lexical] : [normalized.lexical, normalized.real];
     let decision: Decision = "allow";
@@ -491,9 +509,9 @@ class CompiledPolicy implements Policy {
     for (const variant of variants) {
       const hits = pathRules.filter((rule) => (rule.path as (path: string) => boolean)(variant));
       for (const rule of hits) if (!matched.some((entry) => entry.id === rule.id)) matched.push(matchOf(rule, rule.decision));
-      const own = [...hits.map((rule) => rule.decision), ...whole.map((rule) => rule.decision)];
+      const own = [...hits, ...whole];
       if (own.length === 0) unmatched = true;
-      decision = worst(decision, own.length === 0 ? this.defaultDecision : own.reduce(worst));
+      decision = worst(decision, own.length === 0 ? this.defaultDecision : decideLayered(own, this.#layering));
     }
     const notes: string[] = [];
     if (variants.length > 1) notes.push(`a symlink to ${normalized.real}: judged by both`);
@@ -512,12 +530,12 @@ class CompiledPolicy implements Policy {
     try {
       host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "");
     } catch {
-      return finish({ kind: "network", subject, decision: "allow", matched }, this.defaultDecision, ["the URL is not valid"], true);
+      return finish({ kind: "network", subject, decision: "allow", matched }, this.#layering, ["the URL is not valid"], true);
     }
     for (const rule of rules.network) {
       if ((rule.url && rule.url.test(url)) || (rule.host && rule.host.test(host))) matched.push(matchOf(rule, rule.decision));
     }
-    return finish({ kind: "network", subject, decision: "allow", matched }, this.defaultDecision);
+    return finish({ kind: "network", subject, decision: "allow", matched }, this.#layering);
   }
 
   #judgeArgs(tool: string, fields: Record<string, unknown>, rules: ToolRules, only: boolean): PolicyPart | undefined {
@@ -544,7 +562,7 @@ class CompiledPolicy implements Policy {
     if (!only && matched.length === 0) return undefined;
     if (only) for (const rule of rules.whole) matched.push(matchOf(rule, rule.decision));
     const subject = [...named].filter((field) => Object.hasOwn(fields, field)).map((field) => `${field}=${preview(fields[field])}`).join(" ") || tool;
-    return finish({ kind: "args", subject, decision: "allow", matched }, this.defaultDecision, notes, notes.length > 0);
+    return finish({ kind: "args", subject, decision: "allow", matched }, this.#layering, notes, notes.length > 0);
   }
 }
 

@@ -64,9 +64,28 @@ export const PresetNameSchema = Type.Union([Type.Literal("readonly"), Type.Liter
 /** A preset shipped with the package; see README.md. */
 export type PresetName = Static<typeof PresetNameSchema>;
 
+export const LayerSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: "Names the layer in decisions and `toolhost policy rules`." }),
+    rules: Type.Array(RuleSchema),
+    default: Type.Optional(DecisionSchema),
+    locked: Type.Optional(
+      Type.Boolean({ description: "Later layers may make this layer's decisions stricter, never looser (an organisation's policy)." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** A layer of rules written inline in `extends`: where a preset or an organisation's policy would go. */
+export type PolicyLayer = Static<typeof LayerSchema>;
+
 export const PolicyOptionsSchema = Type.Object(
   {
-    extends: Type.Optional(Type.Array(PresetNameSchema, { description: "Presets whose rules come before yours." })),
+    extends: Type.Optional(
+      Type.Array(Type.Union([PresetNameSchema, LayerSchema]), {
+        description: "Layers whose rules come before yours, in order: a later layer's matching rule overrides an earlier one's unless that one is locked.",
+      }),
+    ),
     default: Type.Optional(DecisionSchema),
     rules: Type.Optional(Type.Array(RuleSchema)),
     redact: Type.Optional(Type.Array(RedactSchema)),

@@ -19,6 +19,7 @@ export {
   PolicyOptionsSchema,
   type Decision,
   type PolicyOptions,
+  type PolicyLayer,
   type PolicyRule,
   type PresetName,
   type RedactRule,

@@ -88,16 +88,16 @@ describe("presets", () => {
     }
   });
 
-  it("compose with the user's rules: a user's deny or ask adds to them, the user's default wins", () => {
+  it("compose with the user's rules: the user's layer comes last and overrides, the user's default wins", () => {
     const policy = preset("recommended", {
       default: "deny",
       rules: [{ tool: "bash", command: "npm test *", decision: "ask", reason: "tests are slow here" }],
     });
     expect(policy.decide("bash", { command: "npm test" }).decision).toBe("ask");
     expect(policy.decide("make_api_call", {}).decision).toBe("deny");
-    // deny > ask > allow holds across presets and rules: an allow cannot loosen a preset's ask.
-    const loosened = preset("recommended", { rules: [{ tool: "bash", command: "curl", decision: "allow" }] });
-    expect(loosened.decide("bash", { command: "curl https://x" }).decision).toBe("ask");
+    // The config's own rules are the last layer: its allow relaxes the preset's ask for what it matches.
+    const loosened = preset("recommended", { rules: [{ tool: "bash", command: "curl *", decision: "allow" }] });
+    expect(loosened.decide("bash", { command: "curl https://x" }).decision).toBe("allow");
   });
 
   it("a dangling symlink is judged by where it would write", () => {

@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createPolicy, type PolicyLayer, type PolicyOptions } from "../src/index.js";
+import { makeWorkspace, withAccess } from "./_helpers.js";
+
+let ws = "";
+let cleanup = () => {};
+beforeEach(() => {
+  ({ ws, cleanup } = makeWorkspace());
+});
+afterEach(() => cleanup());
+
+const policyOf = (options: PolicyOptions) => withAccess(createPolicy(options, { cwd: ws, workspace: ws }), ws);
+const bash = (options: PolicyOptions, command: string) => policyOf(options).decide("bash", { command });
+
+const org: PolicyLayer = {
+  name: "org",
+  locked: true,
+  rules: [
+    { id: "no-force-push", tool: "bash", command: "git push --force *", decision: "deny" },
+    { tool: "bash", command: "rm -rf *", decision: "ask", reason: "the organisation reviews deletions" },
+  ],
+};
+const team: PolicyLayer = { name: "team", rules: [{ tool: "bash", command: "rm -rf *", decision: "deny" }] };
+
+describe("layers: a later layer overrides, a locked layer holds", () => {
+  it("the config's allow for `rm -rf out` relaxes recommended's ask for that command only", () => {
+    const options: PolicyOptions = { extends: ["recommended"], rules: [{ tool: "bash", command: "rm -rf out", decision: "allow" }] };
+    expect(bash(options, "rm -rf out").decision).toBe("allow");
+    expect(bash(options, "rm -rf src").decision).toBe("ask");
+  });
+
+  it("within one layer deny beats ask beats allow", () => {
+    const options: PolicyOptions = {
+      rules: [
+        { tool: "bash", command: "git *", decision: "allow" },
+        { tool: "bash", command: "git push *", decision: "ask" },
+        { tool: "bash", command: "git push * main", decision: "deny" },
+      ],
+    };
+    expect(bash(options, "git status").decision).toBe("allow");
+    expect(bash(options, "git push origin dev").decision).toBe("ask");
+    expect(bash(options, "git push origin main").decision).toBe("deny");
+  });
+
+  it("a later layer overrides an earlier one both ways; `extends` order decides", () => {
+    expect(bash({ extends: [{ name: "a", rules: [{ tool: "bash", command: "ls", decision: "deny" }] }], rules: [{ tool: "bash", command: "ls", decision: "allow" }] }, "ls").decision).toBe("allow");
+    const relaxed: PolicyLayer = { name: "relaxed", rules: [{ tool: "bash", command: "rm -rf *", decision: "allow" }] };
+    expect(bash({ extends: [team, relaxed], default: "allow" }, "rm -rf x").decision).toBe("allow");
+    expect(bash({ extends: [relaxed, team], default: "allow" }, "rm -rf x").decision).toBe("deny");
+  });
+
+  it("a locked deny holds against a later allow rule, in the config or in a later layer", () => {
+    const allowAll: PolicyLayer = { name: "loose", rules: [{ tool: "bash", command: "git *", decision: "allow" }] };
+    const viaRule = bash({ extends: [org], rules: [{ tool: "bash", command: "git push --force origin main", decision: "allow" }] }, "git push --force origin main");
+    expect(viaRule.decision).toBe("deny");
+    expect(viaRule.rules).toEqual(["no-force-push"]);
+    expect(bash({ extends: [org, allowAll] }, "git push --force origin main").decision).toBe("deny");
+    // Tightening is allowed: a later deny on the locked layer's ask denies.
+    expect(bash({ extends: [org, team] }, "rm -rf build").decision).toBe("deny");
+  });
+
+  it("a locked ask holds against a later allow; its reason is what the approver sees", () => {
+    const explained = bash({ extends: [org], rules: [{ tool: "bash", command: "rm -rf *", decision: "allow" }] }, "rm -rf build");
+    expect(explained.decision).toBe("ask");
+    expect(explained.reason).toContain("the organisation reviews deletions");
+  });
+
+  it("a locked layer's default is a floor for later defaults", () => {
+    const strict: PolicyLayer = { name: "strict", locked: true, default: "deny", rules: [] };
+    expect(policyOf({ extends: [strict], default: "allow" }).decide("some_tool", {}).decision).toBe("deny");
+    const open: PolicyLayer = { name: "open", default: "deny", rules: [] };
+    expect(policyOf({ extends: [open], default: "allow" }).decide("some_tool", {}).decision).toBe("allow");
+  });
+
+  it("lists every rule with its layer, locked or not, in order", () => {
+    const policy = createPolicy({ extends: [org, "readonly"], rules: [{ tool: "bash", command: "ls", decision: "allow" }] }, { cwd: ws, workspace: ws });
+    const layers = policy.rules.map((rule) => `${rule.layer}${rule.locked ? " (locked)" : ""}`);
+    expect(layers[0]).toBe("org (locked)");
+    expect(layers.at(-1)).toBe("config");
+    expect(layers).toContain("readonly");
+    expect(policy.rules.at(-1)?.id).toBe("rules[0]");
+    expect(policy.rules[1]?.id).toBe("org:rules[1]");
+  });
+
+  it("an invalid inline layer is a load-time error naming the problem", () => {
+    expect(() => createPolicy({ extends: [{ name: "x", rules: [{ decision: "maybe" } as never] }] }, { cwd: ws, workspace: ws })).toThrow(/extends/);
+  });
+});
