@@ -19,13 +19,23 @@ import {
 } from "./_explanation.js";
 import { anchorsOf, existingReal, folderOf, LINK_TTL_MS, normalizePath, type PathAnchors, samplesOf } from "./_paths.js";
 import { TreeGuard } from "./_protected.js";
-import { type Decision, type PolicyLayer, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
+import { type Decision, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart, type ShellFilePart } from "./_shell.js";
 import { showWord, type ShellWord } from "./_words.js";
-import { PRESETS } from "./presets.js";
+import { layersOf, type SourcedLayer } from "./_layers.js";
 import { type ArgMatcher, type CompiledRule, compileRule, isWhole, matchOf, namesTool } from "./_rules.js";
 
 export type { MatchedRule, PartKind, PolicyExplanation, PolicyPart } from "./_explanation.js";
+
+/** A rule in force: its id, its layer's name, whether the layer is locked, and the file it came from (packages and files). */
+export type EffectiveRule = PolicyRule & { id: string; layer: string; locked: boolean; source?: string };
+
+interface LayerPlace {
+  index: number;
+  locked: boolean;
+  name: string;
+  source?: string;
+}
 
 /** Where the policy stands: relative paths resolve against `cwd`, `${workspace}` is `workspace`. */
 export interface PolicyEnvironment {
@@ -48,7 +58,7 @@ export interface Policy {
   protectedPaths(root: string): ProtectedPaths;
   readonly defaultDecision: Decision;
   /** Every rule in force (layers in `extends` order, the config's own last), with the id decisions name it by and its layer. */
-  readonly rules: ReadonlyArray<PolicyRule & { id: string; layer: string; locked: boolean }>;
+  readonly rules: ReadonlyArray<EffectiveRule>;
 }
 
 /** Error codes of the policy. */
@@ -101,14 +111,14 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
   checkOptions(options);
   const anchors = anchorsOf(environment.workspace);
   const compiled: CompiledRule[] = [];
-  const layers = new Map<string, { index: number; locked: boolean; name: string }>();
+  const layers = new Map<string, LayerPlace>();
   let defaultDecision: Decision = "ask";
   let floor: Decision = "allow";
-  const layerList: PolicyLayer[] = (options.extends ?? []).map((entry) => (typeof entry === "string" ? { name: entry, ...PRESETS[entry] } : entry));
+  const layerList: SourcedLayer[] = layersOf(options, environment.workspace);
   layerList.push({ name: "config", rules: options.rules ?? [], ...(options.default ? { default: options.default } : {}) });
   layerList.forEach((layer, index) => {
     const own = index === layerList.length - 1;
-    const where = { index, locked: layer.locked === true, name: layer.name };
+    const where = { index, locked: layer.locked === true, name: layer.name, ...(layer.source ? { source: layer.source } : {}) };
     if (layer.default) defaultDecision = worst(layer.default, floor);
     if (layer.locked && layer.default) floor = worst(floor, layer.default);
     layer.rules.forEach((rule, at) => {
@@ -138,7 +148,7 @@ class CompiledPolicy implements Policy {
   readonly #rules: CompiledRule[];
   readonly #byTool = new Map<string, ToolRules>();
   #protected: { read: TreeGuard; write: TreeGuard; readAll: boolean; writeAll: boolean } | undefined;
-  readonly rules: ReadonlyArray<PolicyRule & { id: string; layer: string; locked: boolean }>;
+  readonly rules: ReadonlyArray<EffectiveRule>;
   readonly #layering: Layering;
 
   constructor(
@@ -146,14 +156,15 @@ class CompiledPolicy implements Policy {
     readonly defaultDecision: Decision,
     readonly environment: PolicyEnvironment,
     readonly anchors: PathAnchors,
-    layers: Map<string, { index: number; locked: boolean; name: string }>,
+    layers: Map<string, LayerPlace>,
   ) {
     this.#rules = rules;
     this.#layering = { default: defaultDecision, layerOf: (id) => layers.get(id) };
     this.rules = Object.freeze(
       rules.map((rule) => {
         const where = layers.get(rule.id);
-        return Object.freeze({ ...rule.rule, id: rule.id, layer: where?.name ?? "config", locked: where?.locked === true });
+        const source = where?.source ? { source: where.source } : {};
+        return Object.freeze({ ...rule.rule, id: rule.id, layer: where?.name ?? "config", locked: where?.locked === true, ...source });
       }),
     );
   }

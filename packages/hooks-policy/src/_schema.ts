@@ -82,8 +82,8 @@ export type PolicyLayer = Static<typeof LayerSchema>;
 export const PolicyOptionsSchema = Type.Object(
   {
     extends: Type.Optional(
-      Type.Array(Type.Union([PresetNameSchema, LayerSchema]), {
-        description: "Layers whose rules come before yours, in order: a later layer's matching rule overrides an earlier one's unless that one is locked.",
+      Type.Array(Type.Union([Type.String({ minLength: 1 }), LayerSchema]), {
+        description: "Layers whose rules come before yours, in order: a preset name, an npm package, a ./file.json or .yaml, or an inline layer; a later layer's matching rule overrides an earlier one's unless that one is locked.",
       }),
     ),
     default: Type.Optional(DecisionSchema),

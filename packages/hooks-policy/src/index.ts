@@ -5,6 +5,7 @@ export { default, PLUGIN_NAME, POLICY_SERVICE } from "./plugin.js";
 export {
   createPolicy,
   PolicyErrorCode,
+  type EffectiveRule,
   type MatchedRule,
   type PartKind,
   type Policy,

@@ -1,0 +1,101 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { checkValue, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
+import { parse as parseYaml } from "yaml";
+import { DecisionSchema, type PolicyLayer, type PolicyOptions, RuleSchema } from "./_schema.js";
+import { PRESETS } from "./presets.js";
+
+/** What a policy package or file holds: its rules, and what it extends (resolved from where it is). */
+export const PolicyFileSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    rules: Type.Array(RuleSchema),
+    default: Type.Optional(DecisionSchema),
+    extends: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    locked: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export type PolicyFile = Static<typeof PolicyFileSchema>;
+
+/** A layer, with where it came from (the file that holds it, for `toolhost policy rules`). */
+export type SourcedLayer = PolicyLayer & { source?: string };
+
+/**
+ * The layers of `extends`, in order: presets by name, npm packages resolved from the workspace,
+ * JSON / YAML files relative to it. A package's or file's own `extends` come before it; a locked
+ * one locks what it extends too. Throws a `ToolhostError` naming the entry that is missing,
+ * invalid or part of a cycle, with the fix.
+ */
+export function layersOf(options: PolicyOptions, workspace: string): SourcedLayer[] {
+  const layers: SourcedLayer[] = [];
+  for (const entry of options.extends ?? []) {
+    if (typeof entry === "string") layers.push(...resolveEntry(entry, workspace, [], false));
+    else layers.push(entry);
+  }
+  return layers;
+}
+
+function resolveEntry(entry: string, from: string, chain: string[], locked: boolean): SourcedLayer[] {
+  const preset = Object.hasOwn(PRESETS, entry) ? PRESETS[entry as keyof typeof PRESETS] : undefined;
+  if (preset) return [{ name: entry, rules: preset.rules, default: preset.default, ...(locked ? { locked } : {}) }];
+  const file = locate(entry, from, chain);
+  if (chain.includes(file)) {
+    throw failure(entry, chain, `extends itself (${[...chain, file].join(" → ")})`, "Remove one of the `extends` entries that close the cycle.");
+  }
+  const policy = readPolicy(entry, file, chain);
+  const lock = locked || policy.locked === true;
+  const name = policy.name ?? entry;
+  const inner = (policy.extends ?? []).flatMap((each) => resolveEntry(each, dirname(file), [...chain, file], lock));
+  const own: SourcedLayer = { name, rules: policy.rules, source: file };
+  if (policy.default) own.default = policy.default;
+  if (lock) own.locked = true;
+  return [...inner, own];
+}
+
+function locate(entry: string, from: string, chain: string[]): string {
+  if (entry.startsWith(".") || isAbsolute(entry)) {
+    if (!/\.(json|ya?ml)$/i.test(entry)) {
+      throw failure(entry, chain, "is a path but not a .json, .yaml or .yml file", "Name a JSON or YAML policy file, or an npm package.");
+    }
+    return resolve(from, entry);
+  }
+  try {
+    return createRequire(join(from, "package.json")).resolve(entry);
+  } catch {
+    throw failure(
+      entry,
+      chain,
+      `is neither a preset (${Object.keys(PRESETS).join(", ")}) nor an npm package installed where ${from} can find it`,
+      `Install it (pnpm add -D ${entry}) in ${from}, or fix the name.`,
+    );
+  }
+}
+
+function readPolicy(entry: string, file: string, chain: string[]): PolicyFile {
+  let value: unknown;
+  try {
+    const text = readFileSync(file, "utf8");
+    if (/\.ya?ml$/i.test(file)) value = parseYaml(text);
+    else if (/\.json$/i.test(file)) value = JSON.parse(text);
+    else value = createRequire(file)(file);
+  } catch (error) {
+    throw failure(entry, chain, `could not be read from ${file} (${messageOf(error)})`, "Fix the file; a policy is JSON, YAML or CommonJS exporting { rules, default?, extends?, locked? }.");
+  }
+  if (typeof value === "object" && value !== null && "default" in value && typeof (value as { default: unknown }).default === "object") {
+    value = (value as { default: unknown }).default;
+  }
+  const problems = checkValue(PolicyFileSchema, value);
+  if (problems) {
+    const lines = problems.slice(0, 10).map((problem) => `  ${problem.path}: ${problem.message}`);
+    throw failure(entry, chain, `in ${file} is not a policy:\n${lines.join("\n")}\n`, "A policy exports { rules, default?, extends?, locked? } (see the @toolhost/hooks-policy README).");
+  }
+  return value as PolicyFile;
+}
+
+function failure(entry: string, chain: string[], what: string, fix: string): ToolhostError {
+  const via = chain.length > 0 ? ` (extended by ${chain.at(-1)})` : "";
+  return new ToolhostError(ErrorCode.INVALID_PLUGIN_OPTIONS, `The policy "${entry}"${via} in extends of @toolhost/hooks-policy ${what}. ${fix}`);
+}
