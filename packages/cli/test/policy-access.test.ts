@@ -39,7 +39,7 @@ describe("toolhost policy explain with declared access", () => {
     expect(allowed.stderr).toBe("");
     expect(JSON.parse(allowed.stdout)).toMatchObject({ decision: "allow", rules: ["ours"], parts: [{ kind: "network", subject: "GET https://api.example.com/v1/items" }] });
     const denied = await toolhost(["--json", "policy", "explain", "make_api_call", '{"url":"https://api.example.com/admin/users","method":"DELETE"}'], { cwd: dir });
-    expect(JSON.parse(denied.stdout)).toMatchObject({ decision: "deny", rules: ["admin"], reason: "network DELETE https://api.example.com/admin/users: denied by admin (the admin API)" });
+    expect(JSON.parse(denied.stdout)).toMatchObject({ decision: "deny", rules: ["admin"], reason: `network DELETE https://api.example.com/admin/users: denied by config › url "https://api.example.com/admin/**" (admin) (the admin API)` });
     const elsewhere = await toolhost(["--json", "policy", "explain", "make_api_call", '{"url":"https://example.com.evil.net/"}'], { cwd: dir });
     expect(JSON.parse(elsewhere.stdout)).toMatchObject({ decision: "ask" });
   }, 60_000);

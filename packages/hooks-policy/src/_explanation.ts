@@ -47,7 +47,7 @@ export function clip(text: string, size: number): string {
 /** Where a rule stands: its layer's place in `extends` order (the config's own rules last) and whether that layer is locked. */
 export interface Layering {
   default: Decision;
-  layerOf(id: string): { index: number; locked: boolean } | undefined;
+  layerOf(id: string): { index: number; locked: boolean; label?: string } | undefined;
 }
 
 /**
@@ -97,7 +97,7 @@ export function merge(a: PolicyPart, b: PolicyPart): PolicyPart {
   return part;
 }
 
-export function summarize(tool: string, parts: PolicyPart[]): PolicyExplanation {
+export function summarize(tool: string, parts: PolicyPart[], layering?: Layering): PolicyExplanation {
   const decision = parts.map((part) => part.decision).reduce(worst);
   const deciding = parts.filter((part) => part.decision === decision);
   const rules = [...new Set(deciding.flatMap((part) => part.matched.filter((entry) => entry.decision === decision).map((entry) => entry.id)))];
@@ -107,7 +107,8 @@ export function summarize(tool: string, parts: PolicyPart[]): PolicyExplanation 
   let reason: string;
   if (rule) {
     const why = rule.reason ? ` (${rule.reason})` : "";
-    reason = decision === "ask" ? `${what}: ${rule.id} asks${why}` : `${what}: ${decision === "deny" ? "denied" : "allowed"} by ${rule.id}${why}`;
+    const named = layering?.layerOf(rule.id)?.label ?? rule.id;
+    reason = decision === "ask" ? `${what}: asked by ${named}${why}` : `${what}: ${decision === "deny" ? "denied" : "allowed"} by ${named}${why}`;
     if (decision !== "allow" && first.note && !first.note.startsWith("default")) reason += `; ${first.note}`;
   } else {
     reason = `${what}: ${first.note ?? `default ${decision}`}`;

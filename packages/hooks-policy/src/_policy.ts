@@ -35,6 +35,8 @@ interface LayerPlace {
   locked: boolean;
   name: string;
   source?: string;
+  /** How a person reads the rule: `recommended › "rm -rf *" (rules[18])`. */
+  label: string;
 }
 
 /** Where the policy stands: relative paths resolve against `cwd`, `${workspace}` is `workspace`. */
@@ -118,19 +120,31 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
   layerList.push({ name: "config", rules: options.rules ?? [], ...(options.default ? { default: options.default } : {}) });
   layerList.forEach((layer, index) => {
     const own = index === layerList.length - 1;
-    const where = { index, locked: layer.locked === true, name: layer.name, ...(layer.source ? { source: layer.source } : {}) };
+    const place = { index, locked: layer.locked === true, name: layer.name, ...(layer.source ? { source: layer.source } : {}) };
     if (layer.default) defaultDecision = worst(layer.default, floor);
     if (layer.locked && layer.default) floor = worst(floor, layer.default);
     layer.rules.forEach((rule, at) => {
       const id = rule.id ?? (own ? `rules[${at}]` : `${layer.name}:rules[${at}]`);
       compiled.push(compileRule(rule, id, anchors, own ? `rules[${at}]` : `${layer.name} rules[${at}]`));
-      if (!layers.has(id)) layers.set(id, where);
+      if (!layers.has(id)) layers.set(id, { ...place, label: `${layer.name}${layer.locked ? " (locked)" : ""} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})` });
     });
   });
   compiled.forEach((rule, order) => {
     rule.order = order;
   });
   return new CompiledPolicy(compiled, defaultDecision, environment, anchors, layers);
+}
+
+/** A rule's matcher as written: `"rm -rf *"`, `path "~/.ssh/**"`, `every call of bash`. */
+export function matcherText(rule: PolicyRule): string {
+  if (rule.command !== undefined) return JSON.stringify(rule.command);
+  if (rule.path !== undefined) return `path ${JSON.stringify(rule.path)}`;
+  if (rule.url !== undefined) return `url ${JSON.stringify(rule.url)}`;
+  if (rule.host !== undefined) return `host ${JSON.stringify(rule.host)}`;
+  if (rule.inline) return "inline programs";
+  if (rule.args !== undefined) return `args ${JSON.stringify(rule.args)}`;
+  const tools = rule.tool === undefined ? "every tool" : [rule.tool].flat().join(", ");
+  return `every call of ${tools}`;
 }
 
 function checkOptions(options: PolicyOptions): void {
@@ -296,7 +310,7 @@ class CompiledPolicy implements Policy {
       const matched = rules.whole.map((rule) => matchOf(rule, rule.decision));
       parts.push(finish({ kind: "call", subject: tool, decision: "allow", matched }, this.#layering));
     }
-    return summarize(tool, parts);
+    return summarize(tool, parts, this.#layering);
   }
 
   #judgeShell(command: CommandAccess, rules: ToolRules, cwd: string, parts: PolicyPart[]): void {

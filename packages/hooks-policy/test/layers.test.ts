@@ -86,3 +86,20 @@ describe("layers: a later layer overrides, a locked layer holds", () => {
     expect(() => createPolicy({ extends: [{ name: "x", rules: [{ decision: "maybe" } as never] }] }, { cwd: ws, workspace: ws })).toThrow(/extends/);
   });
 });
+
+describe("decisions name the rule by layer, matcher and id", () => {
+  it("a preset's rule: `denied by recommended › \"…\" (rules[n])`", () => {
+    const policy = createPolicy({ extends: ["recommended"] }, { cwd: ws, workspace: ws });
+    const explained = withAccess(policy, ws).decide("bash", { command: "rm -rf /" });
+    expect(explained.decision).toBe("deny");
+    const rule = policy.rules.find((each) => each.id === explained.rules[0]);
+    const index = policy.rules.filter((each) => each.layer === "recommended").indexOf(rule as never);
+    expect(explained.reason).toContain(`denied by recommended › ${JSON.stringify(rule?.command ?? rule?.path)}`);
+    expect(explained.reason).toContain(`(${rule?.id?.startsWith("recommended:") ? `rules[${index}]` : rule?.id})`);
+  });
+
+  it("a locked layer says so, with the rule's own id", () => {
+    const explained = bash({ extends: [org], rules: [] }, "git push --force origin main");
+    expect(explained.reason).toBe('git push --force origin main: denied by org (locked) › "git push --force *" (no-force-push)');
+  });
+});

@@ -33,7 +33,7 @@ describe("deciding calls in the harness", () => {
     const [result] = await harness.executeToolCalls([call("ls && rm -rf /tmp/x")]);
     expect(runs).toEqual([]);
     expect(result?.isError).toBe(true);
-    expect(textOf(result)).toBe("Blocked by @toolhost/hooks-policy: rm -rf /tmp/x: denied by no-rm (rm is not allowed here)");
+    expect(textOf(result)).toBe(`Blocked by @toolhost/hooks-policy: rm -rf /tmp/x: denied by config › "rm" (no-rm) (rm is not allowed here)`);
     const details = result?.details as { code: string; blockedBy: string; policy: { decision: string; rules: string[]; parts: unknown[] } };
     expect(details.code).toBe("TOOLHOST_BLOCKED");
     expect(details.policy.rules).toEqual(["no-rm"]);
@@ -45,7 +45,7 @@ describe("deciding calls in the harness", () => {
     const { harness, runs } = await harnessWith(RULES, ws);
     const [result] = await harness.executeToolCalls([call("git push origin main")]);
     expect(runs).toEqual([]);
-    expect(textOf(result)).toContain("Not run: bash needs approval (git push origin main: push asks (pushes leave the machine)), and no one could approve it");
+    expect(textOf(result)).toContain(`Not run: bash needs approval (git push origin main: asked by config › "git push *" (push) (pushes leave the machine)), and no one could approve it`);
     expect(textOf(result)).toContain("no one could approve it");
   });
 
@@ -66,8 +66,8 @@ describe("deciding calls in the harness", () => {
     expect(textOf(no)).toContain("the user said no");
     expect(runs).toEqual(["bash"]);
     expect(asked).toEqual([
-      { reason: "git push origin main: push asks (pushes leave the machine)", askedBy: "@toolhost/hooks-policy" },
-      { reason: "git push origin main: push asks (pushes leave the machine)", askedBy: "@toolhost/hooks-policy" },
+      { reason: `git push origin main: asked by config › "git push *" (push) (pushes leave the machine)`, askedBy: "@toolhost/hooks-policy" },
+      { reason: `git push origin main: asked by config › "git push *" (push) (pushes leave the machine)`, askedBy: "@toolhost/hooks-policy" },
     ]);
   });
 
@@ -151,7 +151,7 @@ describe("the audit file", () => {
     const digest = createHash("sha256").update('{"command":"ls"}').digest("hex");
     expect(entries[0]?.argsDigest).toBe(digest);
     expect(Date.parse(entries[0]?.time as string)).not.toBeNaN();
-    expect(entries[1]?.reason).toBe("rm x: denied by no-rm (rm is not allowed here)");
+    expect(entries[1]?.reason).toBe(`rm x: denied by config › "rm" (no-rm) (rm is not allowed here)`);
     expect(Object.keys(entries[0] ?? {}).sort()).toEqual(["argsDigest", "decision", "reason", "rules", "time", "tool"]);
   });
 

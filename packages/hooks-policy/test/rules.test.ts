@@ -282,7 +282,7 @@ describe("tools, ids and the explanation", () => {
       { id: "all", decision: "allow" },
       { id: "no-curl", decision: "deny", reason: "no network" },
     ]);
-    expect(explanation.reason).toBe("curl http://x: denied by no-curl (no network)");
+    expect(explanation.reason).toBe(`curl http://x: denied by config › "curl" (no-curl) (no network)`);
   });
 
   it("an error while deciding denies, with the error in the reason", () => {
