@@ -298,6 +298,8 @@ export interface PolicyService {
   explain(request: PolicyRequest): Promise<PolicyExplanation>;
   /** The existing paths under `root` that the policy denies to read or to write. */
   protectedPaths(root: string): Promise<ProtectedPaths>;
+  /** The rules in force, in the order they are layered: id, layer, locked, source file, decision and matcher as written. */
+  rules?(): Promise<Array<{ id: string; layer: string; locked: boolean; source?: string; decision: string; matcher: string; tool: string }>>;
 }
 
 /** What `toolhost worker` asks of the queue service: run the calls of one queue on this harness. */

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { type AgentHarness, definePlugin, messageOf, type PolicyService, ToolhostError } from "@toolhost/core";
 import { AuditLog } from "./_audit.js";
-import { createPolicy, PolicyErrorCode, type PolicyExplanation } from "./_policy.js";
+import { createPolicy, matcherText, PolicyErrorCode, type PolicyExplanation } from "./_policy.js";
 import { Redactor } from "./_redact.js";
 import { type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
 
@@ -43,6 +43,17 @@ const plugin = definePlugin({
       },
       async protectedPaths(root) {
         return policy.protectedPaths(root);
+      },
+      async rules() {
+        return policy.rules.map((rule) => ({
+          id: rule.id,
+          layer: rule.layer,
+          locked: rule.locked,
+          ...(rule.source ? { source: rule.source } : {}),
+          decision: rule.decision,
+          matcher: matcherText(rule),
+          tool: [rule.tool ?? "*"].flat().join(", "),
+        }));
       },
     };
     harness.provideService(POLICY_SERVICE, service);

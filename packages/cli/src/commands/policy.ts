@@ -47,6 +47,29 @@ Examples:
           return ExitCode.OK;
         }),
       );
+    group
+      .command("rules")
+      .description("list the rules in force, in the order they are layered, with their layer and source file")
+      .action(
+        cli.action(async () => {
+          const host = await cli.host();
+          const service = host.harness.getService("policy");
+          if (!service || typeof service.rules !== "function") {
+            throw new NoPolicyError("No policy plugin that lists its rules is configured. Add \"@toolhost/hooks-policy\" to the \"plugins\" of the config.");
+          }
+          const rules = await service.rules();
+          if (cli.globals.json) {
+            await cli.out(`${JSON.stringify(rules)}\n`);
+            return ExitCode.OK;
+          }
+          const lines = rules.map((rule, index) => {
+            const layer = `${rule.layer}${rule.locked ? " (locked)" : ""}${rule.source ? ` [${rule.source}]` : ""}`;
+            return `${String(index + 1).padStart(3)}. ${rule.decision.padEnd(5)} ${rule.tool} ${rule.matcher}  ${rule.id}  — ${layer}`;
+          });
+          await cli.out(`${lines.join("\n")}\n`);
+          return ExitCode.OK;
+        }),
+      );
   },
 };
 
