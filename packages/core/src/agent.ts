@@ -1,5 +1,6 @@
 import { ErrorCode, ToolhostError, messageOf } from "./errors.js";
 import { AgentHarness, type AgentEventListener } from "./harness.js";
+import { toolError } from "./results.js";
 import type {
   AgentContext,
   AssistantMessage,
@@ -291,20 +292,9 @@ function applyDelta(
 }
 
 function cutOffResult(call: ToolCall): ToolResultMessage {
-  return {
-    role: "toolResult",
-    toolCallId: call.id,
-    toolName: call.name,
-    content: [
-      {
-        type: "text",
-        text: `Not run: your output was cut off (length limit) before this call of "${call.name}" was complete, so its arguments may be half-written. Make the call again with shorter output.`,
-      },
-    ],
-    details: { code: ErrorCode.OUTPUT_CUT_OFF },
-    isError: true,
-    timestamp: Date.now(),
-  };
+  const text = `Not run: your output was cut off (length limit) before this call of "${call.name}" was complete, so its arguments may be half-written. Make the call again with shorter output.`;
+  const { content, details } = toolError(ErrorCode.OUTPUT_CUT_OFF, text);
+  return { role: "toolResult", toolCallId: call.id, toolName: call.name, content, details, isError: true, timestamp: Date.now() };
 }
 
 function emptyUsage(): Usage {

@@ -394,3 +394,10 @@ export type AfterToolCallFn<TContext = unknown> = (
   ctx: AfterToolCallContext<TContext>,
   signal: AbortSignal,
 ) => AfterToolCallResult | undefined | Promise<AfterToolCallResult | undefined>;
+
+/** What `prepareArguments` and `validateArguments` taps get besides the arguments: the call, its tool, the harness's tool context. */
+export interface PrepareContext<TContext = unknown> {
+  toolCall: ToolCall;
+  tool: AnyAgentTool;
+  context: TContext;
+}

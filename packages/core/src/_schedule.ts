@@ -1,0 +1,266 @@
+import { setMaxListeners } from "node:events";
+import { ErrorCode, ToolhostError } from "./errors.js";
+import type { AnyAgentHarness, ExecuteToolCallsOptions } from "./harness.js";
+import { preview } from "./preview.js";
+import { nameOf, resolveTool, runCall } from "./_pipeline.js";
+import { redactArgs, redactResult } from "./_redact.js";
+import { resultCode, toolError } from "./results.js";
+import { type StopReason, abortReason, stoppedResult, timeoutReason } from "./_stop.js";
+import type { AgentToolResult, AnyAgentTool, ToolCall, ToolResultMessage } from "./types.js";
+
+/*
+ * Scheduling a batch: its calls checked and their tools resolved first, then run between barriers
+ * (calls of a sequential tool, or every call in sequential mode) up to `maxConcurrency` at once;
+ * abort, time-outs with a bounded grace for the tool's output so far, events, and redaction of
+ * everything that leaves.
+ */
+
+type Harness = AnyAgentHarness;
+
+/** One call of a batch, checked: its tool, or the result that ends it before it runs. */
+interface Entry {
+  call: ToolCall;
+  tool?: AnyAgentTool;
+  result?: AgentToolResult;
+}
+
+/** Everything a batch needs to run its calls. */
+interface Batch {
+  harness: Harness;
+  entries: Entry[];
+  results: AgentToolResult[];
+  abort: BatchAbort;
+  timeoutMs: number | undefined;
+  graceMs: number;
+}
+
+export async function runBatch(harness: Harness, calls: unknown, options: ExecuteToolCallsOptions): Promise<ToolResultMessage[]> {
+  const list = listOf(calls);
+  const entries = list.map(entryOf);
+  await Promise.all(entries.map((entry) => (entry.result ? undefined : resolveEntry(harness, entry))));
+  const batch: Batch = {
+    harness,
+    entries,
+    results: new Array<AgentToolResult>(entries.length),
+    abort: new BatchAbort(options.signal),
+    timeoutMs: options.timeoutMs ?? harness.toolTimeoutMs,
+    graceMs: options.abortGraceMs ?? harness.abortGraceMs,
+  };
+  const sequential = (options.toolExecution ?? harness.toolExecution) === "sequential";
+  const isBarrier = (index: number): boolean => sequential || entries[index]?.tool?.executionMode === "sequential";
+  try {
+    for (let index = 0; index < entries.length; ) {
+      let end = index + 1;
+      if (!isBarrier(index)) while (end < entries.length && !isBarrier(end)) end += 1;
+      await runPool(index, end, harness.maxConcurrency, (i) => runEntry(batch, i));
+      index = end;
+    }
+  } finally {
+    batch.abort.detach();
+  }
+  return entries.map((entry, i) => {
+    const message = toMessage(entry.call, batch.results[i] as AgentToolResult);
+    harness.emit({ type: "message_start", message });
+    harness.emit({ type: "message_end", message });
+    return message;
+  });
+}
+
+/** The calls as an array, or one clear error before anything runs. */
+function listOf(calls: unknown): unknown[] {
+  let list: unknown[] | undefined;
+  try {
+    if (Array.isArray(calls)) list = Array.from(calls);
+  } catch {
+    list = undefined;
+  }
+  if (list === undefined) {
+    throw new ToolhostError(
+      ErrorCode.INVALID_BATCH,
+      `executeToolCalls takes an array of tool calls ({ id, name, arguments }), but was given ${preview(calls, 200)}. Nothing was run.`,
+    );
+  }
+  return list;
+}
+
+/** A call of the batch, read once: what is not a tool call ends as an error result. */
+function entryOf(value: unknown, index: number): Entry {
+  let id: unknown;
+  let name: unknown;
+  let args: unknown;
+  let type: unknown;
+  try {
+    if (value !== null && typeof value === "object") ({ id, name, arguments: args, type } = value as ToolCall);
+  } catch {
+    // read below as not a tool call
+  }
+  const call: ToolCall = { id: typeof id === "string" ? id : "", name: typeof name === "string" ? name : "", arguments: args };
+  if (type === "toolCall") call.type = "toolCall";
+  if (typeof id === "string" && typeof name === "string" && name !== "") return { call };
+  const text = `Call ${index + 1} of the batch is not a tool call: expected { id: string, name: string, arguments }, got ${preview(value, 200)}.`;
+  return { call, result: toolError(ErrorCode.INVALID_CALL, text) };
+}
+
+async function resolveEntry(harness: Harness, entry: Entry): Promise<void> {
+  const found = await resolveTool(harness, entry.call);
+  if (typeof (found as AnyAgentTool).execute === "function") entry.tool = found as AnyAgentTool;
+  else entry.result = found as AgentToolResult;
+}
+
+/** Runs one call with its events: start, the result (redacted), end. */
+async function runEntry(batch: Batch, index: number): Promise<void> {
+  const { harness } = batch;
+  const { redact } = harness.hooks;
+  const entry = batch.entries[index] as Entry;
+  const { call } = entry;
+  harness.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: redactArgs(redact, call.arguments) });
+  const started = performance.now();
+  const result = redactResult(redact, entry.result ?? (await runGuarded(batch, call, entry.tool as AnyAgentTool)));
+  batch.results[index] = result;
+  harness.emit({
+    type: "tool_execution_end",
+    toolCallId: call.id,
+    toolName: call.name,
+    result,
+    isError: result.isError === true,
+    durationMs: performance.now() - started,
+  });
+}
+
+/**
+ * Runs one call; on abort or time-out its signal is aborted and the tool gets `graceMs` to return
+ * its output so far, which the caller gets marked as stopped. The kernel waits no longer.
+ */
+async function runGuarded(batch: Batch, call: ToolCall, tool: AnyAgentTool): Promise<AgentToolResult> {
+  const { abort, timeoutMs, harness } = batch;
+  if (abort.reason) return stoppedResult(nameOf(call), abort.reason);
+  if (timeoutMs === undefined && !abort.stopped) return runCall(harness, call, tool, abort.signal);
+  const controller = timeoutMs === undefined ? undefined : abort.own();
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<StopReason>((resolve) => {
+    abort.stopped?.then(resolve);
+    if (timeoutMs === undefined || controller === undefined) return;
+    timer = setTimeout(() => {
+      const reason = timeoutReason(timeoutMs);
+      controller.abort(reason);
+      resolve(reason);
+    }, timeoutMs);
+  });
+  try {
+    const running = runCall(harness, call, tool, controller?.signal ?? abort.signal);
+    const first = await Promise.race([running, stopped]);
+    if (!(first instanceof Error)) return first;
+    return await withGrace(running, nameOf(call), first, batch.graceMs);
+  } finally {
+    clearTimeout(timer);
+    if (controller) abort.release(controller);
+  }
+}
+
+/** The call's own result if it comes within the grace, marked as stopped; else the stop's result. */
+async function withGrace(running: Promise<AgentToolResult>, name: string, reason: StopReason, graceMs: number): Promise<AgentToolResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, graceMs, undefined);
+  });
+  try {
+    const result = await Promise.race([running, late]);
+    if (result === undefined) return stoppedResult(name, reason);
+    const code = resultCode(result);
+    return code === ErrorCode.ABORTED || code === ErrorCode.TIMED_OUT ? result : stoppedResult(name, reason, result);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * One batch's abort, with one listener on the caller's signal however large the batch.
+ *
+ * Calls without a timeout share the batch's signal; a call with a timeout gets a signal of its
+ * own, so that its timeout aborts it alone; the batch keeps those and aborts them with it.
+ */
+class BatchAbort {
+  /** Settles with the reason when the batch is aborted; undefined when nothing can abort it. */
+  readonly stopped: Promise<StopReason> | undefined;
+  /** Why the batch was aborted, once it was. */
+  reason: StopReason | undefined;
+  readonly #shared = new AbortController();
+  readonly #own = new Set<AbortController>();
+  readonly #detach: (() => void) | undefined;
+
+  constructor(signal: AbortSignal | undefined) {
+    // Every running call of a large batch may listen to the shared signal.
+    setMaxListeners(0, this.#shared.signal);
+    if (signal === undefined) return;
+    let resolveStopped!: (reason: StopReason) => void;
+    this.stopped = new Promise((resolve) => {
+      resolveStopped = resolve;
+    });
+    const abort = (): void => {
+      const reason = abortReason(signal.reason);
+      this.reason = reason;
+      this.#shared.abort(reason);
+      for (const controller of this.#own) controller.abort(reason);
+      resolveStopped(reason);
+    };
+    if (signal.aborted) {
+      abort();
+      return;
+    }
+    signal.addEventListener("abort", abort, { once: true });
+    this.#detach = () => signal.removeEventListener("abort", abort);
+  }
+
+  /** The batch's signal, shared by the calls without a timeout. */
+  get signal(): AbortSignal {
+    return this.#shared.signal;
+  }
+
+  /** A controller of one call's own, aborted with the batch. */
+  own(): AbortController {
+    const controller = new AbortController();
+    if (this.reason) controller.abort(this.reason);
+    else if (this.stopped) this.#own.add(controller);
+    return controller;
+  }
+
+  release(controller: AbortController): void {
+    this.#own.delete(controller);
+  }
+
+  detach(): void {
+    this.#detach?.();
+  }
+}
+
+/** Runs `run(i)` for i in [start, end) with at most `limit` at once. */
+async function runPool(start: number, end: number, limit: number, run: (index: number) => Promise<void>): Promise<void> {
+  const size = end - start;
+  if (size <= limit) {
+    const pending = new Array<Promise<void>>(size);
+    for (let i = 0; i < size; i++) pending[i] = run(start + i);
+    await Promise.all(pending);
+    return;
+  }
+  let next = start;
+  const worker = async (): Promise<void> => {
+    while (next < end) await run(next++);
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+}
+
+function toMessage(call: ToolCall, result: AgentToolResult): ToolResultMessage {
+  const message: ToolResultMessage = {
+    role: "toolResult",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: result.content,
+    details: result.details,
+    isError: result.isError === true,
+    timestamp: Date.now(),
+  };
+  if (result.usage) message.usage = result.usage;
+  if (result.addedToolNames) message.addedToolNames = result.addedToolNames;
+  if (result.terminate) message.terminate = true;
+  return message;
+}
