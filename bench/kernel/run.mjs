@@ -5,8 +5,12 @@
 // with an abort signal, with a per-call timeout (each call then has an AbortController of its own),
 // and with a redact tap (without one, redaction must cost about nothing).
 // Prints µs per call for each and the overhead over the direct call.
-import { Type } from "../../packages/core/dist/index.js";
-import { AgentHarness } from "../../packages/core/dist/index.js";
+// The kernel measured is this checkout's build, or another build's index.js given as the first
+// argument (to put an older kernel beside it: `node bench/kernel/run.mjs /tmp/old/dist/index.js`).
+// Time is the process's CPU time (user + system), which other processes on a busy machine disturb
+// far less than wall time.
+const entry = process.argv[2] ? new URL(process.argv[2], `file://${process.cwd()}/`).href : "../../packages/core/dist/index.js";
+const { AgentHarness, Type } = await import(entry);
 
 const CALLS = 1_000;
 const ROUNDS = 30;
@@ -74,9 +78,10 @@ async function measure(fn) {
   const samples = [];
   for (let round = 0; round < ROUNDS; round++) {
     globalThis.gc?.();
-    const start = process.hrtime.bigint();
+    const start = process.cpuUsage();
     await fn();
-    samples.push(Number(process.hrtime.bigint() - start) / 1e3 / CALLS);
+    const used = process.cpuUsage(start);
+    samples.push((used.user + used.system) / CALLS);
   }
   samples.sort((a, b) => a - b);
   return samples[Math.floor(ROUNDS / 2)];
@@ -91,7 +96,7 @@ for (let i = 0; i < 3; i++) for (const [k, each] of cases.entries()) runs[k].pus
 const usPerCall = runs.map((r) => r.sort((a, b) => a - b)[1]);
 const floor = usPerCall[0];
 
-console.log(`${CALLS} calls per batch, median of ${ROUNDS} rounds × 3, node ${process.version}`);
+console.log(`${CALLS} calls per batch, CPU time, median of ${ROUNDS} rounds × 3, node ${process.version}${process.argv[2] ? `, kernel ${process.argv[2]}` : ""}`);
 console.table(
   cases.map((each, k) => ({
     what: each.what,

@@ -4,7 +4,7 @@ import { preview, snapshot } from "./preview.js";
 import { redactArgs, redactUpdate } from "./_redact.js";
 import { checkedResult, toolError } from "./results.js";
 import { partialResultOf, stopReasonOf, stoppedResult } from "./_stop.js";
-import { TapError, callTap, type FullTap } from "./_taps.js";
+import { callTap, named, type FullTap } from "./_taps.js";
 import { formatProblems } from "./_validate.js";
 import type {
   AfterToolCallResult,
@@ -55,16 +55,30 @@ export async function runCall(harness: Harness, call: ToolCall, tool: AnyAgentTo
   }
 }
 
-/** Stage resolve: the call's tool, or the result that ends the call. */
-export async function resolveTool(harness: Harness, call: ToolCall): Promise<AnyAgentTool | AgentToolResult> {
+/**
+ * Stage resolve: the call's tool, or the result that ends the call. Synchronous when the registry
+ * answers alone (the common case: it saves a batch of promises).
+ */
+export function resolveTool(harness: Harness, call: ToolCall): AnyAgentTool | AgentToolResult | Promise<AnyAgentTool | AgentToolResult> {
   const hook = harness.hooks.resolveTool;
   try {
     const only = onlyTap(hook);
-    const tool = (only ? await callTap(only, [call]) : await hook.promise(call)) as AnyAgentTool | undefined;
-    if (tool) return tool;
+    const found = only ? callTap(only, call) : hook.promise(call);
+    if (!isThenable(found)) return (found as AnyAgentTool | undefined) ?? notFound(harness, call);
+    return Promise.resolve(found).then(
+      (tool) => (tool as AnyAgentTool | undefined) ?? notFound(harness, call),
+      (error: unknown) => resolveFailed(call, error),
+    );
   } catch (error) {
-    return toolError(ErrorCode.TOOL_RESOLVE_FAILED, `Could not find the tool of call "${nameOf(call)}": ${messageOf(error)}`);
+    return resolveFailed(call, error);
   }
+}
+
+function resolveFailed(call: ToolCall, error: unknown): AgentToolResult {
+  return toolError(ErrorCode.TOOL_RESOLVE_FAILED, `Could not find the tool of call "${nameOf(call)}": ${messageOf(error)}`);
+}
+
+function notFound(harness: Harness, call: ToolCall): AgentToolResult {
   const names = harness.tools.map((tool) => tool.name);
   const available = names.length > 0 ? `Available tools: ${names.join(", ")}.` : "No tools are registered.";
   return toolError(ErrorCode.TOOL_NOT_FOUND, `Tool "${nameOf(call)}" not found. ${available}`, {
@@ -75,12 +89,13 @@ export async function resolveTool(harness: Harness, call: ToolCall): Promise<Any
 
 /** Stage prepare: arguments transformed, validated, and what the call will touch declared. */
 async function prepare(harness: Harness, ctx: Context): Promise<AgentToolResult | undefined> {
-  const { toolCall: call, tool } = ctx;
+  const { toolCall: call } = ctx;
   const { prepareArguments, validateArguments } = harness.hooks;
-  const given: PrepareContext<unknown> = { toolCall: call, tool, context: ctx.context };
+  // The call's context is the taps' PrepareContext too: it has the call, the tool and the tool context.
   try {
     const only = onlyTap(prepareArguments);
-    ctx.args = only ? ((await callTap(only, [call.arguments, given])) ?? call.arguments) : await prepareArguments.promise(call.arguments, given);
+    const args = only ? callTap(only, call.arguments, ctx) : prepareArguments.promise(call.arguments, ctx);
+    ctx.args = (isThenable(args) ? await args : args) ?? (only ? call.arguments : undefined);
   } catch (error) {
     const text = `Could not prepare the arguments of "${nameOf(call)}": ${messageOf(error)}\nArguments received: ${preview(call.arguments)}`;
     return toolError(ErrorCode.PREPARE_FAILED, text);
@@ -88,7 +103,8 @@ async function prepare(harness: Harness, ctx: Context): Promise<AgentToolResult 
   let problems: ValidationProblem[] | undefined;
   try {
     const only = onlyTap(validateArguments);
-    problems = (only ? await callTap(only, [ctx.args, given]) : await validateArguments.promise(ctx.args, given)) as ValidationProblem[] | undefined;
+    const found = only ? callTap(only, ctx.args, ctx) : validateArguments.promise(ctx.args, ctx);
+    problems = (isThenable(found) ? await found : found) as ValidationProblem[] | undefined;
   } catch (error) {
     return toolError(ErrorCode.VALIDATION_FAILED, `Could not validate the arguments of "${nameOf(call)}": ${messageOf(error)}`);
   }
@@ -96,7 +112,7 @@ async function prepare(harness: Harness, ctx: Context): Promise<AgentToolResult 
     const text = `Invalid arguments for tool "${nameOf(call)}":\n${formatProblems(problems)}\nArguments received: ${preview(ctx.args)}`;
     return toolError(ErrorCode.INVALID_ARGUMENTS, text, { problems, arguments: snapshot(ctx.args, ARGUMENT_LIMITS) });
   }
-  return tool.access ? declareAccess(harness, ctx) : undefined;
+  return ctx.tool.access ? declareAccess(harness, ctx) : undefined;
 }
 
 async function declareAccess(harness: Harness, ctx: Context): Promise<AgentToolResult | undefined> {
@@ -111,38 +127,29 @@ async function declareAccess(harness: Harness, ctx: Context): Promise<AgentToolR
   }
 }
 
-/** Stage authorize: `beforeToolCall` decides; an `ask` goes to `approve`. */
-async function authorize(harness: Harness, ctx: Context, signal: AbortSignal): Promise<AgentToolResult | undefined> {
-  let decision: BeforeToolCallResult | undefined;
-  try {
-    decision = await decide(harness.hooks.beforeToolCall.taps, ctx, signal);
-  } catch (error) {
-    const text = `Blocked: the check before "${nameOf(ctx.toolCall)}" failed, so the call was refused. ${messageOf(error)}`;
-    return toolError(ErrorCode.POLICY_FAILED, text, { blockedBy: error instanceof TapError ? error.tapName : undefined });
-  }
-  if (decision === undefined) return undefined;
-  if ("block" in decision) {
-    return toolError(ErrorCode.BLOCKED, `Blocked by ${decision.blockedBy}: ${decision.reason}`, {
-      ...decision.details,
-      blockedBy: decision.blockedBy,
-      reason: decision.reason,
-    });
-  }
-  return approve(harness, ctx, decision, signal);
-}
-
 /**
- * `beforeToolCall`, tap by tap: the first `block` or `ask` answer decides, named after its tap
- * unless it names who decided. Any other answer lets the next tap judge.
+ * Stage authorize: `beforeToolCall`, tap by tap. The first `block` or `ask` answer decides, named
+ * after its tap unless it names who decided; any other answer lets the next tap judge. An `ask`
+ * goes to `approve`. A tap that throws refuses the call (fail closed).
  */
-async function decide(taps: readonly FullTap[], ctx: Context, signal: AbortSignal): Promise<BeforeToolCallResult | undefined> {
-  for (const tap of taps) {
-    let answer = callTap(tap, [ctx, signal]) as BeforeToolCallResult | Promise<BeforeToolCallResult | undefined> | undefined;
-    if (isThenable(answer)) answer = await answer;
+async function authorize(harness: Harness, ctx: Context, signal: AbortSignal): Promise<AgentToolResult | undefined> {
+  for (const tap of harness.hooks.beforeToolCall.taps) {
+    let answer: unknown;
+    try {
+      answer = callTap(tap, ctx, signal);
+      if (isThenable(answer)) answer = await answer;
+    } catch (error) {
+      const text = `Blocked: the check before "${nameOf(ctx.toolCall)}" failed, so the call was refused. ${messageOf(named(error, tap.name, "beforeToolCall"))}`;
+      return toolError(ErrorCode.POLICY_FAILED, text, { blockedBy: tap.name });
+    }
     if (answer === null || typeof answer !== "object") continue;
-    const reason = typeof answer.reason === "string" ? answer.reason : "no reason given";
-    if ("block" in answer && answer.block === true) return { ...answer, reason, blockedBy: answer.blockedBy ?? tap.name };
-    if ("ask" in answer && answer.ask === true) return { ...answer, reason, askedBy: answer.askedBy ?? tap.name };
+    const given = answer as BeforeToolCallResult;
+    const reason = typeof given.reason === "string" ? given.reason : "no reason given";
+    if ("block" in given && given.block === true) {
+      const blockedBy = given.blockedBy ?? tap.name;
+      return toolError(ErrorCode.BLOCKED, `Blocked by ${blockedBy}: ${reason}`, { ...given.details, blockedBy, reason });
+    }
+    if ("ask" in given && given.ask === true) return approve(harness, ctx, { ...given, reason, askedBy: given.askedBy ?? tap.name }, signal);
   }
   return undefined;
 }
@@ -218,14 +225,14 @@ async function finalize(harness: Harness, ctx: Context, first: AgentToolResult, 
   for (const tap of taps) {
     let fields: AfterToolCallResult | undefined;
     try {
-      const answer = callTap(tap, [result, ctx, signal]);
+      const answer = callTap(tap, result, ctx, signal);
       fields = (isThenable(answer) ? await answer : answer) as AfterToolCallResult | undefined;
     } catch (error) {
-      const text = `The result of "${nameOf(ctx.toolCall)}" was withheld because a check after the call failed: ${messageOf(error)}`;
-      return toolError(ErrorCode.AFTER_HOOK_FAILED, text, { failedTap: error instanceof TapError ? error.tapName : tap.name });
+      const text = `The result of "${nameOf(ctx.toolCall)}" was withheld because a check after the call failed: ${messageOf(named(error, tap.name, "afterToolCall"))}`;
+      return toolError(ErrorCode.AFTER_HOOK_FAILED, text, { failedTap: tap.name });
     }
-    if (fields === undefined || fields === null) continue;
-    const merged = typeof fields === "object" ? checkedResult({ ...result, ...fields }) : undefined;
+    if (fields === undefined || fields === null || fields === result) continue;
+    const merged = mergeFields(result, fields);
     if (merged === undefined) {
       const text = `afterToolCall tap "${tap.name}" returned ${preview(fields, 200)}, not the fields of a result to replace; the result is withheld.`;
       return toolError(ErrorCode.AFTER_HOOK_FAILED, text, { failedTap: tap.name });
@@ -233,6 +240,15 @@ async function finalize(harness: Harness, ctx: Context, first: AgentToolResult, 
     result = merged;
   }
   return result;
+}
+
+/** The result with the fields an afterToolCall tap replaces; undefined when they are not fields of a result. */
+function mergeFields(result: AgentToolResult, fields: unknown): AgentToolResult | undefined {
+  try {
+    return typeof fields === "object" ? checkedResult({ ...result, ...fields }) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** When a hook has only its kernel tap and no one intercepts it, that tap, to call directly (tapable's promise chain costs more than the tap). */

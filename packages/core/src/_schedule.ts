@@ -37,7 +37,8 @@ interface Batch {
 export async function runBatch(harness: Harness, calls: unknown, options: ExecuteToolCallsOptions): Promise<ToolResultMessage[]> {
   const list = listOf(calls);
   const entries = list.map(entryOf);
-  await Promise.all(entries.map((entry) => (entry.result ? undefined : resolveEntry(harness, entry))));
+  const resolving = entries.map((entry) => resolveEntry(harness, entry));
+  if (resolving.some((pending) => pending !== undefined)) await Promise.all(resolving);
   const batch: Batch = {
     harness,
     entries,
@@ -101,8 +102,16 @@ function entryOf(value: unknown, index: number): Entry {
   return { call, result: toolError(ErrorCode.INVALID_CALL, text) };
 }
 
-async function resolveEntry(harness: Harness, entry: Entry): Promise<void> {
-  const found = await resolveTool(harness, entry.call);
+/** Resolves an entry's tool (stage resolve), at once when the registry answers alone. */
+function resolveEntry(harness: Harness, entry: Entry): Promise<void> | undefined {
+  if (entry.result) return undefined;
+  const found = resolveTool(harness, entry.call);
+  if (found instanceof Promise) return found.then((tool) => settle(entry, tool));
+  settle(entry, found);
+  return undefined;
+}
+
+function settle(entry: Entry, found: AnyAgentTool | AgentToolResult): void {
   if (typeof (found as AnyAgentTool).execute === "function") entry.tool = found as AnyAgentTool;
   else entry.result = found as AgentToolResult;
 }
@@ -114,8 +123,14 @@ async function runEntry(batch: Batch, index: number): Promise<void> {
   const entry = batch.entries[index] as Entry;
   const { call } = entry;
   harness.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: redactArgs(redact, call.arguments) });
-  const started = performance.now();
-  const result = redactResult(redact, entry.result ?? (await runGuarded(batch, call, entry.tool as AnyAgentTool)));
+  const started = harness.hooks.event.isUsed() ? performance.now() : 0;
+  const tool = entry.tool as AnyAgentTool;
+  const { abort } = batch;
+  const guarded = batch.timeoutMs !== undefined || abort.stopped !== undefined;
+  const result = redactResult(
+    redact,
+    entry.result ?? (guarded ? await runGuarded(batch, call, tool) : await runCall(harness, call, tool, abort.signal)),
+  );
   batch.results[index] = result;
   harness.emit({
     type: "tool_execution_end",
@@ -123,7 +138,7 @@ async function runEntry(batch: Batch, index: number): Promise<void> {
     toolName: call.name,
     result,
     isError: result.isError === true,
-    durationMs: performance.now() - started,
+    durationMs: started === 0 ? 0 : performance.now() - started,
   });
 }
 
@@ -134,7 +149,6 @@ async function runEntry(batch: Batch, index: number): Promise<void> {
 async function runGuarded(batch: Batch, call: ToolCall, tool: AnyAgentTool): Promise<AgentToolResult> {
   const { abort, timeoutMs, harness } = batch;
   if (abort.reason) return stoppedResult(nameOf(call), abort.reason);
-  if (timeoutMs === undefined && !abort.stopped) return runCall(harness, call, tool, abort.signal);
   const controller = timeoutMs === undefined ? undefined : abort.own();
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<StopReason>((resolve) => {

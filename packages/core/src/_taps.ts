@@ -15,7 +15,7 @@ export class TapError extends ToolhostError {
   }
 }
 
-function named(error: unknown, tapName: string, hookName: string): TapError {
+export function named(error: unknown, tapName: string, hookName: string): TapError {
   return error instanceof TapError ? error : new TapError(tapName, hookName, error);
 }
 
@@ -75,14 +75,14 @@ export function nameThrowingTaps(hook: Interceptable, hookName: string): void {
 }
 
 /**
- * Calls one tap of a hook the kernel runs itself, tap by tap (`beforeToolCall`, `afterToolCall`:
- * the kernel needs to know which tap answered, and to merge each answer): its answer, or a promise
- * of it. Throws what the tap throws, already named by `nameThrowingTaps`.
+ * Calls one tap: its answer, or a promise of it. The pipeline calls the taps of `beforeToolCall`
+ * and `afterToolCall` itself, one by one (it needs to know which tap answered, and to merge each
+ * answer), and a hook's only tap directly; it names a tap that throws with `named`.
  */
-export function callTap(tap: FullTap, args: unknown[]): unknown {
+export function callTap(tap: FullTap, a: unknown, b?: unknown, c?: unknown): unknown {
   const { type, fn } = tap;
-  if (type !== "async") return fn(...args);
+  if (type !== "async") return fn(a, b, c);
   return new Promise((resolve, reject) => {
-    fn(...args, (error: unknown, answer: unknown) => (error ? reject(error) : resolve(answer)));
+    fn(a, b, c, (error: unknown, answer: unknown) => (error ? reject(error) : resolve(answer)));
   });
 }

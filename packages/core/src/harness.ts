@@ -182,7 +182,10 @@ export class AgentHarness<TContext = unknown> {
     if (!(this.abortGraceMs >= 0)) {
       throw new ToolhostError(ErrorCode.INVALID_PLUGIN_OPTIONS, `abortGraceMs must be 0 or more, got ${options.abortGraceMs}.`);
     }
-    for (const [name, hook] of Object.entries(this.hooks)) if (name !== "event" && name !== "dispose") nameThrowingTaps(hook, name);
+    // beforeToolCall and afterToolCall are run tap by tap by the pipeline, which names a tap that throws itself.
+    for (const name of ["resolveTool", "prepareArguments", "validateArguments", "approve", "executeToolCall", "toolUpdate", "redact"] as const) {
+      nameThrowingTaps(this.hooks[name], name);
+    }
     this.#tapBuiltIns(options);
     for (const tool of options.tools ?? []) this.registerTool(tool);
   }
