@@ -68,3 +68,13 @@ export function redactArgs(hook: RedactHook, args: unknown): unknown {
     return WITHHELD;
   }
 }
+
+/** One text redacted; a note in its place when redaction fails. */
+export function redactText(hook: RedactHook, text: string): string {
+  if (hook.taps.length === 0) return text;
+  try {
+    return texts(hook)(text);
+  } catch {
+    return WITHHELD;
+  }
+}

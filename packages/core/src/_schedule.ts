@@ -3,7 +3,7 @@ import { ErrorCode, ToolhostError } from "./errors.js";
 import type { AnyAgentHarness, ExecuteToolCallsOptions } from "./harness.js";
 import { preview } from "./preview.js";
 import { nameOf, resolveTool, runCall } from "./_pipeline.js";
-import { redactArgs, redactResult } from "./_redact.js";
+import { redactArgs, redactResult, redactText } from "./_redact.js";
 import { resultCode, toolError } from "./results.js";
 import { type StopReason, abortReason, stoppedResult, timeoutReason } from "./_stop.js";
 import type { AgentToolResult, AnyAgentTool, ToolCall, ToolResultMessage } from "./types.js";
@@ -22,6 +22,8 @@ interface Entry {
   call: ToolCall;
   tool?: AnyAgentTool;
   result?: AgentToolResult;
+  /** The name events and the result message carry: the tool's, or the call's redacted when no tool has it. */
+  name?: string;
 }
 
 /** Everything a batch needs to run its calls. */
@@ -60,7 +62,7 @@ export async function runBatch(harness: Harness, calls: unknown, options: Execut
     batch.abort.detach();
   }
   return entries.map((entry, i) => {
-    const message = toMessage(entry.call, batch.results[i] as AgentToolResult);
+    const message = toMessage(entry.call.id, entry.name ?? entry.call.name, batch.results[i] as AgentToolResult);
     harness.emit({ type: "message_start", message });
     harness.emit({ type: "message_end", message });
     return message;
@@ -122,7 +124,8 @@ async function runEntry(batch: Batch, index: number): Promise<void> {
   const { redact } = harness.hooks;
   const entry = batch.entries[index] as Entry;
   const { call } = entry;
-  harness.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: redactArgs(redact, call.arguments) });
+  const name = (entry.name = entry.tool ? call.name : redactText(redact, call.name));
+  harness.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: name, args: redactArgs(redact, call.arguments) });
   const started = harness.hooks.event.isUsed() ? performance.now() : 0;
   const tool = entry.tool as AnyAgentTool;
   const { abort } = batch;
@@ -135,7 +138,7 @@ async function runEntry(batch: Batch, index: number): Promise<void> {
   harness.emit({
     type: "tool_execution_end",
     toolCallId: call.id,
-    toolName: call.name,
+    toolName: name,
     result,
     isError: result.isError === true,
     durationMs: started === 0 ? 0 : performance.now() - started,
@@ -263,11 +266,11 @@ async function runPool(start: number, end: number, limit: number, run: (index: n
   await Promise.all(Array.from({ length: limit }, worker));
 }
 
-function toMessage(call: ToolCall, result: AgentToolResult): ToolResultMessage {
+function toMessage(toolCallId: string, toolName: string, result: AgentToolResult): ToolResultMessage {
   const message: ToolResultMessage = {
     role: "toolResult",
-    toolCallId: call.id,
-    toolName: call.name,
+    toolCallId,
+    toolName,
     content: result.content,
     details: result.details,
     isError: result.isError === true,
