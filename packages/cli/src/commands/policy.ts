@@ -1,29 +1,8 @@
+import type { PolicyExplanation, PolicyService } from "@toolhost/core";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
 import { ExitCode } from "../_output.js";
-
-/** What a policy plugin provides as the service "policy" (see @toolhost/hooks-policy). */
-export interface PolicyService {
-  explain(request: { tool: string; args: unknown; cwd?: string }): Promise<PolicyExplanation>;
-}
-
-type Decision = "allow" | "ask" | "deny";
-
-/** The decision on one call, and every part of it with the rules that matched. */
-export interface PolicyExplanation {
-  decision: Decision;
-  reason: string;
-  tool: string;
-  rules: string[];
-  parts: Array<{
-    kind: string;
-    subject: string;
-    decision: Decision;
-    matched: Array<{ id: string; decision: string; reason?: string }>;
-    note?: string;
-  }>;
-}
 
 /** No policy plugin in the config: nothing to explain. */
 export class NoPolicyError extends Error {
@@ -53,7 +32,7 @@ Examples:
         cli.action(async (tool: string, argsText: string) => {
           const args = tool === "-" ? undefined : parseJsonArgument(argsText, `The arguments of "${tool}"`);
           const host = await cli.host();
-          const service = host.harness.getService<PolicyService>("policy");
+          const service = host.harness.getService("policy");
           if (!service || typeof service.explain !== "function") {
             const where = host.configPath ? `to "plugins" in ${host.configPath}` : 'to the "plugins" of a toolhost.config.json (toolhost init writes one)';
             throw new NoPolicyError(
