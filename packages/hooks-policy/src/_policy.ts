@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { ErrorCode, ToolhostError, checkValue, messageOf } from "@toolhost/core";
+import { ErrorCode, ToolhostError, checkValue, messageOf, type PolicyExplanation } from "@toolhost/core";
 import picomatch from "picomatch";
 import { CommandPattern, type Match } from "./_command-pattern.js";
 import { toolMatcher } from "./_glob.js";
@@ -30,30 +30,10 @@ export interface PolicyPart {
   note?: string;
 }
 
-/** The decision on a call, with every part and the rules that matched it. */
-export interface PolicyExplanation {
-  decision: Decision;
-  /** One line, for people. */
-  reason: string;
-  tool: string;
-  /** The ids of the rules that decided. */
-  rules: string[];
-  parts: PolicyPart[];
-}
-
+/** The decision on a call and the `policy` service's contract are core's (`@toolhost/core`). */
+export type { PolicyExplanation, PolicyService } from "@toolhost/core";
 /** What `explain` takes: a call that is judged but not run. */
-export interface ExplainRequest {
-  tool: string;
-  args: unknown;
-  /** The working directory of the call; default the harness's. */
-  cwd?: string;
-}
-
-/** The `policy` service a plugin offers on the harness (`harness.getService("policy")`). */
-export interface PolicyService {
-  /** Decides a call without running it and without asking anyone (a dry run). Never throws: an error is a deny with the error in reason. */
-  explain(request: ExplainRequest): Promise<PolicyExplanation>;
-}
+export type { PolicyRequest as ExplainRequest } from "@toolhost/core";
 
 /** Where the policy stands: relative paths resolve against `cwd`, `${workspace}` is `workspace`. */
 export interface PolicyEnvironment {

@@ -1,6 +1,9 @@
+import { createRequire } from "node:module";
 import { definePlugin, ErrorCode, ToolhostError, Type } from "@toolhost/core";
 import { createContext, DEFAULTS, type ImageProcessor } from "./_options.js";
 import { toolsOf } from "./tools.js";
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 /** The plugin's options; the host fills the defaults and validates them before `apply`. */
 export const FsPluginOptions = Type.Object(
@@ -28,7 +31,7 @@ export const FsPluginOptions = Type.Object(
 
 export default definePlugin({
   name: "@toolhost/tool-fs",
-  version: "0.1.0",
+  version,
   options: FsPluginOptions,
   async apply(harness, options) {
     const imageProcessor: unknown = options.imageProcessor;
