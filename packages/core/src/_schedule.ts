@@ -1,12 +1,12 @@
 import { setMaxListeners } from "node:events";
 import { ErrorCode, ToolhostError } from "./errors.js";
-import type { AnyAgentHarness, ExecuteToolCallsOptions } from "./harness.js";
+import type { AnyAgentHarness } from "./harness.js";
 import { preview } from "./preview.js";
 import { nameOf, resolveTool, runCall } from "./_pipeline.js";
 import { redactArgs, redactResult, redactText } from "./_redact.js";
 import { resultCode, toolError } from "./results.js";
 import { type StopReason, abortReason, stoppedResult, timeoutReason } from "./_stop.js";
-import type { AgentToolResult, AnyAgentTool, ToolCall, ToolResultMessage } from "./types.js";
+import type { AgentToolResult, AnyAgentTool, ExecuteToolCallsOptions, ToolCall, ToolResultMessage } from "./types.js";
 
 /*
  * Scheduling a batch: its calls checked and their tools resolved first, then run between barriers

@@ -1,11 +1,4 @@
-export {
-  AgentHarness,
-  HarnessStage,
-  type AgentEventListener,
-  type AgentHarnessOptions,
-  type ExecuteToolCallsOptions,
-  type HarnessHooks,
-} from "./harness.js";
+export { AgentHarness, HarnessStage, type AnyAgentHarness, type HarnessHooks } from "./harness.js";
 export { resolvePluginOptions } from "./_options.js";
 export { Agent, type AgentInitialState, type AgentOptions, type AgentState } from "./agent.js";
 export { definePlugin, isPlugin, PLUGIN_API_VERSION, type PluginDefinition, type ToolhostPlugin } from "./plugin.js";
