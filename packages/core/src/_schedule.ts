@@ -5,7 +5,7 @@ import { preview } from "./preview.js";
 import { nameOf, resolveTool, runCall } from "./_pipeline.js";
 import { redactArgs, redactResult, redactText } from "./_redact.js";
 import { resultCode, toolError } from "./results.js";
-import { type StopReason, abortReason, stoppedResult, timeoutReason } from "./_stop.js";
+import { StopReason, abortReason, stoppedResult, timeoutReason } from "./_stop.js";
 import type { AgentToolResult, AnyAgentTool, ExecuteToolCallsOptions, ToolCall, ToolResultMessage } from "./types.js";
 
 /*
@@ -152,11 +152,16 @@ async function runEntry(batch: Batch, index: number): Promise<void> {
 async function runGuarded(batch: Batch, call: ToolCall, tool: AnyAgentTool): Promise<AgentToolResult> {
   const { abort, timeoutMs, harness } = batch;
   if (abort.reason) return stoppedResult(nameOf(call), abort.reason);
-  const controller = timeoutMs === undefined ? undefined : abort.own();
+  if (timeoutMs === undefined) {
+    // Only the batch can stop it: its one promise is raced, nothing made per call.
+    const running = runCall(harness, call, tool, abort.signal);
+    const first = await Promise.race([running, abort.stopped as Promise<StopReason>]);
+    return first instanceof StopReason ? withGrace(running, nameOf(call), first, batch.graceMs) : first;
+  }
+  const controller = abort.own();
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<StopReason>((resolve) => {
     abort.stopped?.then(resolve);
-    if (timeoutMs === undefined || controller === undefined) return;
     timer = setTimeout(() => {
       const reason = timeoutReason(timeoutMs);
       controller.abort(reason);
@@ -164,13 +169,12 @@ async function runGuarded(batch: Batch, call: ToolCall, tool: AnyAgentTool): Pro
     }, timeoutMs);
   });
   try {
-    const running = runCall(harness, call, tool, controller?.signal ?? abort.signal);
+    const running = runCall(harness, call, tool, controller.signal);
     const first = await Promise.race([running, stopped]);
-    if (!(first instanceof Error)) return first;
-    return await withGrace(running, nameOf(call), first, batch.graceMs);
+    return first instanceof StopReason ? await withGrace(running, nameOf(call), first, batch.graceMs) : first;
   } finally {
     clearTimeout(timer);
-    if (controller) abort.release(controller);
+    abort.release(controller);
   }
 }
 
