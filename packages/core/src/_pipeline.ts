@@ -13,7 +13,6 @@ import type {
   AnyAgentTool,
   ApprovalResult,
   BeforeToolCallResult,
-  PrepareContext,
   ToolCall,
   ToolCallContext,
   ValidationProblem,
@@ -64,14 +63,21 @@ export function resolveTool(harness: Harness, call: ToolCall): AnyAgentTool | Ag
   try {
     const only = onlyTap(hook);
     const found = only ? callTap(only, call) : hook.promise(call);
-    if (!isThenable(found)) return (found as AnyAgentTool | undefined) ?? notFound(harness, call);
+    if (!isThenable(found)) return toolOf(harness, call, found);
     return Promise.resolve(found).then(
-      (tool) => (tool as AnyAgentTool | undefined) ?? notFound(harness, call),
+      (tool) => toolOf(harness, call, tool),
       (error: unknown) => resolveFailed(call, error),
     );
   } catch (error) {
     return resolveFailed(call, error);
   }
+}
+
+/** What `resolveTool` found: a tool, nothing (not found), or something else (a tap's bug). */
+function toolOf(harness: Harness, call: ToolCall, found: unknown): AnyAgentTool | AgentToolResult {
+  if (found === undefined || found === null) return notFound(harness, call);
+  if (typeof found === "object" && typeof (found as AnyAgentTool).execute === "function") return found as AnyAgentTool;
+  return resolveFailed(call, `a resolveTool tap returned ${preview(found, 200)}, not a tool`);
 }
 
 function resolveFailed(call: ToolCall, error: unknown): AgentToolResult {
