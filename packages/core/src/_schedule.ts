@@ -24,6 +24,10 @@ interface Entry {
   result?: AgentToolResult;
   /** The name events and the result message carry: the tool's, or the call's redacted when no tool has it. */
   name?: string;
+  /** When the call started, for `durationMs`. */
+  started?: number;
+  /** Whether its result is in: a call still running after its grace is answered for, and its late result ignored. */
+  done?: boolean;
 }
 
 /** Everything a batch needs to run its calls. */
@@ -55,7 +59,7 @@ export async function runBatch(harness: Harness, calls: unknown, options: Execut
     for (let index = 0; index < entries.length; ) {
       let end = index + 1;
       if (!isBarrier(index)) while (end < entries.length && !isBarrier(end)) end += 1;
-      await runPool(index, end, harness.maxConcurrency, (i) => runEntry(batch, i));
+      await runSegment(batch, index, end);
       index = end;
     }
   } finally {
@@ -118,46 +122,86 @@ function settle(entry: Entry, found: AnyAgentTool | AgentToolResult): void {
   else entry.result = found as AgentToolResult;
 }
 
-/** Runs one call with its events: start, the result (redacted), end. */
+/**
+ * Runs the calls of [start, end) together (up to `maxConcurrency`). When the batch is aborted,
+ * its calls get the grace to return their output so far; then those still running are answered
+ * for. One race for the whole segment: a race per call cost more than the rest of the pipeline.
+ */
+async function runSegment(batch: Batch, start: number, end: number): Promise<void> {
+  const all = runPool(start, end, batch.harness.maxConcurrency, (i) => runEntry(batch, i));
+  const { abort } = batch;
+  if (abort.stopped === undefined) return all;
+  const first = await Promise.race([all, abort.stopped]);
+  if (!(first instanceof StopReason)) return;
+  await settledWithin(all, batch.graceMs);
+  for (let i = start; i < end; i++) {
+    const entry = batch.entries[i] as Entry;
+    if (entry.done) continue;
+    if (entry.started === undefined) begin(batch, i);
+    finish(batch, i, stoppedResult(nameOf(entry.call), first));
+  }
+}
+
+/** Runs one call with its events: start, then `finish`. */
 async function runEntry(batch: Batch, index: number): Promise<void> {
+  const { harness, abort } = batch;
+  const entry = batch.entries[index] as Entry;
+  // Answered for already: its segment was stopped before a worker came to it.
+  if (entry.started !== undefined) return;
+  begin(batch, index);
+  const { call } = entry;
+  const tool = entry.tool as AnyAgentTool;
+  let result = entry.result;
+  if (result === undefined && abort.reason) result = stoppedResult(nameOf(call), abort.reason);
+  result ??= batch.timeoutMs === undefined ? await runCall(harness, call, tool, abort.signal) : await runTimed(batch, call, tool);
+  // Stopped by the batch: the result came within the grace, and says it was stopped.
+  if (abort.reason && !isStopped(result)) result = stoppedResult(nameOf(call), abort.reason, result);
+  finish(batch, index, result);
+}
+
+/** A call's start told: the name it carries (redacted when no tool has it) and its arguments (redacted). */
+function begin(batch: Batch, index: number): void {
   const { harness } = batch;
   const { redact } = harness.hooks;
   const entry = batch.entries[index] as Entry;
   const { call } = entry;
   const name = (entry.name = entry.tool ? call.name : redactText(redact, call.name));
   harness.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: name, args: redactArgs(redact, call.arguments) });
-  const started = harness.hooks.event.isUsed() ? performance.now() : 0;
-  const tool = entry.tool as AnyAgentTool;
-  const { abort } = batch;
-  const guarded = batch.timeoutMs !== undefined || abort.stopped !== undefined;
-  const result = redactResult(
-    redact,
-    entry.result ?? (guarded ? await runGuarded(batch, call, tool) : await runCall(harness, call, tool, abort.signal)),
-  );
+  entry.started = harness.hooks.event.isUsed() ? performance.now() : 0;
+}
+
+/** A call's result in, redacted, and its end told; nothing when the batch already answered for it. */
+function finish(batch: Batch, index: number, raw: AgentToolResult): void {
+  const entry = batch.entries[index] as Entry;
+  if (entry.done) return;
+  entry.done = true;
+  const { harness } = batch;
+  const result = redactResult(harness.hooks.redact, raw);
   batch.results[index] = result;
+  const { started = 0 } = entry;
   harness.emit({
     type: "tool_execution_end",
-    toolCallId: call.id,
-    toolName: name,
+    toolCallId: entry.call.id,
+    toolName: entry.name ?? entry.call.name,
     result,
     isError: result.isError === true,
     durationMs: started === 0 ? 0 : performance.now() - started,
   });
 }
 
+function isStopped(result: AgentToolResult): boolean {
+  const code = resultCode(result);
+  return code === ErrorCode.ABORTED || code === ErrorCode.TIMED_OUT;
+}
+
 /**
- * Runs one call; on abort or time-out its signal is aborted and the tool gets `graceMs` to return
- * its output so far, which the caller gets marked as stopped. The kernel waits no longer.
+ * Runs one call with a time-out: on time-out (or the batch's abort) its signal is aborted and the
+ * tool gets `graceMs` to return its output so far, which the caller gets marked as stopped. The
+ * kernel waits no longer.
  */
-async function runGuarded(batch: Batch, call: ToolCall, tool: AnyAgentTool): Promise<AgentToolResult> {
-  const { abort, timeoutMs, harness } = batch;
-  if (abort.reason) return stoppedResult(nameOf(call), abort.reason);
-  if (timeoutMs === undefined) {
-    // Only the batch can stop it: its one promise is raced, nothing made per call.
-    const running = runCall(harness, call, tool, abort.signal);
-    const first = await Promise.race([running, abort.stopped as Promise<StopReason>]);
-    return first instanceof StopReason ? withGrace(running, nameOf(call), first, batch.graceMs) : first;
-  }
+async function runTimed(batch: Batch, call: ToolCall, tool: AnyAgentTool): Promise<AgentToolResult> {
+  const { abort, harness } = batch;
+  const timeoutMs = batch.timeoutMs as number;
   const controller = abort.own();
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<StopReason>((resolve) => {
@@ -171,24 +215,24 @@ async function runGuarded(batch: Batch, call: ToolCall, tool: AnyAgentTool): Pro
   try {
     const running = runCall(harness, call, tool, controller.signal);
     const first = await Promise.race([running, stopped]);
-    return first instanceof StopReason ? await withGrace(running, nameOf(call), first, batch.graceMs) : first;
+    if (!(first instanceof StopReason)) return first;
+    const result = await settledWithin(running, batch.graceMs);
+    if (result === undefined) return stoppedResult(nameOf(call), first);
+    return isStopped(result) ? result : stoppedResult(nameOf(call), first, result);
   } finally {
     clearTimeout(timer);
     abort.release(controller);
   }
 }
 
-/** The call's own result if it comes within the grace, marked as stopped; else the stop's result. */
-async function withGrace(running: Promise<AgentToolResult>, name: string, reason: StopReason, graceMs: number): Promise<AgentToolResult> {
+/** What `pending` settles with within `ms`, or undefined. */
+async function settledWithin<T>(pending: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, graceMs, undefined);
+    timer = setTimeout(resolve, ms, undefined);
   });
   try {
-    const result = await Promise.race([running, late]);
-    if (result === undefined) return stoppedResult(name, reason);
-    const code = resultCode(result);
-    return code === ErrorCode.ABORTED || code === ErrorCode.TIMED_OUT ? result : stoppedResult(name, reason, result);
+    return await Promise.race([pending, late]);
   } finally {
     clearTimeout(timer);
   }
