@@ -1,11 +1,10 @@
-import { setMaxListeners } from "node:events";
 import { ErrorCode, ToolhostError } from "./errors.js";
 import type { AnyAgentHarness } from "./harness.js";
 import { preview } from "./preview.js";
 import { nameOf, resolveTool, runCall } from "./_pipeline.js";
 import { redactArgs, redactResult, redactText } from "./_redact.js";
 import { resultCode, toolError } from "./results.js";
-import { StopReason, abortReason, stoppedResult, timeoutReason } from "./_stop.js";
+import { BatchAbort, StopReason, stoppedResult, timeoutReason } from "./_stop.js";
 import type { AgentToolResult, AnyAgentTool, ExecuteToolCallsOptions, ToolCall, ToolResultMessage } from "./types.js";
 
 /*
@@ -235,66 +234,6 @@ async function settledWithin<T>(pending: Promise<T>, ms: number): Promise<T | un
     return await Promise.race([pending, late]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/**
- * One batch's abort, with one listener on the caller's signal however large the batch.
- *
- * Calls without a timeout share the batch's signal; a call with a timeout gets a signal of its
- * own, so that its timeout aborts it alone; the batch keeps those and aborts them with it.
- */
-class BatchAbort {
-  /** Settles with the reason when the batch is aborted; undefined when nothing can abort it. */
-  readonly stopped: Promise<StopReason> | undefined;
-  /** Why the batch was aborted, once it was. */
-  reason: StopReason | undefined;
-  readonly #shared = new AbortController();
-  readonly #own = new Set<AbortController>();
-  readonly #detach: (() => void) | undefined;
-
-  constructor(signal: AbortSignal | undefined) {
-    // Every running call of a large batch may listen to the shared signal.
-    setMaxListeners(0, this.#shared.signal);
-    if (signal === undefined) return;
-    let resolveStopped!: (reason: StopReason) => void;
-    this.stopped = new Promise((resolve) => {
-      resolveStopped = resolve;
-    });
-    const abort = (): void => {
-      const reason = abortReason(signal.reason);
-      this.reason = reason;
-      this.#shared.abort(reason);
-      for (const controller of this.#own) controller.abort(reason);
-      resolveStopped(reason);
-    };
-    if (signal.aborted) {
-      abort();
-      return;
-    }
-    signal.addEventListener("abort", abort, { once: true });
-    this.#detach = () => signal.removeEventListener("abort", abort);
-  }
-
-  /** The batch's signal, shared by the calls without a timeout. */
-  get signal(): AbortSignal {
-    return this.#shared.signal;
-  }
-
-  /** A controller of one call's own, aborted with the batch. */
-  own(): AbortController {
-    const controller = new AbortController();
-    if (this.reason) controller.abort(this.reason);
-    else if (this.stopped) this.#own.add(controller);
-    return controller;
-  }
-
-  release(controller: AbortController): void {
-    this.#own.delete(controller);
-  }
-
-  detach(): void {
-    this.#detach?.();
   }
 }
 

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { ErrorCode, ToolhostError } from "./errors.js";
 import { checkedResult, resultCode, toolError } from "./results.js";
 import type { AgentToolResult } from "./types.js";
@@ -60,5 +61,65 @@ export function stoppedResult(toolName: string, reason: StopReason, partial?: Ag
     };
   } catch {
     return toolError(reason.code, line, reason.details);
+  }
+}
+
+/**
+ * One batch's abort, with one listener on the caller's signal however large the batch.
+ *
+ * Calls without a timeout share the batch's signal; a call with a timeout gets a signal of its
+ * own, so that its timeout aborts it alone; the batch keeps those and aborts them with it.
+ */
+export class BatchAbort {
+  /** Settles with the reason when the batch is aborted; undefined when nothing can abort it. */
+  readonly stopped: Promise<StopReason> | undefined;
+  /** Why the batch was aborted, once it was. */
+  reason: StopReason | undefined;
+  readonly #shared = new AbortController();
+  readonly #own = new Set<AbortController>();
+  readonly #detach: (() => void) | undefined;
+
+  constructor(signal: AbortSignal | undefined) {
+    // Every running call of a large batch may listen to the shared signal.
+    setMaxListeners(0, this.#shared.signal);
+    if (signal === undefined) return;
+    let resolveStopped!: (reason: StopReason) => void;
+    this.stopped = new Promise((resolve) => {
+      resolveStopped = resolve;
+    });
+    const abort = (): void => {
+      const reason = abortReason(signal.reason);
+      this.reason = reason;
+      this.#shared.abort(reason);
+      for (const controller of this.#own) controller.abort(reason);
+      resolveStopped(reason);
+    };
+    if (signal.aborted) {
+      abort();
+      return;
+    }
+    signal.addEventListener("abort", abort, { once: true });
+    this.#detach = () => signal.removeEventListener("abort", abort);
+  }
+
+  /** The batch's signal, shared by the calls without a timeout. */
+  get signal(): AbortSignal {
+    return this.#shared.signal;
+  }
+
+  /** A controller of one call's own, aborted with the batch. */
+  own(): AbortController {
+    const controller = new AbortController();
+    if (this.reason) controller.abort(this.reason);
+    else if (this.stopped) this.#own.add(controller);
+    return controller;
+  }
+
+  release(controller: AbortController): void {
+    this.#own.delete(controller);
+  }
+
+  detach(): void {
+    this.#detach?.();
   }
 }
