@@ -1,4 +1,4 @@
-import { ErrorCode, ToolhostError, messageOf } from "./errors.js";
+import { ErrorCode, ToolhostError, describeError, messageOf } from "./errors.js";
 import type { AnyAgentHarness } from "./harness.js";
 import { preview, snapshot } from "./preview.js";
 import { redactArgs, redactUpdate } from "./_redact.js";
@@ -198,7 +198,7 @@ async function execute(harness: Harness, ctx: Context, signal: AbortSignal): Pro
     result ??= await tool.execute(call.id, ctx.args, signal, updates(harness, ctx, signal), ctx.context);
   } catch (error) {
     if (signal.aborted) return stoppedResult(nameOf(call), stopReasonOf(signal), partialResultOf(error));
-    return toolError(ErrorCode.TOOL_FAILED, `Tool "${nameOf(call)}" failed: ${messageOf(error)}`, { error: messageOf(error) });
+    return toolError(ErrorCode.TOOL_FAILED, `Tool "${nameOf(call)}" failed: ${failure(error)}`, { error: messageOf(error) });
   }
   return checkedResult(result) ?? toolError(ErrorCode.INVALID_RESULT, `Tool "${nameOf(call)}" returned ${preview(result, 200)}, not a result with a content array of text and image blocks; this is a bug in the tool.`);
 }
@@ -264,6 +264,16 @@ function onlyTap(hook: { taps: FullTap[]; interceptors: unknown[] }): FullTap | 
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === "object" && typeof (value as PromiseLike<unknown>).then === "function";
+}
+
+/** What a tool threw, with its causes ("fetch failed: connect ECONNREFUSED …"), bounded and never throwing. */
+function failure(error: unknown): string {
+  try {
+    const text = describeError(error);
+    return text.length > 2_000 ? `${text.slice(0, 2_000)}… (${text.length - 2_000} more characters)` : text;
+  } catch {
+    return messageOf(error);
+  }
 }
 
 /** A call's name for a message, cut. */

@@ -2,7 +2,7 @@ export { AgentHarness, HarnessStage, type AnyAgentHarness, type HarnessHooks } f
 export { resolvePluginOptions } from "./_options.js";
 export { Agent, type AgentInitialState, type AgentOptions, type AgentState } from "./agent.js";
 export { definePlugin, isPlugin, PLUGIN_API_VERSION, type PluginDefinition, type ToolhostPlugin } from "./plugin.js";
-export { ErrorCode, ToolhostError, messageOf } from "./errors.js";
+export { ErrorCode, ToolhostError, describeError, messageOf } from "./errors.js";
 export { toolError } from "./results.js";
 export { preview } from "./preview.js";
 export type * from "./types.js";
