@@ -1,7 +1,6 @@
-import { close, mkdtempSync, openSync, writev } from "node:fs";
+import { close, openSync, writev } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import type { FullOutputFile } from "./_full-output.js";
 
 /** Bytes queued for the file beyond which the readers are asked to pause. */
 const QUEUE_LIMIT = 1024 * 1024;
@@ -31,12 +30,20 @@ export class Spill {
   #position = 0;
   #onDrain: () => void;
   #onIdle: (() => void) | undefined;
+  readonly #makeFile: (() => FullOutputFile) | undefined;
   path: string | undefined;
+  /** When the file will be deleted (ISO 8601), or undefined: with the harness. */
+  expiresAt: string | undefined;
   error: Error | undefined;
 
-  /** `onDrain` is called when the queue has shrunk after `record` returned false. */
-  constructor(onDrain: () => void) {
+  /**
+   * `onDrain` is called when the queue has shrunk after `record` returned false; `makeFile` names
+   * the file, and without it (`keepFullOutput: false`) nothing is kept or written.
+   */
+  constructor(onDrain: () => void, makeFile: (() => FullOutputFile) | undefined) {
     this.#onDrain = onDrain;
+    this.#makeFile = makeFile;
+    if (!makeFile) this.#log = undefined;
   }
 
   get started(): boolean {
@@ -64,9 +71,11 @@ export class Spill {
   start(): void {
     const log = this.#log ?? [];
     this.#log = undefined;
+    if (!this.#makeFile || this.path !== undefined) return;
     try {
-      const folder = mkdtempSync(join(tmpdir(), "toolhost-bash-"));
-      this.path = join(folder, "output.log");
+      const file = this.#makeFile();
+      this.path = file.path;
+      this.expiresAt = file.expiresAt;
       // Output can hold secrets: the file is the user's alone.
       this.#fd = openSync(this.path, "wx", 0o600);
     } catch (error) {
@@ -144,7 +153,7 @@ export class Spill {
     this.#fd = undefined;
     await new Promise<void>((resolve) => close(fd, () => resolve()));
     // A file that is not whole would mislead: it goes, and the result says it could not be saved.
-    if (this.error && this.path) await rm(dirname(this.path), { recursive: true, force: true }).catch(() => {});
+    if (this.error && this.path) await rm(this.path, { force: true }).catch(() => {});
   }
 }
 
