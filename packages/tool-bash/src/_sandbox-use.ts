@@ -77,7 +77,7 @@ export function sandboxNotes(plan: SandboxPlan, network: "on" | "off", command: 
         `[sandbox: ${git} is read-only, so git commands that change the repository (add, commit, checkout, fetch) fail here. Ask the user to run them, or to add "${git}" to the bash tool's "writable" option.]`,
       );
     }
-    const denied = plan.readOnly.filter((path) => basename(path) !== ".git" && output.includes(path));
+    const denied = plan.readOnly.filter((path) => basename(path) !== ".git" && output.includes(`${basename(path)}: Read-only`));
     if (denied.length > 0) notes.push(`[sandbox: the policy denies writing ${denied.join(", ")}; it is read-only here.]`);
   }
   if (network === "off" && NETWORK_FAILURE.test(output)) {

@@ -276,7 +276,7 @@ describe("bash: output", () => {
     expect(details.stdout).toMatch(/\n… [\d,]+ lines left out; the full output could not be saved \(EFBIG: file too large, write\)\n/);
     const { readdirSync } = await import("node:fs");
     expect(readdirSync(dir)).toEqual([]);
-  });
+  }, 30_000);
 
   it("turns invalid UTF-8 into replacement characters", async () => {
     const result = await run("printf 'ok \\377\\376 end\\n'; printf 'cut \\342\\202' >&2");
