@@ -32,6 +32,8 @@ export interface RunSettings {
   sandbox: SandboxUse;
   /** Where full outputs go; undefined: none is kept. */
   fullOutput: FullOutputFiles | undefined;
+  /** Applied to the full-output file's lines (the harness's `redact` hook, when tapped). */
+  redact: ((text: string) => string) | undefined;
 }
 
 /** A running call, as the tool's `dispose` sees it. */
@@ -192,7 +194,7 @@ export async function runCommand(
     stderr.pause();
   };
   const fullOutput = settings.fullOutput;
-  const spill = new Spill(resume, fullOutput ? () => fullOutput.next() : undefined);
+  const spill = new Spill(resume, fullOutput ? () => fullOutput.next() : undefined, settings.redact);
 
   let settled = false;
   let updateTimer: NodeJS.Timeout | undefined;
@@ -222,15 +224,15 @@ export async function runCommand(
     if (updateTimer !== undefined || settled || !onUpdate) return;
     updateTimer = setTimeout(sendUpdate, Math.max(0, lastUpdate + UPDATE_INTERVAL_MS - performance.now()));
   };
-  const reader = (capture: StreamCapture) => (chunk: Buffer, release: () => void) => {
+  const reader = (capture: StreamCapture, stream: 0 | 1) => (chunk: Buffer, release: () => void) => {
     lastData = performance.now();
     capture.push(chunk);
-    if (!spill.record(chunk, release)) pause();
+    if (!spill.record(chunk, release, stream)) pause();
     if (capture.overflowed && !spill.started) spill.start();
     scheduleUpdate();
   };
-  stdout.start(reader(out));
-  stderr.start(reader(err));
+  stdout.start(reader(out, 0));
+  stderr.start(reader(err, 1));
   const streamsClosed = Promise.all([stdout.closed, stderr.closed]);
 
   let stopReason: "aborted" | "disposed" | "timeout" | undefined;

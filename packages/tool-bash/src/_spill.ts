@@ -1,6 +1,7 @@
 import { close, openSync, writev } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { FullOutputFile } from "./_full-output.js";
+import { LineRedactor } from "./_redact-lines.js";
 
 /** Bytes queued for the file beyond which the readers are asked to pause. */
 const QUEUE_LIMIT = 1024 * 1024;
@@ -21,7 +22,7 @@ interface Pending {
  * order, then released.
  */
 export class Spill {
-  #log: Buffer[] | undefined = [];
+  #log: Array<{ stream: 0 | 1; chunk: Buffer }> | undefined = [];
   #queue: Pending[] = [];
   #queuedBytes = 0;
   #fd: number | undefined;
@@ -31,6 +32,7 @@ export class Spill {
   #onDrain: () => void;
   #onIdle: (() => void) | undefined;
   readonly #makeFile: (() => FullOutputFile) | undefined;
+  readonly #redactor: LineRedactor | undefined;
   path: string | undefined;
   /** When the file will be deleted (ISO 8601), or undefined: with the harness. */
   expiresAt: string | undefined;
@@ -38,11 +40,13 @@ export class Spill {
 
   /**
    * `onDrain` is called when the queue has shrunk after `record` returned false; `makeFile` names
-   * the file, and without it (`keepFullOutput: false`) nothing is kept or written.
+   * the file, and without it (`keepFullOutput: false`) nothing is kept or written; `redact`, when
+   * given, is applied to whole lines before they are written (if it throws, the file is not kept).
    */
-  constructor(onDrain: () => void, makeFile: (() => FullOutputFile) | undefined) {
+  constructor(onDrain: () => void, makeFile: (() => FullOutputFile) | undefined, redact?: (text: string) => string) {
     this.#onDrain = onDrain;
     this.#makeFile = makeFile;
+    this.#redactor = redact ? new LineRedactor(redact) : undefined;
     if (!makeFile) this.#log = undefined;
   }
 
@@ -51,9 +55,9 @@ export class Spill {
   }
 
   /** Keeps a chunk; false when the file is behind and the readers should pause until `onDrain`. */
-  record(chunk: Buffer, release: () => void): boolean {
+  record(chunk: Buffer, release: () => void, stream: 0 | 1 = 0): boolean {
     if (this.#log) {
-      this.#log.push(Buffer.from(chunk));
+      this.#log.push({ stream, chunk: Buffer.from(chunk) });
       release();
       return true;
     }
@@ -61,10 +65,28 @@ export class Spill {
       release();
       return true;
     }
-    this.#queue.push({ chunk, release });
-    this.#queuedBytes += chunk.length;
+    if (this.#redactor) {
+      this.#enqueue(this.#redacted(() => this.#redactor?.push(stream, chunk)), noop);
+      release();
+    } else this.#enqueue(chunk, release);
     this.#pump();
     return this.#queuedBytes < QUEUE_LIMIT;
+  }
+
+  #enqueue(chunk: Buffer | undefined, release: () => void): void {
+    if (!chunk || chunk.length === 0 || this.error) return;
+    this.#queue.push({ chunk, release });
+    this.#queuedBytes += chunk.length;
+  }
+
+  /** The redactor's output; its failure fails the file (never written unredacted). */
+  #redacted(run: () => Buffer | undefined): Buffer | undefined {
+    try {
+      return run();
+    } catch (error) {
+      this.#fail(new Error(`the redact hook failed on it: ${(error as Error)?.message ?? String(error)}`));
+      return undefined;
+    }
   }
 
   /** Opens the file and queues what was kept so far. */
@@ -82,9 +104,8 @@ export class Spill {
       this.error = error as Error;
       return;
     }
-    for (const chunk of log) {
-      this.#queue.push({ chunk, release: noop });
-      this.#queuedBytes += chunk.length;
+    for (const { stream, chunk } of log) {
+      this.#enqueue(this.#redactor ? this.#redacted(() => this.#redactor?.push(stream, chunk)) : chunk, noop);
     }
     this.#pump();
   }
@@ -144,6 +165,8 @@ export class Spill {
     this.#log = undefined;
     const fd = this.#fd;
     if (fd === undefined) return;
+    for (const stream of [0, 1] as const) this.#enqueue(this.#redacted(() => this.#redactor?.flush(stream)), noop);
+    this.#pump();
     if (this.#writing > 0 || this.#queue.length > 0) {
       await new Promise<void>((resolve) => {
         this.#onIdle = resolve;

@@ -22,6 +22,7 @@ const bashPlugin = definePlugin({
       fixed: true,
       workspace: harness.workspace,
       policy: () => harness.getService("policy"),
+      redact: () => (harness.hooks.redact.isUsed() ? (text) => harness.hooks.redact.call(text) : undefined),
     });
     // Probed now, so that the choice is known at load: said once when a sandbox was asked for and cannot be had.
     const use = await handle.sandbox();

@@ -40,6 +40,8 @@ export interface BashToolPlace {
   /** The project folder (`${workspace}` in `writable`); default the tool's folder. */
   workspace?: string;
   policy?: () => PolicyService | undefined;
+  /** The redactor for full-output files, asked at each call (the harness's `redact` hook when tapped). */
+  redact?: () => ((text: string) => string) | undefined;
 }
 
 /**
@@ -106,6 +108,7 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
           commandPrefix: config.commandPrefix,
           sandbox: await sandbox(),
           fullOutput,
+          redact: place.redact?.(),
         },
         signal,
         onUpdate,

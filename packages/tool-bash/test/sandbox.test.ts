@@ -370,6 +370,34 @@ describe("full-output files", { timeout: 60_000 }, () => {
     expect(existsSync(path)).toBe(false);
   });
 
+  it("are written through the harness's redact hook, whole lines at a time: a token split across chunks is redacted whole", async () => {
+    const harness = await harnessWith({ maxStdoutLines: 2 });
+    harness.hooks.redact.tap("test-redactor", (text) => text.replaceAll(/ghp_[A-Za-z0-9]{36}/g, "[REDACTED]"));
+    const token = `ghp_${"a1B2".repeat(9)}`;
+    const command = [
+      `for i in 1 2 3; do echo "line $i ${token}"; done`,
+      `printf 'split ${token.slice(0, 10)}'; sleep 0.3; printf '${token.slice(10)} end\\n'`,
+      `echo "err ${token}" >&2`,
+    ].join("\n");
+    const result = await bash(harness, command);
+    const file = readFileSync(result.details.fullOutputPath as string, "utf8");
+    expect(file).not.toContain("ghp_");
+    expect(file).toContain("split [REDACTED] end\n");
+    expect(file).toContain("err [REDACTED]\n");
+    expect(file.match(/\[REDACTED\]/g)?.length).toBe(5);
+  });
+
+  it("are not kept when the redact hook fails on them", async () => {
+    const harness = await harnessWith({ maxStdoutLines: 2 });
+    harness.hooks.redact.tap("test-redactor", (text) => {
+      if (text.includes("line 3")) throw new Error("redactor broke");
+      return text;
+    });
+    const result = await bash(harness, "seq 1 5 | sed 's/^/line /'");
+    expect(result.details.fullOutputPath).toBeNull();
+    expect(result.details.stdout).toContain("the full output could not be saved (the redact hook failed on it: redactor broke)");
+  });
+
   it("are not written with keepFullOutput: false", async () => {
     const harness = await harnessWith({ maxStdoutLines: 2, keepFullOutput: false });
     const result = await bash(harness, "seq 1 10");
