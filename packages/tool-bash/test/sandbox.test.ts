@@ -343,6 +343,22 @@ describe("without a working sandbox", { timeout: 60_000 }, () => {
     expect(later).toEqual([]);
   });
 
+  it("reports why bwrap cannot make a sandbox (user namespaces blocked), in words, without a stack trace", async () => {
+    const PATH = pathWithoutBwrap();
+    writeFileSync(join(PATH, "bwrap"), "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n", { mode: 0o755 });
+    let harness!: AgentHarness;
+    const warnings = await warningsDuring(async () => {
+      harness = await harnessWith({ env: { PATH } });
+    });
+    const [warning] = warnings.filter((w) => w.code === "TOOLHOST_BASH_SANDBOX_UNAVAILABLE");
+    expect(warning?.message).toContain(`${join(PATH, "bwrap")} cannot make a sandbox on this machine: bwrap: setting up uid map: Permission denied.`);
+    expect(warning?.message).toContain("User namespaces look blocked here");
+    const result = await bash(harness, "echo never");
+    expect(result.details.code).toBe(BashErrorCode.SANDBOX_UNAVAILABLE);
+    expect(result.text).toContain("setting up uid map: Permission denied");
+    expect(result.text).not.toMatch(/\n\s+at /);
+  });
+
   it('"off" probes nothing and warns nothing', async () => {
     const warnings = await warningsDuring(() => harnessWith({ sandbox: "off" }));
     expect(warnings).toEqual([]);
