@@ -320,7 +320,8 @@ export async function runCommand(
       fullOutputPath,
       fullOutputExpiresAt,
     };
-    const notes = plan && use.kind === "bwrap" ? sandboxNotes(plan, use.settings.network, command, `${details.stdout}\n${details.stderr}`) : "";
+    const failed = stopReason !== undefined || exit.code !== 0;
+    const notes = plan && use.kind === "bwrap" ? sandboxNotes(plan, use.settings.network, command, `${details.stdout}\n${details.stderr}`, failed) : "";
 
     if (stopReason === "aborted" || stopReason === "disposed") {
       const what = stopReason === "aborted" ? "Aborted" : "Ended because the harness was disposed";

@@ -63,8 +63,11 @@ export function describeSandbox(use: SandboxUse): string {
 const NETWORK_FAILURE =
   /Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|Connection refused|Failed to connect|getaddrinfo|ENETUNREACH|ECONNREFUSED|EAI_AGAIN/i;
 
+/** A command that likely needs the network: a URL, or a program that fetches. */
+const NEEDS_NETWORK = /https?:\/\/|\b(curl|wget|ssh|scp|rsync|nc|git\s+(fetch|pull|push|clone|ls-remote)|npm\s+(i|install|ci)|pnpm\s+(i|install|add)|yarn\s+add|pip3?\s+install)\b/;
+
 /** What the sandbox stopped in this call, in words a model can act on; "" when nothing. */
-export function sandboxNotes(plan: SandboxPlan, network: "on" | "off", command: string, output: string): string {
+export function sandboxNotes(plan: SandboxPlan, network: "on" | "off", command: string, output: string, failed = false): string {
   const notes: string[] = [];
   if (/Read-only file system/.test(output)) {
     const where = [...plan.writable, "/tmp (private to this call)"].join(", ");
@@ -80,9 +83,9 @@ export function sandboxNotes(plan: SandboxPlan, network: "on" | "off", command: 
     const denied = plan.readOnly.filter((path) => basename(path) !== ".git" && output.includes(`${basename(path)}: Read-only`));
     if (denied.length > 0) notes.push(`[sandbox: the policy denies writing ${denied.join(", ")}; it is read-only here.]`);
   }
-  if (network === "off" && NETWORK_FAILURE.test(output)) {
+  if (network === "off" && (NETWORK_FAILURE.test(output) || (failed && NEEDS_NETWORK.test(command)))) {
     notes.push(
-      `[sandbox: the network is off for commands (the bash tool's "network" option is "off"), so connections fail, even to services on this machine's 127.0.0.1. Work without the network, or ask the user to set "network": "on".]`,
+      `[sandbox: the network is off for commands (the bash tool's "network" option is "off"), so connections fail, even to services on this machine's 127.0.0.1; if this command needed the network, that is why it failed. Work without the network, or ask the user to set "network": "on".]`,
     );
   }
   const hidden = plan.hidden.filter((path) => command.includes(basename(path)) || output.includes(basename(path)));

@@ -205,6 +205,13 @@ describe("the sandbox's network", { timeout: 60_000 }, () => {
     expect(requests).toBe(0);
   });
 
+  it("says so too when a command that needs the network fails silently", async () => {
+    const result = await bash(await harnessWith(), `curl -s http://127.0.0.1:${port}/`);
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain("[sandbox: the network is off for commands");
+    expect(requests).toBe(0);
+  });
+
   it('is reachable with network: "on"', async () => {
     const result = await bash(await harnessWith({ network: "on" }), `curl -sS http://127.0.0.1:${port}/`);
     expect(result.text).toBe("hello from outside");
