@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { AgentHarness } from "@toolhost/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import fsPlugin, { createFindTool, createGrepTool, createLsTool, FsErrorCode } from "../src/index.js";
-import { run, tempDir, textOf } from "./_helpers.js";
+import { run, tempDir, linesOf, textOf } from "./_helpers.js";
 
 let root: string;
 
@@ -74,7 +74,7 @@ describe("find", () => {
   });
 
   it("says when nothing matches, and refuses patterns that climb out", async () => {
-    expect(textOf(await run(createFindTool({ cwd: root }), { pattern: "*.rs" }))).toBe('No files match "*.rs" in ..');
+    expect(textOf(await run(createFindTool({ cwd: root }), { pattern: "*.rs" }))).toBe('No files match "*.rs" in ".".');
     const out = await run(createFindTool({ cwd: root }), { pattern: "../**" });
     expect(out.details.code).toBe(FsErrorCode.BAD_PATTERN);
   });
@@ -134,7 +134,7 @@ describe.each([
   });
 
   it("says when nothing matches, and explains a bad regular expression", async () => {
-    expect(textOf(await run(grep(), { pattern: "zzz-nothing" }))).toBe('No matches for "zzz-nothing" in ..');
+    expect(textOf(await run(grep(), { pattern: "zzz-nothing" }))).toBe('No matches for "zzz-nothing" in ".".');
     const bad = await run(grep(), { pattern: "alpha(" });
     expect(bad.details.code).toBe(FsErrorCode.BAD_PATTERN);
     expect(textOf(bad)).toContain("literal: true");
@@ -161,7 +161,7 @@ describe("the plugin", () => {
       { id: "1", name: "read", arguments: { path: "src/a.ts", endLine: 1 } },
       { id: "2", name: "read", arguments: { path: "README.md" } },
     ]);
-    expect(textOf(inside as never)).toBe("export const alpha = 1;");
+    expect(linesOf(inside as never)).toBe("export const alpha = 1;");
     expect((outside?.details as { code: string }).code).toBe(FsErrorCode.OUTSIDE_ROOTS);
   });
 
