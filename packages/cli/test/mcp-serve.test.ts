@@ -23,7 +23,8 @@ beforeAll(() => {
   configPath = writeConfig(dir, {
     plugins: [
       "@toolhost/tool-fs",
-      "@toolhost/tool-bash",
+      // Unsandboxed: a test counts the command's processes by their command line and reads its shell's pid.
+      ["@toolhost/tool-bash", { sandbox: "off" }],
       "./plugins/annotated-plugin.mjs",
       [
         "@toolhost/hooks-policy",
