@@ -1,43 +1,38 @@
 import { type AgentToolResult, ToolhostError } from "@toolhost/core";
+import picomatch from "picomatch";
 import type { RedactRule } from "./_schema.js";
+import { SECRET_FORMATS, type SecretFormat } from "./_secrets.js";
 
 interface Redaction {
   name: string;
   regex: RegExp;
-  replacement: string;
+  replacement: SecretFormat["replacement"];
 }
 
-/** The built-in redactions: common secret formats. Each replacement names what was there. */
-const BUILTINS: ReadonlyArray<Redaction> = [
-  {
-    name: "private key",
-    regex: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g,
-    replacement: "[redacted private key]",
-  },
-  { name: "AWS access key", regex: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[0-9A-Z]{16}\b/g, replacement: "[redacted AWS key]" },
-  { name: "GitHub token", regex: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g, replacement: "[redacted GitHub token]" },
-  { name: "Slack token", regex: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g, replacement: "[redacted Slack token]" },
-  { name: "API key", regex: /\bsk-(?:ant-|proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g, replacement: "[redacted API key]" },
-  { name: "Stripe key", regex: /\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}\b/g, replacement: "[redacted Stripe key]" },
-  { name: "Google API key", regex: /\bAIza[0-9A-Za-z_-]{35}/g, replacement: "[redacted Google API key]" },
-  { name: "JWT", regex: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}/g, replacement: "[redacted JWT]" },
-  { name: "bearer token", regex: /\b(Bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g, replacement: "$1[redacted token]" },
-  { name: "URL password", regex: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]{3,}@/gi, replacement: "$1[redacted]@" },
-  {
-    name: "secret assignment",
-    regex:
-      /\b((?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:password|passwd|secret|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|token)["']?\s*[:=]\s*["']?)(?!\[redacted)[^\s"'`,;]{6,}/gi,
-    replacement: "$1[redacted]",
-  },
-];
+/** Environment variables shorter than this are not redacted: they would match ordinary words. */
+export const MIN_KNOWN_VALUE_LENGTH = 8;
 
-/** Rewrites the text of results. Compiled once; throws at load time on an invalid pattern. */
+/** What the redactor masks besides the patterns: values of the host's environment variables. */
+export interface KnownValues {
+  /** Globs on variable names (`*_TOKEN`), matched without regard to case. */
+  names: readonly string[];
+  /** The environment to read; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Rewrites every text that leaves the kernel: first the values of the named environment
+ * variables, then your patterns, then the built-in formats. Compiled once; throws at load time on
+ * an invalid pattern.
+ */
 export class Redactor {
-  readonly #redactions: Redaction[];
+  readonly #redactions: Redaction[] = [];
 
-  constructor(rules: readonly RedactRule[], builtins: boolean) {
-    this.#redactions = rules.map((rule, index) => compile(rule, index));
-    if (builtins) this.#redactions.push(...BUILTINS);
+  constructor(rules: readonly RedactRule[], builtins: boolean, known?: KnownValues) {
+    const values = known ? knownValues(known) : undefined;
+    if (values) this.#redactions.push(values);
+    this.#redactions.push(...rules.map((rule, index) => compile(rule, index)));
+    if (builtins) this.#redactions.push(...SECRET_FORMATS);
   }
 
   get active(): boolean {
@@ -46,10 +41,11 @@ export class Redactor {
 
   /** Redacts one string. */
   text(text: string): string {
+    if (typeof text !== "string") throw new TypeError(`the redactor was given ${typeof text}, not text`);
     let out = text;
     for (const { regex, replacement } of this.#redactions) {
       regex.lastIndex = 0;
-      out = out.replace(regex, replacement);
+      out = out.replace(regex, replacement as string);
     }
     return out;
   }
@@ -126,4 +122,30 @@ function compile(rule: RedactRule, index: number): Redaction {
   }
   regex.lastIndex = 0;
   return { name: `redact[${index}]`, regex, replacement: rule.replacement ?? "[redacted]" };
+}
+
+/**
+ * One redaction for the values of the environment variables whose names match: each value is
+ * replaced by `[redacted $NAME]` wherever it appears. Longest values first, so a value that holds
+ * another is masked whole. Undefined when no variable matches.
+ */
+function knownValues({ names, env = process.env }: KnownValues): Redaction | undefined {
+  if (names.length === 0) return undefined;
+  const isSecretName = picomatch([...names], { nocase: true, dot: true });
+  const byValue = new Map<string, string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value.length < MIN_KNOWN_VALUE_LENGTH || !isSecretName(name)) continue;
+    if (!byValue.has(value)) byValue.set(value, name);
+  }
+  if (byValue.size === 0) return undefined;
+  const values = [...byValue.keys()].sort((a, b) => b.length - a.length);
+  return {
+    name: "environment values",
+    regex: new RegExp(values.map(escapeRegExp).join("|"), "g"),
+    replacement: (match) => `[redacted $${byValue.get(match) ?? "secret"}]`,
+  };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&");
 }

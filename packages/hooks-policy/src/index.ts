@@ -13,10 +13,11 @@ export {
 } from "./_policy.js";
 export { parseCommand, MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS, type ParsedCommand, type ShellPart } from "./_shell.js";
 export type { ShellWord } from "./_words.js";
-export { Redactor } from "./_redact.js";
+export { Redactor, MIN_KNOWN_VALUE_LENGTH, type KnownValues } from "./_redact.js";
 export { canonicalJson, digest, type AuditEntry } from "./_audit.js";
 export { PRESETS, type Preset } from "./presets.js";
 export {
+  DEFAULT_REDACT_ENV,
   PolicyOptionsSchema,
   type Decision,
   type PolicyOptions,

@@ -3,7 +3,7 @@ import { type AgentHarness, definePlugin, messageOf, ToolhostError } from "@tool
 import { AuditLog } from "./_audit.js";
 import { createPolicy, PolicyErrorCode, type PolicyExplanation, type PolicyService } from "./_policy.js";
 import { Redactor } from "./_redact.js";
-import { type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
+import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
 
 /** The plugin's name: the name of its taps, and `blockedBy` / `askedBy` of the calls it stops. */
 export const PLUGIN_NAME = "@toolhost/hooks-policy";
@@ -12,9 +12,9 @@ export const PLUGIN_NAME = "@toolhost/hooks-policy";
 export const POLICY_SERVICE = "policy";
 
 /**
- * Decides every call before it runs (`beforeToolCall`: allow, ask, deny), redacts every result
- * after (`afterToolCall`), records decisions in the audit file, and offers `explain` as the
- * `policy` service.
+ * Decides every call before it runs (`beforeToolCall`: allow, ask, deny), masks secrets in every
+ * text that leaves the kernel (`redact`), records decisions in the audit file, and offers
+ * `explain` as the `policy` service.
  */
 const plugin = definePlugin({
   name: PLUGIN_NAME,
@@ -22,8 +22,14 @@ const plugin = definePlugin({
   options: PolicyOptionsSchema,
   apply(harness: AgentHarness, options: PolicyOptions) {
     const policy = createPolicy(options, { cwd: harness.cwd, workspace: harness.workspace });
-    const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true);
-    const audit = options.audit ? new AuditLog(resolve(harness.workspace, options.audit)) : undefined;
+    const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true, {
+      names: options.redactEnv ?? DEFAULT_REDACT_ENV,
+    });
+    // The audit log is an outward channel too: its reasons quote commands, so they pass through
+    // the same redaction as everything else (every tap of `redact`, not only this plugin's).
+    const audit = options.audit
+      ? new AuditLog(resolve(harness.workspace, options.audit), (text) => harness.hooks.redact.call(text))
+      : undefined;
 
     const service: PolicyService = {
       async explain(request) {
@@ -59,6 +65,7 @@ const plugin = definePlugin({
     });
 
     if (redactor.active) {
+      harness.hooks.redact.tap(PLUGIN_NAME, (text) => redactor.text(text));
       harness.hooks.afterToolCall.tapPromise(PLUGIN_NAME, async (result) => {
         try {
           return redactor.result(result);
