@@ -1,13 +1,8 @@
 import { type AgentToolResult, ToolhostError } from "@toolhost/core";
 import picomatch from "picomatch";
 import type { RedactRule } from "./_schema.js";
-import { SECRET_FORMATS, type SecretFormat } from "./_secrets.js";
-
-interface Redaction {
-  name: string;
-  regex: RegExp;
-  replacement: SecretFormat["replacement"];
-}
+import { applyEdits, type Edit, eachMatch, expand, type Redaction } from "./_edits.js";
+import { builtinRedactions } from "./_secrets.js";
 
 /** Environment variables shorter than this are not redacted: they would match ordinary words. */
 export const MIN_KNOWN_VALUE_LENGTH = 8;
@@ -21,9 +16,10 @@ export interface KnownValues {
 }
 
 /**
- * Rewrites every text that leaves the kernel: first the values of the named environment
- * variables, then your patterns, then the built-in formats. Compiled once; throws at load time on
- * an invalid pattern.
+ * Rewrites every text that leaves the kernel: the values of the named environment variables, your
+ * patterns and the built-in formats are all found in the text as it came, and every match is
+ * replaced (where two overlap, both are masked). Compiled once; throws at load time on an
+ * invalid pattern.
  */
 export class Redactor {
   readonly #redactions: Redaction[] = [];
@@ -32,7 +28,7 @@ export class Redactor {
     const values = known ? knownValues(known) : undefined;
     if (values) this.#redactions.push(values);
     this.#redactions.push(...rules.map((rule, index) => compile(rule, index)));
-    if (builtins) this.#redactions.push(...SECRET_FORMATS);
+    if (builtins) this.#redactions.push(...builtinRedactions());
   }
 
   get active(): boolean {
@@ -42,12 +38,9 @@ export class Redactor {
   /** Redacts one string. */
   text(text: string): string {
     if (typeof text !== "string") throw new TypeError(`the redactor was given ${typeof text}, not text`);
-    let out = text;
-    for (const { regex, replacement } of this.#redactions) {
-      regex.lastIndex = 0;
-      out = out.replace(regex, replacement as string);
-    }
-    return out;
+    const edits: Edit[] = [];
+    for (const redaction of this.#redactions) redaction(text, edits);
+    return applyEdits(text, edits);
   }
 
   /**
@@ -120,8 +113,8 @@ function compile(rule: RedactRule, index: number): Redaction {
       `Invalid options for @toolhost/hooks-policy: redact[${index}].pattern ${JSON.stringify(rule.pattern)} matches empty text, so it would rewrite everything. Make it match at least one character.`,
     );
   }
-  regex.lastIndex = 0;
-  return { name: `redact[${index}]`, regex, replacement: rule.replacement ?? "[redacted]" };
+  const replacement = rule.replacement ?? "[redacted]";
+  return eachMatch(regex, (match) => ({ replacement: expand(replacement, match) }));
 }
 
 /**
@@ -139,11 +132,8 @@ function knownValues({ names, env = process.env }: KnownValues): Redaction | und
   }
   if (byValue.size === 0) return undefined;
   const values = [...byValue.keys()].sort((a, b) => b.length - a.length);
-  return {
-    name: "environment values",
-    regex: new RegExp(values.map(escapeRegExp).join("|"), "g"),
-    replacement: (match) => `[redacted $${byValue.get(match) ?? "secret"}]`,
-  };
+  const regex = new RegExp(values.map(escapeRegExp).join("|"), "g");
+  return eachMatch(regex, ([value]) => ({ replacement: `[redacted $${byValue.get(value) ?? "secret"}]` }));
 }
 
 function escapeRegExp(text: string): string {

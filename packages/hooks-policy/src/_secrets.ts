@@ -5,84 +5,116 @@
  * is still found, and each pattern starts with a literal where it can, so that 1 MB of ordinary
  * output is scanned in a few milliseconds (`bench/redact`).
  */
+import { type Edit, eachMatch, type Redaction } from "./_edits.js";
 
-/** One built-in: what it finds, and what stands in its place (a string with `$1`, or a function). */
-export interface SecretFormat {
+/** A token recognised by its shape alone, replaced whole. */
+interface TokenFormat {
   name: string;
-  regex: RegExp;
-  replacement: string | ((match: string, ...groups: Array<string | undefined>) => string);
+  /** No flags, no capturing groups: the tokens are matched in one pass, as one alternation. */
+  pattern: RegExp;
+  replacement: string;
 }
 
-const B64 = "A-Za-z0-9+/";
-/**
- * A line of key material in PEM shape: 64 base64 characters (PEM, PGP armor, PuTTY) or 70
- * (OpenSSH), at least one of them outside the hex digits so that SHA-256 sums one per line are not
- * taken for a key. A line may carry a line-number prefix (`cat -n`, `  12| `) or indentation.
- */
-const PREFIX = String.raw`[ \t]*(?:\d+(?:\t|[:|] ?))?`;
-const KEY_LINE = String.raw`${PREFIX}(?=[0-9a-fA-F]{0,69}[g-zG-Z+/])(?:[${B64}]{70}|[${B64}]{64})(?:\r?\n|$)`;
-const KEY_LAST_LINE = String.raw`${PREFIX}[${B64}]{1,69}={0,2}(?:\r?\n|$)`;
+const TOKENS: ReadonlyArray<TokenFormat> = [
+  { name: "AWS access key", pattern: /(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}/, replacement: "[redacted AWS key]" },
+  { name: "GitHub token", pattern: /gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}/, replacement: "[redacted GitHub token]" },
+  {
+    name: "GitLab token",
+    pattern: /gl(?:pat|dt|rt|rtr|ptt|soat|cbt|ffct|imt|agent|oas|ft)-[A-Za-z0-9_-]{20,}|GR1348941[A-Za-z0-9_-]{20,}/,
+    replacement: "[redacted GitLab token]",
+  },
+  { name: "Slack token", pattern: /xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}/, replacement: "[redacted Slack token]" },
+  { name: "Stripe key", pattern: /(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|whsec_[A-Za-z0-9]{20,}/, replacement: "[redacted Stripe key]" },
+  {
+    // OpenAI (`sk-…`, `sk-proj-…`, `sk-svcacct-…`, `sk-admin-…`) and Anthropic (`sk-ant-…`) keys.
+    // A bare `sk-` needs 32 characters without a dash, one of them upper case, so that
+    // `task-runner-…` and `disk-<hex>` stay.
+    name: "API key",
+    pattern: /sk-(?:(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|(?=[A-Za-z0-9]{0,200}[A-Z])[A-Za-z0-9]{32,})/,
+    replacement: "[redacted API key]",
+  },
+  { name: "npm token", pattern: /npm_[A-Za-z0-9]{36}/, replacement: "[redacted npm token]" },
+  { name: "Google API key", pattern: /AIza[0-9A-Za-z_-]{35}/, replacement: "[redacted Google API key]" },
+  { name: "JWT", pattern: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/, replacement: "[redacted JWT]" },
+];
+
+/** Every token format in one pass; the replacement is the first format that matches the token whole. */
+function tokens(): Redaction {
+  const regex = new RegExp(TOKENS.map(({ pattern }) => `(?:${pattern.source})`).join("|"), "g");
+  const whole = TOKENS.map(({ pattern, replacement }) => ({ regex: new RegExp(`^(?:${pattern.source})$`), replacement }));
+  return eachMatch(regex, ([token]) => ({ replacement: whole.find(({ regex }) => regex.test(token))?.replacement ?? "[redacted]" }));
+}
 
 const PRIVATE_KEY = "[redacted private key]";
 
-export const SECRET_FORMATS: ReadonlyArray<SecretFormat> = [
-  {
-    // A whole block, to its END line, or to the end of the text when the END line was cut off.
-    name: "private key block",
-    regex: /-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/g,
-    replacement: PRIVATE_KEY,
-  },
-  {
-    // Key material whose BEGIN line was cut off (`sed -n 2,9p`, a read from line 2, a truncation):
-    // two or more full lines in PEM shape. Blocks that say what they are and are not private
-    // (certificates, public keys) are matched first and left as they are.
-    name: "private key lines",
-    regex: new RegExp(
-      String.raw`(-----BEGIN (?![A-Z0-9 ]*PRIVATE)[A-Z0-9 ]{1,40}-----[\s\S]*?-----END [A-Z0-9 ]{1,40}-----)|^(?:${KEY_LINE}){2,}(?:${KEY_LAST_LINE})?`,
-      "gm",
-    ),
-    replacement: (match, publicBlock) => (publicBlock !== undefined ? match : `${PRIVATE_KEY}${/\r?\n$/.exec(match)?.[0] ?? ""}`),
-  },
-  {
-    name: "PuTTY private key",
-    regex: /(Private-Lines: *\d+\r?\n)(?:[A-Za-z0-9+/=]+(?:\r?\n|$))+/g,
-    replacement: `$1${PRIVATE_KEY}\n`,
-  },
-  { name: "AWS access key", regex: /(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}/g, replacement: "[redacted AWS key]" },
-  { name: "GitHub token", regex: /gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}/g, replacement: "[redacted GitHub token]" },
-  {
-    name: "GitLab token",
-    regex: /gl(?:pat|dt|rt|rtr|ptt|soat|cbt|ffct|imt|agent|oas|ft)-[A-Za-z0-9_-]{20,}|GR1348941[A-Za-z0-9_-]{20,}/g,
-    replacement: "[redacted GitLab token]",
-  },
-  { name: "Slack token", regex: /xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}/g, replacement: "[redacted Slack token]" },
-  { name: "Slack webhook", regex: /(hooks\.slack\.com\/(?:services|workflows)\/)[A-Za-z0-9_/-]{20,}/g, replacement: "$1[redacted]" },
-  { name: "Stripe key", regex: /(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}|whsec_[A-Za-z0-9]{20,}/g, replacement: "[redacted Stripe key]" },
-  {
-    // OpenAI (`sk-…`, `sk-proj-…`, `sk-svcacct-…`, `sk-admin-…`) and Anthropic (`sk-ant-…`) keys.
-    // A bare `sk-` needs 32 characters without a dash, one of them upper case, so that `task-runner-…`
-    // and `disk-<hex>` stay.
-    name: "API key",
-    regex: /sk-(?:(?:ant|proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|(?=[A-Za-z0-9]{0,200}[A-Z])[A-Za-z0-9]{32,})/g,
-    replacement: "[redacted API key]",
-  },
-  { name: "npm token", regex: /npm_[A-Za-z0-9]{36}/g, replacement: "[redacted npm token]" },
-  { name: "Google API key", regex: /AIza[0-9A-Za-z_-]{35}/g, replacement: "[redacted Google API key]" },
-  { name: "JWT", regex: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, replacement: "[redacted JWT]" },
-  { name: "bearer token", regex: /(bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/gi, replacement: "$1[redacted token]" },
-  {
-    name: "authorization header",
-    regex: /((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:basic|token|digest)\s+)[^\s"'\\]{8,}/gi,
-    replacement: "$1[redacted]",
-  },
-  { name: "URL password", regex: /(:\/\/[^\s:/@?#]*:)[^\s@/?#]+@/g, replacement: "$1[redacted]@" },
-  {
-    // `password=…`, `"api_key": "…"`, `client_secret: …`. A quoted value is a secret; an unquoted
-    // one only when it holds a digit, so code (`token: string`, `apiKey = process.env.API_KEY`,
-    // `secret = crypto.randomBytes(32)`) is left readable.
-    name: "secret assignment",
-    regex:
-      /((?:password|passwd|secret|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|token)["']?\s*[:=]{1,2}\s*)(?:(["'])(?!\[redacted|\$\{|\{\{|%\()([^"'\n]{6,})\2|(?!\[redacted)(?=[^\s"'`,;(){}[\]<>]*\d)[^\s"'`,;(){}[\]<>]{6,})/gi,
-    replacement: (_match, key, quote) => (quote !== undefined ? `${key}${quote}[redacted]${quote}` : `${key}[redacted]`),
-  },
+/** A whole block, to its END line, or to the end of the text when the END line was cut off. */
+const PRIVATE_KEY_BLOCK = /-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/g;
+
+const B64 = "A-Za-z0-9+/";
+/** Indentation, or a line number as `cat -n` (`     2\t`) and numbered listings (`  2| `, `2: `) print it. */
+const PREFIX = String.raw`[ \t]*(?:\d+(?:\t|[:|] ?))?`;
+/**
+ * A line of key material in PEM shape: 64 base64 characters (PEM, PGP armor, PuTTY) or 70
+ * (OpenSSH), at least one of them outside the hex digits, so that SHA-256 sums one per line are
+ * not taken for a key.
+ */
+const KEY_LINE = String.raw`${PREFIX}(?=[0-9a-fA-F]{0,69}[g-zG-Z+/])[${B64}]{64}(?:[${B64}]{6})?(?=\r?\n|$)`;
+const KEY_LAST_LINE = String.raw`${PREFIX}[${B64}]{1,69}={0,2}(?=\r?\n|$)`;
+/** Two or more such lines, and the short last line of the block. */
+const KEY_RUN = String.raw`${KEY_LINE}(?:\r?\n${KEY_LINE})+(?:\r?\n${KEY_LAST_LINE})?`;
+/** A run after a newline (a literal start is fast to find), and a run at the very start of the text. */
+const KEY_LINES = new RegExp(String.raw`\n${KEY_RUN}`, "g");
+const KEY_LINES_FIRST = new RegExp(String.raw`^${KEY_RUN}`, "g");
+
+/**
+ * Key material whose BEGIN line was cut off (`sed -n 2,9p`, a read from line 2, a truncated
+ * head). Lines inside a block that says it is something else (a certificate, a public key) are
+ * content and stay.
+ */
+function keyLines(text: string, edits: Edit[]): void {
+  const edit = (skip: number) => (match: RegExpExecArray) => {
+    const begin = text.lastIndexOf("-----BEGIN ", match.index);
+    const inBlock = begin !== -1 && text.lastIndexOf("-----END ", match.index) < begin;
+    if (inBlock && !/^-----BEGIN [A-Z0-9 ]*PRIVATE/.test(text.slice(begin, begin + 60))) return undefined;
+    return { skip, replacement: PRIVATE_KEY };
+  };
+  eachMatch(KEY_LINES_FIRST, edit(0))(text, edits);
+  eachMatch(KEY_LINES, edit(1))(text, edits);
+}
+
+/**
+ * Patterns that keep their context (a header's name, a URL's user, a variable's name) and mask
+ * the value: group 1 is kept, the rest of the match is replaced.
+ */
+const IN_CONTEXT: ReadonlyArray<[RegExp, string | ((match: RegExpExecArray) => string)]> = [
+  [/(Private-Lines: *\d+\r?\n)(?:[A-Za-z0-9+/=]+(?:\r?\n|$))+/g, `${PRIVATE_KEY}\n`], // PuTTY key files
+  [/(hooks\.slack\.com\/(?:services|workflows)\/)[A-Za-z0-9_/-]{20,}/g, "[redacted]"],
+  [/(bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/gi, "[redacted token]"],
+  [/(authorization["']?\s*[:=]\s*["']?(?:basic|token|digest)\s+)[^\s"'\\]{8,}/gi, "[redacted]"],
+  [/(:\/\/[^\s:/@?#]{0,256}:)[^\s@/?#]{1,256}@/g, "[redacted]@"], // passwords in URLs
+  // `password=…`, `"api_key": "…"`, `client_secret: …`. A quoted value is a secret; an unquoted
+  // one only when it holds a digit, so code (`token: string`, `apiKey = process.env.API_KEY`,
+  // `secret = crypto.randomBytes(32)`) stays readable.
+  [
+    /((?:passw(?:or)?d|secret|token|(?:api|access|secret|private)[_-]?key)["']?\s*[:=]{1,2}\s*)(?:(["'])(?!\$\{|\{\{|%\()[^"'\n]{6,}\2|(?=[^\s"'`,;(){}[\]<>]*\d)[^\s"'`,;(){}[\]<>]{6,})/gi,
+    (match) => (match[2] !== undefined ? `${match[2]}[redacted]${match[2]}` : "[redacted]"),
+  ],
 ];
+
+/** The built-in redactions. Each finds its matches in the text as it came (see `_edits.ts`). */
+export function builtinRedactions(): Redaction[] {
+  return [
+    eachMatch(PRIVATE_KEY_BLOCK, () => ({ replacement: PRIVATE_KEY })),
+    keyLines,
+    tokens(),
+    ...IN_CONTEXT.map(([regex, replacement]) =>
+      eachMatch(regex, (match) => ({
+        skip: match[1]?.length ?? 0,
+        replacement: typeof replacement === "string" ? replacement : replacement(match),
+      })),
+    ),
+  ];
+}
+
+/** The names of the built-in token formats, for documentation and tests. */
+export const TOKEN_FORMATS: readonly string[] = TOKENS.map(({ name }) => name);
