@@ -15,12 +15,21 @@ interface TokenFormat {
   replacement: string;
 }
 
-const TOKENS: ReadonlyArray<TokenFormat> = [
+/**
+ * Tokens that start with an upper-case letter, and the others: two alternations cost less than
+ * one, since each position of ordinary text passes the first-letter check of fewer branches.
+ */
+const UPPER_TOKENS: ReadonlyArray<TokenFormat> = [
   { name: "AWS access key", pattern: /(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}/, replacement: "[redacted AWS key]" },
+  { name: "Google API key", pattern: /AIza[0-9A-Za-z_-]{35}/, replacement: "[redacted Google API key]" },
+  { name: "GitLab runner registration token", pattern: /GR1348941[A-Za-z0-9_-]{20,}/, replacement: "[redacted GitLab token]" },
+];
+
+const TOKENS: ReadonlyArray<TokenFormat> = [
   { name: "GitHub token", pattern: /gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}/, replacement: "[redacted GitHub token]" },
   {
     name: "GitLab token",
-    pattern: /gl(?:pat|dt|rt|rtr|ptt|soat|cbt|ffct|imt|agent|oas|ft)-[A-Za-z0-9_-]{20,}|GR1348941[A-Za-z0-9_-]{20,}/,
+    pattern: /gl(?:pat|dt|rt|rtr|ptt|soat|cbt|ffct|imt|agent|oas|ft)-[A-Za-z0-9_-]{20,}/,
     replacement: "[redacted GitLab token]",
   },
   { name: "Slack token", pattern: /xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}/, replacement: "[redacted Slack token]" },
@@ -34,14 +43,13 @@ const TOKENS: ReadonlyArray<TokenFormat> = [
     replacement: "[redacted API key]",
   },
   { name: "npm token", pattern: /npm_[A-Za-z0-9]{36}/, replacement: "[redacted npm token]" },
-  { name: "Google API key", pattern: /AIza[0-9A-Za-z_-]{35}/, replacement: "[redacted Google API key]" },
   { name: "JWT", pattern: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/, replacement: "[redacted JWT]" },
 ];
 
-/** Every token format in one pass; the replacement is the first format that matches the token whole. */
-function tokens(): Redaction {
-  const regex = new RegExp(TOKENS.map(({ pattern }) => `(?:${pattern.source})`).join("|"), "g");
-  const whole = TOKENS.map(({ pattern, replacement }) => ({ regex: new RegExp(`^(?:${pattern.source})$`), replacement }));
+/** Token formats in one pass; the replacement is the first format that matches the token whole. */
+function tokens(formats: ReadonlyArray<TokenFormat>): Redaction {
+  const regex = new RegExp(formats.map(({ pattern }) => `(?:${pattern.source})`).join("|"), "g");
+  const whole = formats.map(({ pattern, replacement }) => ({ regex: new RegExp(`^(?:${pattern.source})$`), replacement }));
   return eachMatch(regex, ([token]) => ({ replacement: whole.find(({ regex }) => regex.test(token))?.replacement ?? "[redacted]" }));
 }
 
@@ -106,7 +114,8 @@ export function builtinRedactions(): Redaction[] {
   return [
     eachMatch(PRIVATE_KEY_BLOCK, () => ({ replacement: PRIVATE_KEY })),
     keyLines,
-    tokens(),
+    tokens(UPPER_TOKENS),
+    tokens(TOKENS),
     ...IN_CONTEXT.map(([regex, replacement]) =>
       eachMatch(regex, (match) => ({
         skip: match[1]?.length ?? 0,
@@ -115,6 +124,3 @@ export function builtinRedactions(): Redaction[] {
     ),
   ];
 }
-
-/** The names of the built-in token formats, for documentation and tests. */
-export const TOKEN_FORMATS: readonly string[] = TOKENS.map(({ name }) => name);

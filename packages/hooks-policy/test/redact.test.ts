@@ -201,3 +201,24 @@ describe("known values (environment variables)", () => {
     expect(new Redactor([], false, { names: [], env }).active).toBe(false);
   });
 });
+
+describe("your patterns", () => {
+  it("replacements expand $1, $<name>, $& and $$ as String.prototype.replace does", () => {
+    const yours = new Redactor(
+      [
+        { pattern: "(ticket)-(\\d+)", replacement: "$1-#" },
+        { pattern: "user=(?<user>\\w+)", replacement: "user=<$<user>>" },
+        { pattern: "cost \\d+", replacement: "[$&] $$" },
+      ],
+      false,
+    );
+    expect(yours.text("ticket-123 user=alice cost 42")).toBe("ticket-# user=<alice> [cost 42] $");
+  });
+
+  it("where your pattern and a built-in overlap, both parts are masked", () => {
+    const yours = new Redactor([{ pattern: "id=[0-9]{3}AKIA", replacement: "id=[x]" }], true);
+    const out = yours.text(`id=123${SECRETS.aws}`);
+    expect(out).not.toContain(SECRETS.aws.slice(4));
+    expect(out).toBe("id=[x][redacted]");
+  });
+});
