@@ -85,6 +85,15 @@ describe("private keys", () => {
     }
   });
 
+  it("a key inside JSON (a cloud service account file)", () => {
+    const json = JSON.stringify({ type: "service_account", private_key_id: "0123456789abcdef", private_key: pkcs8, client_email: "bot@example.iam" }, null, 2);
+    const out = redact(json);
+    for (const line of bodyOf(pkcs8)) expect(out).not.toContain(line);
+    expect(out).toContain('"private_key": "[redacted]"');
+    expect(out).toContain('"private_key_id": "0123456789abcdef"');
+    expect(out).toContain('"client_email": "bot@example.iam"');
+  });
+
   it("PGP private key blocks", () => {
     const block = ["-----BEGIN PGP PRIVATE KEY BLOCK-----", "", ...base64Lines(1200, 64), "=n8Zq", "-----END PGP PRIVATE KEY BLOCK-----"].join("\n");
     const out = redact(`gpg --export-secret-keys -a\n${block}\ndone`);
