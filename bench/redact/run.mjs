@@ -86,6 +86,27 @@ const ordinary = measure(() => {
 const secretful = measure(() => {
   sink += /\n$/.exec(redactor.text(withSecrets))?.index ?? 0;
 });
+// Hostile output: 1 MB of one token prefix or key line repeated, where a pattern that scans a run
+// once per prefix in it would take minutes. Each is timed once (CPU ms).
+const fill = (unit) => unit.repeat(Math.ceil(SIZE / unit.length)).slice(0, SIZE);
+const b64 = randomBytes(48).toString("base64");
+const hostile = {
+  "eyJ…": fill("eyJ"),
+  "eyJabcde.": fill("eyJabcde."),
+  "-----BEGIN PRIVATE KEY-----\\n": fill("-----BEGIN PRIVATE KEY-----\n"),
+  "certificates": fill(`-----BEGIN CERTIFICATE-----\n${b64}\n${b64}\n`),
+  "64-column base64 lines": fill(`${b64}\n`),
+  'token="token=…': `token="${fill("token=a")}`,
+  "glpat-…": fill("glpat-"),
+  "AKIA…": fill("AKIA"),
+};
+const worst = Object.entries(hostile).map(([name, text]) => {
+  const used = process.cpuUsage();
+  redactor.text(text);
+  const { user, system } = process.cpuUsage(used);
+  return [name, (user + system) / 1e3];
+}).sort((a, b) => b[1] - a[1]);
+
 const unchanged = redactor.text(clean) === clean;
 const found = (redactor.text(withSecrets).match(/\[redacted/g) ?? []).length;
 const met = ordinary.cpu < TARGET_MS;
@@ -100,5 +121,7 @@ console.log(row("floor: one String.replace of a literal", scan));
 console.log(row("floor: one copy of the text", copy));
 console.log(row("Redactor.text, ordinary output", ordinary, `${(ordinary.cpu / scan.cpu).toFixed(1)}x the scan`));
 console.log(row("Redactor.text, 25 secrets in it", secretful, `${(secretful.cpu / copy.cpu).toFixed(1)}x the copy`));
+console.log("");
+console.log(`hostile 1 MB inputs, slowest first (CPU ms): ${worst.map(([name, ms]) => `${name} ${ms.toFixed(0)}`).join(", ")}`);
 console.log("");
 console.log(`target: < ${TARGET_MS} ms of CPU per MB of ordinary output: ${met ? "met" : "NOT met"} (${ordinary.cpu.toFixed(2)} ms; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)`);

@@ -43,7 +43,6 @@ const TOKENS: ReadonlyArray<TokenFormat> = [
     replacement: "[redacted API key]",
   },
   { name: "npm token", pattern: /npm_[A-Za-z0-9]{36}/, replacement: "[redacted npm token]" },
-  { name: "JWT", pattern: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/, replacement: "[redacted JWT]" },
 ];
 
 /** Token formats in one pass; the replacement is the first format that matches the token whole. */
@@ -55,8 +54,57 @@ function tokens(formats: ReadonlyArray<TokenFormat>): Redaction {
 
 const PRIVATE_KEY = "[redacted private key]";
 
-/** A whole block, to its END line, or to the end of the text when the END line was cut off. */
-const PRIVATE_KEY_BLOCK = /-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|$)/g;
+const BEGIN_PRIVATE = /-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----/g;
+/** After a BEGIN line whose END was cut off: the rest of its line and the lines that look like key material (base64, armor headers, blank). */
+const KEY_TAIL = /[^\n]*(?:\r?\n(?:[A-Za-z0-9+/=]*|[A-Za-z-]+: [^\n]*)(?=\r?\n|$))*(?:\r?\n[A-Za-z0-9+/=]+)?/y;
+
+/**
+ * Private key blocks (PEM, OpenSSH, PGP), each to its END line. When the END line was cut off:
+ * the key material after the BEGIN line, so that code which only names a BEGIN line keeps the
+ * lines after it. Linear: an END line that is not there is looked for once per type.
+ */
+function privateKeyBlocks(text: string, edits: Edit[]): void {
+  const missing = new Set<string>();
+  BEGIN_PRIVATE.lastIndex = 0;
+  for (let begin = BEGIN_PRIVATE.exec(text); begin !== null; begin = BEGIN_PRIVATE.exec(text)) {
+    const type = begin[1] as string;
+    const after = begin.index + begin[0].length;
+    let end = -1;
+    if (!missing.has(type)) {
+      const endLine = `-----END ${type}-----`;
+      const at = text.indexOf(endLine, after);
+      if (at === -1) missing.add(type);
+      else end = at + endLine.length;
+    }
+    if (end === -1) {
+      KEY_TAIL.lastIndex = after;
+      end = after + (KEY_TAIL.exec(text)?.[0].length ?? 0);
+    }
+    edits.push({ start: begin.index, end, replacement: PRIVATE_KEY });
+    BEGIN_PRIVATE.lastIndex = end;
+  }
+}
+
+/**
+ * JWTs: found by their payload (`.eyJ`, a literal, fast to find and never inside a run of token
+ * characters), then the header is the `eyJ…` before the dot. Looking for `eyJ` first would scan
+ * a long run of token characters once per `eyJ` in it.
+ */
+const JWT_PAYLOAD = /\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
+/** A letter, digit, `_` or `-`: a character of a JWT segment. */
+function isTokenChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45;
+}
+function jwts(text: string, edits: Edit[]): void {
+  JWT_PAYLOAD.lastIndex = 0;
+  for (let payload = JWT_PAYLOAD.exec(text); payload !== null; payload = JWT_PAYLOAD.exec(text)) {
+    let start = payload.index;
+    while (start > 0 && isTokenChar(text.charCodeAt(start - 1))) start -= 1;
+    const header = text.indexOf("eyJ", start);
+    if (header === -1 || payload.index - header < 8) continue;
+    edits.push({ start: header, end: payload.index + payload[0].length, replacement: "[redacted JWT]" });
+  }
+}
 
 const B64 = "A-Za-z0-9+/";
 /** Indentation, or a line number as `cat -n` (`     2\t`) and numbered listings (`  2| `, `2: `) print it. */
@@ -74,16 +122,36 @@ const KEY_RUN = String.raw`${KEY_LINE}(?:\r?\n${KEY_LINE})+(?:\r?\n${KEY_LAST_LI
 const KEY_LINES = new RegExp(String.raw`\n${KEY_RUN}`, "g");
 const KEY_LINES_FIRST = new RegExp(String.raw`^${KEY_RUN}`, "g");
 
+const ARMOR_LINE = /-----(BEGIN|END) ([A-Z0-9 ]{1,40})-----/g;
+
+/** Where the blocks that say they are something other than a private key (certificates, public keys) lie. */
+function publicBlocks(text: string): Array<[number, number]> {
+  const blocks: Array<[number, number]> = [];
+  let open = -1;
+  ARMOR_LINE.lastIndex = 0;
+  for (let line = ARMOR_LINE.exec(text); line !== null; line = ARMOR_LINE.exec(text)) {
+    if (line[1] === "BEGIN") open = (line[2] as string).includes("PRIVATE") ? -1 : line.index;
+    else if (open !== -1) {
+      blocks.push([open, line.index + line[0].length]);
+      open = -1;
+    }
+  }
+  return blocks;
+}
+
 /**
  * Key material whose BEGIN line was cut off (`sed -n 2,9p`, a read from line 2, a truncated
  * head). Lines inside a block that says it is something else (a certificate, a public key) are
  * content and stay.
  */
 function keyLines(text: string, edits: Edit[]): void {
+  let blocks: Array<[number, number]> | undefined;
+  let next = 0;
   const edit = (skip: number) => (match: RegExpExecArray) => {
-    const begin = text.lastIndexOf("-----BEGIN ", match.index);
-    const inBlock = begin !== -1 && text.lastIndexOf("-----END ", match.index) < begin;
-    if (inBlock && !/^-----BEGIN [A-Z0-9 ]*PRIVATE/.test(text.slice(begin, begin + 60))) return undefined;
+    blocks ??= publicBlocks(text);
+    while (next < blocks.length && (blocks[next] as [number, number])[1] <= match.index) next += 1;
+    const block = blocks[next];
+    if (block !== undefined && block[0] <= match.index) return undefined;
     return { skip, replacement: PRIVATE_KEY };
   };
   eachMatch(KEY_LINES_FIRST, edit(0))(text, edits);
@@ -104,7 +172,7 @@ const IN_CONTEXT: ReadonlyArray<[RegExp, string | ((match: RegExpExecArray) => s
   // one only when it holds a digit, so code (`token: string`, `apiKey = process.env.API_KEY`,
   // `secret = crypto.randomBytes(32)`) stays readable.
   [
-    /((?:passw(?:or)?d|secret|token|(?:api|access|secret|private)[_-]?key)["']?\s*[:=]{1,2}\s*)(?:(["'])(?!\$\{|\{\{|%\()[^"'\n]{6,}\2|(?=[^\s"'`,;(){}[\]<>]*\d)[^\s"'`,;(){}[\]<>]{6,})/gi,
+    /((?:passw(?:or)?d|secret|token|(?:api|access|secret|private)[_-]?key)["']?\s*[:=]{1,2}\s*)(?:(["'])(?!\$\{|\{\{|%\()[^"'\n]{6,256}\2|(?=[^\s"'`,;(){}[\]<>]{0,100}\d)[^\s"'`,;(){}[\]<>]{6,})/gi,
     (match) => (match[2] !== undefined ? `${match[2]}[redacted]${match[2]}` : "[redacted]"),
   ],
 ];
@@ -112,8 +180,9 @@ const IN_CONTEXT: ReadonlyArray<[RegExp, string | ((match: RegExpExecArray) => s
 /** The built-in redactions. Each finds its matches in the text as it came (see `_edits.ts`). */
 export function builtinRedactions(): Redaction[] {
   return [
-    eachMatch(PRIVATE_KEY_BLOCK, () => ({ replacement: PRIVATE_KEY })),
+    privateKeyBlocks,
     keyLines,
+    jwts,
     tokens(UPPER_TOKENS),
     tokens(TOKENS),
     ...IN_CONTEXT.map(([regex, replacement]) =>

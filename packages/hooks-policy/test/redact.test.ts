@@ -85,11 +85,17 @@ describe("private keys", () => {
     }
   });
 
+  it("code that names a BEGIN line keeps the lines after it", () => {
+    const code = "if (pem.startsWith('-----BEGIN RSA PRIVATE KEY-----')) {\n  return parseRsa(pem);\n}\nreturn parseOther(pem);";
+    const out = redact(code);
+    expect(out).toBe("if (pem.startsWith('[redacted private key]\n  return parseRsa(pem);\n}\nreturn parseOther(pem);");
+  });
+
   it("a key inside JSON (a cloud service account file)", () => {
     const json = JSON.stringify({ type: "service_account", private_key_id: "0123456789abcdef", private_key: pkcs8, client_email: "bot@example.iam" }, null, 2);
     const out = redact(json);
     for (const line of bodyOf(pkcs8)) expect(out).not.toContain(line);
-    expect(out).toContain('"private_key": "[redacted]"');
+    expect(out).toContain('"private_key": "[redacted');
     expect(out).toContain('"private_key_id": "0123456789abcdef"');
     expect(out).toContain('"client_email": "bot@example.iam"');
   });
