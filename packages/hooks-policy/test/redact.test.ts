@@ -128,6 +128,13 @@ describe("private keys", () => {
     }
   });
 
+  it("a certificate stays and the headerless key after it goes", () => {
+    const cert = ["-----BEGIN CERTIFICATE-----", ...base64Lines(900, 64), "-----END CERTIFICATE-----"].join("\n");
+    const body = bodyOf(pkcs8);
+    const out = redact(`${cert}\n${body.slice(3, 9).join("\n")}\n${cert}`);
+    expect(out).toBe(`${cert}\n[redacted private key]\n${cert}`);
+  });
+
   it("PuTTY key files keep their public part and lose the private lines", () => {
     const ppk = ["PuTTY-User-Key-File-3: ssh-ed25519", "Encryption: none", "Comment: me", "Public-Lines: 2", "AAAAC3NzaC1lZDI1NTE5AAAAIOdU", "vGbPCDa", "Private-Lines: 1", "AAAAIHcUzL1pXyqYtq8mG0a2rQ1lBvV1Q9nZ1Zz0h5pvsnXk", "Private-MAC: 8a"].join("\n");
     const out = redact(ppk);
