@@ -7,6 +7,7 @@ import { list } from "./list.js";
 import { policy } from "./policy.js";
 import { run } from "./run.js";
 import { schema } from "./schema.js";
+import { worker } from "./worker.js";
 
 /** Every command, in the order `toolhost --help` lists them. Add a command here. */
-export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy];
+export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy, worker];

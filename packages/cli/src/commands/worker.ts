@@ -1,0 +1,80 @@
+import type { Command } from "commander";
+import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { ExitCode } from "../_output.js";
+
+/** The config offers no queue service: exit 2 before anything runs. */
+class NoQueueError extends UsageError {
+  override readonly code = "TOOLHOST_NO_QUEUE";
+}
+
+const QUEUE_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+
+export const worker: CommandModule = {
+  register(program: Command, cli: Cli) {
+    program
+      .command("worker")
+      .description("run the tool calls of a queue on this machine, with this config's tools, roots and policy")
+      .requiredOption("--queue <name>", "the queue to take calls from")
+      .option("--concurrency <n>", "how many calls run at once", "4")
+      .option("--lock-duration <ms>", "how soon a crashed worker's calls are noticed by the others", "30000")
+      .option("--health-interval <s>", "seconds between two health lines", "30")
+      .option("--shutdown-grace <s>", "on SIGTERM, seconds running calls may take before they are ended", "30")
+      .addHelpText(
+        "after",
+        `
+The queue and Redis come from a queue plugin in the config, e.g.
+  "plugins": ["@toolhost/tool-bash", ["@toolhost/queue", { "redis": "redis://127.0.0.1:6379" }]]
+The worker runs each call through this config's plugins (its own tools, roots, sandbox, and a
+policy if one is configured, as a second gate: a call it would ask about is refused here).
+
+Health is printed as JSON lines on stdout: ready, then every --health-interval, stopping, stopped.
+SIGTERM or Ctrl-C stops taking calls and lets the running ones finish (a second one exits at once).
+Exit codes: 0 stopped, 2 refused (config, no queue plugin, Redis unreachable).`,
+      )
+      .action(
+        cli.action(async (options: { queue: string; concurrency: string; lockDuration: string; healthInterval: string; shutdownGrace: string }) => {
+          if (!QUEUE_NAME.test(options.queue)) {
+            throw new UsageError(`--queue must be 1 to 100 letters, digits, "_", "-" or ".", got "${options.queue}".`);
+          }
+          const concurrency = whole("--concurrency", options.concurrency, 1);
+          const lockDurationMs = whole("--lock-duration", options.lockDuration, 500);
+          const healthIntervalMs = whole("--health-interval", options.healthInterval, 1) * 1000;
+          const shutdownGraceMs = whole("--shutdown-grace", options.shutdownGrace, 0) * 1000;
+          const host = await cli.host();
+          const queue = host.harness.getService("queue");
+          if (!queue) {
+            const where = host.configPath ?? "a toolhost.config.json (toolhost init writes one)";
+            throw new NoQueueError(
+              `No queue is configured. Add one to "plugins" in ${where}, e.g. ["@toolhost/queue", { "redis": "redis://127.0.0.1:6379" }] (npm i -D @toolhost/queue).`,
+            );
+          }
+          // Policy is decided where a call is made: a worker's own policy is a second gate, and its
+          // "ask" is a refusal here, even in a terminal.
+          const { HarnessStage } = await import("@toolhost/core");
+          host.harness.hooks.approve.tap({ name: "toolhost worker", stage: HarnessStage.BUILT_IN_FIRST }, () => ({
+            approved: false,
+            reason: "a worker never asks: calls are approved on the host that makes them, and this worker's policy asked again",
+          }));
+          const signal = cli.interruptSignal();
+          await queue.work({
+            queue: options.queue,
+            concurrency,
+            lockDurationMs,
+            healthIntervalMs,
+            shutdownGraceMs,
+            signal,
+            onHealth: (report) => {
+              void cli.out(`${JSON.stringify({ ...report, time: new Date().toISOString() })}\n`);
+            },
+          });
+          return ExitCode.OK;
+        }),
+      );
+  },
+};
+
+function whole(flag: string, text: string, min: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new UsageError(`${flag} must be a whole number of at least ${min}, got "${text}".`);
+  return value;
+}

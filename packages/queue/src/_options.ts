@@ -1,0 +1,74 @@
+import { type Static, Type } from "@toolhost/core";
+
+const TlsOptions = Type.Object(
+  {
+    caFile: Type.Optional(Type.String({ description: "A PEM file of the CA that signed the server's certificate." })),
+    certFile: Type.Optional(Type.String({ description: "A PEM client certificate, for mutual TLS." })),
+    keyFile: Type.Optional(Type.String({ description: "The client certificate's PEM key." })),
+    servername: Type.Optional(Type.String({ description: "The name the server's certificate must carry, when not the host." })),
+    rejectUnauthorized: Type.Optional(Type.Boolean({ description: "false accepts any certificate (testing only). Default true." })),
+  },
+  { additionalProperties: false },
+);
+
+/** Where Redis is: a URL, or the parts. */
+export const RedisOptionsSchema = Type.Object(
+  {
+    url: Type.Optional(
+      Type.String({ description: "redis://[user:password@]host:port[/db], or rediss:// for TLS. Default redis://127.0.0.1:6379." }),
+    ),
+    username: Type.Optional(Type.String()),
+    password: Type.Optional(Type.String({ description: "Prefer passwordEnv: a config file is often committed." })),
+    passwordEnv: Type.Optional(Type.String({ description: "The environment variable that holds the password." })),
+    db: Type.Optional(Type.Integer({ minimum: 0 })),
+    tls: Type.Optional(Type.Union([Type.Boolean(), TlsOptions])),
+  },
+  { additionalProperties: false },
+);
+
+/** The options of `@toolhost/queue`. */
+export const QueueOptionsSchema = Type.Object(
+  {
+    redis: Type.Union([Type.String(), RedisOptionsSchema], {
+      default: "redis://127.0.0.1:6379",
+      description: "The Redis server: a redis:// or rediss:// URL, or { url, username, password, passwordEnv, db, tls }.",
+    }),
+    queue: Type.String({
+      pattern: "^[A-Za-z0-9_.-]{1,100}$",
+      default: "toolhost",
+      description: "The queue calls are sent to (workers run `toolhost worker --queue <name>`).",
+    }),
+    tools: Type.Array(Type.String({ minLength: 1 }), {
+      default: ["*"],
+      description: 'The calls sent to the queue, by tool name or glob ("*" for all, "fs_*"); the others run here.',
+    }),
+    discoverTools: Type.Boolean({
+      default: true,
+      description: "Offer the tools the queue's workers publish that this host does not have.",
+    }),
+    prefix: Type.String({ pattern: "^[A-Za-z0-9_.-]{1,50}$", default: "toolhost", description: "The prefix of every Redis key." }),
+    connectTimeoutMs: Type.Integer({ minimum: 100, default: 5000, description: "How long loading waits for Redis." }),
+    maxResultBytes: Type.Integer({
+      minimum: 4096,
+      default: 262144,
+      description: "The most bytes of one result kept in Redis; larger text keeps its head and tail.",
+    }),
+    maxUpdateBytes: Type.Integer({ minimum: 1024, default: 16384, description: "The most bytes of one streamed update." }),
+    updateIntervalMs: Type.Integer({ minimum: 0, default: 100, description: "The least time between two updates of a call." }),
+    retention: Type.Object(
+      {
+        completedSeconds: Type.Integer({ minimum: 0, default: 600 }),
+        failedSeconds: Type.Integer({ minimum: 0, default: 3600 }),
+      },
+      {
+        default: {},
+        additionalProperties: false,
+        description: "How long finished jobs stay in Redis (a call re-sent with the same id within it gets the same result).",
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type QueueOptions = Static<typeof QueueOptionsSchema>;
+export type RedisOptions = Static<typeof RedisOptionsSchema>;

@@ -1,0 +1,230 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import type { AgentToolResult, ToolResultMessage } from "@toolhost/core";
+import { type Host, createHost } from "@toolhost/core/config";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..", "..");
+/** The built plugins and CLI, by absolute path: a config names them so, and the CLI runs as users run it. */
+export const QUEUE_PLUGIN = join(root, "queue", "dist", "index.js");
+export const BASH_PLUGIN = join(root, "tool-bash", "dist", "index.js");
+export const CLI_BIN = join(root, "cli", "dist", "bin.js");
+const CORE = realpathSync(join(here, "..", "node_modules", "@toolhost", "core"));
+
+/** A temporary folder (real path) whose node_modules has @toolhost/core, for the test's own plugin. */
+export function tempProject(): { dir: string; remove: () => void } {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-queue-")));
+  mkdirSync(join(dir, "node_modules", "@toolhost"), { recursive: true });
+  symlinkSync(CORE, join(dir, "node_modules", "@toolhost", "core"), "dir");
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A redis-server of the test's own, on a free loopback port, without persistence. */
+export interface TestRedis {
+  port: number;
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts redis-server; fails (never skips) when it is not installed. */
+export async function startRedis(extra: string[] = [], port?: number): Promise<TestRedis> {
+  port ??= await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", ...extra], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const failed = new Promise<never>((_, reject) => {
+    child.on("error", (error) => reject(new Error(`redis-server could not start (install the redis-server package): ${error.message}`)));
+    child.on("exit", (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+  });
+  const ready = (async () => {
+    while (!output.includes("Ready to accept connections")) await delay(20);
+  })();
+  await Promise.race([ready, failed]);
+  failed.catch(() => undefined);
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    process: child,
+    stop: () => stopProcess(child),
+  };
+}
+
+/** Ends a child by its PID (SIGTERM, then SIGKILL after 30 s) and waits for it to exit. */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  process.kill(child.pid as number, signal);
+  const timer = setTimeout(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid as number, "SIGKILL");
+  }, 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A `toolhost worker` process, with its health lines. */
+export interface TestWorker {
+  process: ChildProcess;
+  pid: number;
+  lines: Array<Record<string, unknown>>;
+  stderr(): string;
+  /** Resolves with its exit code once it exits. */
+  exited: Promise<number | null>;
+}
+
+/** Starts the built CLI's `toolhost worker` in `dir` (its config) and waits for its "ready" line. */
+export async function startWorker(dir: string, args: string[] = []): Promise<TestWorker> {
+  const child = spawn(process.execPath, [CLI_BIN, "worker", "--queue", "calls", "--health-interval", "1", ...args], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: "1" },
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    let newline = stdout.indexOf("\n");
+    while (newline >= 0) {
+      lines.push(JSON.parse(stdout.slice(0, newline)) as Record<string, unknown>);
+      stdout = stdout.slice(newline + 1);
+      newline = stdout.indexOf("\n");
+    }
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const worker: TestWorker = { process: child, pid: child.pid as number, lines, stderr: () => stderr, exited };
+  const ready = (async () => {
+    while (!lines.some((line) => line.event === "ready")) await delay(20);
+  })();
+  const died = exited.then((code) => {
+    throw new Error(`toolhost worker exited with ${code} before it was ready:\n${stderr}`);
+  });
+  await Promise.race([ready, died]);
+  died.catch(() => undefined);
+  return worker;
+}
+
+/** Writes `toolhost.config.json` into `dir`. */
+export function writeConfig(dir: string, plugins: unknown[]): void {
+  writeFileSync(join(dir, "toolhost.config.json"), JSON.stringify({ plugins }, null, 2));
+}
+
+/** The queue plugin's entry for a config. */
+export function queueEntry(redis: TestRedis, options: Record<string, unknown> = {}): unknown[] {
+  return [QUEUE_PLUGIN, { redis: redis.url, queue: "calls", ...options }];
+}
+
+/** The producer: a host made from the config in `dir`. */
+export function producer(dir: string): Promise<Host> {
+  return createHost({ cwd: dir });
+}
+
+export function textOf(result: Pick<AgentToolResult | ToolResultMessage, "content">): string {
+  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+}
+
+export function codeOf(result: { details: unknown }): unknown {
+  return (result.details as { code?: unknown } | undefined)?.code;
+}
+
+/** Whether a process runs: it exists and is not a zombie. */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until a file exists and holds a line, and returns its text. */
+export async function waitForFile(path: string): Promise<string> {
+  for (;;) {
+    if (existsSync(path)) {
+      const text = readFileSync(path, "utf8");
+      if (text.endsWith("\n")) return text;
+    }
+    await delay(20);
+  }
+}
+
+/** Waits until `check` holds. */
+export async function waitUntil(check: () => boolean): Promise<void> {
+  while (!check()) await delay(25);
+}
+
+/** Ends a process group left behind by a killed worker's bash call. */
+export function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * A plugin of the test's own, for workers: `slow_read` says it only reads; the first attempt of a
+ * call waits (so the test can kill its worker), later attempts answer at once. Each attempt adds
+ * its worker's pid to `attempts.log` in the call's folder. `remote_echo` echoes its text; the
+ * plugin's policy asks about the text "ask me".
+ */
+export function writeProbePlugin(dir: string): string {
+  const file = join(dir, "probe-plugin.mjs");
+  writeFileSync(
+    file,
+    `import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { definePlugin, Type } from "@toolhost/core";
+export default definePlugin({
+  name: "probe",
+  apply(harness) {
+    // A second gate on the worker: it asks about one text.
+    harness.hooks.beforeToolCall.tap("probe", (ctx) => (ctx.args?.text === "ask me" ? { ask: true, reason: "the probe asks about this text" } : undefined));
+    harness.registerTool({
+      name: "slow_read",
+      label: "Slow read",
+      description: "Reads a file slowly.",
+      parameters: Type.Object({ path: Type.String() }),
+      annotations: { readOnly: true },
+      async execute(_id, { path }, signal) {
+        const log = join(harness.cwd, "attempts.log");
+        const first = !existsSync(log);
+        appendFileSync(log, process.pid + "\\n");
+        if (first) await new Promise((resolve) => { const t = setTimeout(resolve, 600000); signal.addEventListener("abort", () => { clearTimeout(t); resolve(); }); });
+        return { content: [{ type: "text", text: "read by " + process.pid + ": " + readFileSync(path, "utf8") }], details: {} };
+      },
+    });
+    harness.registerTool({
+      name: "remote_echo",
+      label: "Echo",
+      description: "Echoes its text.",
+      parameters: Type.Object({ text: Type.String() }),
+      annotations: { readOnly: true, idempotent: true },
+      async execute(_id, { text }) {
+        return { content: [{ type: "text", text: "echo from " + process.pid + ": " + text }], details: {} };
+      },
+    });
+  },
+});
+`,
+  );
+  return file;
+}

@@ -1,0 +1,210 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHost } from "@toolhost/core/config";
+import type { Host } from "@toolhost/core/config";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  BASH_PLUGIN,
+  CLI_BIN,
+  type TestRedis,
+  type TestWorker,
+  codeOf,
+  freePort,
+  producer,
+  queueEntry,
+  startRedis,
+  startWorker,
+  stopProcess,
+  tempProject,
+  textOf,
+  isRunning,
+  waitForFile,
+  writeConfig,
+  writeProbePlugin,
+} from "./_helpers.js";
+
+let redis: TestRedis;
+let dir: string;
+let remove: () => void;
+let workerDir: string;
+let producerDir: string;
+const workers: TestWorker[] = [];
+const hosts: Host[] = [];
+
+beforeEach(async () => {
+  redis = await startRedis();
+  ({ dir, remove } = tempProject());
+  workerDir = join(dir, "worker");
+  producerDir = join(dir, "producer");
+  mkdirSync(workerDir);
+  mkdirSync(producerDir);
+  writeConfig(workerDir, [[BASH_PLUGIN, { executionMode: "parallel" }], queueEntry(redis)]);
+});
+
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.harness.dispose();
+  for (const worker of workers.splice(0)) await stopProcess(worker.process, "SIGKILL");
+  await redis.stop();
+  remove();
+});
+
+async function worker(args: string[] = []): Promise<TestWorker> {
+  const started = await startWorker(workerDir, args);
+  workers.push(started);
+  return started;
+}
+
+async function host(options: Record<string, unknown> = {}): Promise<Host> {
+  writeConfig(producerDir, [queueEntry(redis, options)]);
+  const made = await producer(producerDir);
+  hosts.push(made);
+  return made;
+}
+
+function run(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("loading", () => {
+  it("refuses to load with a clear error when Redis is unreachable", async () => {
+    const port = await freePort();
+    writeConfig(producerDir, [queueEntry({ ...redis, url: `redis://127.0.0.1:${port}` }, { connectTimeoutMs: 1000 })]);
+    const error = await createHost({ cwd: producerDir }).then(
+      () => undefined,
+      (thrown: unknown) => thrown as Error & { code: string },
+    );
+    expect(error?.code).toBe("TOOLHOST_QUEUE_UNREACHABLE");
+    expect(error?.message).toContain(`Could not reach Redis at redis://127.0.0.1:${port}/0`);
+    // The worker command says the same, and exits 2 before anything runs.
+    const result = await run(["worker", "--queue", "calls"], producerDir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Could not reach Redis");
+    expect(result.stderr).toContain("TOOLHOST_QUEUE_UNREACHABLE");
+  });
+
+  it("says which password variable is not set", async () => {
+    writeConfig(producerDir, [queueEntry(redis, { redis: { url: redis.url, passwordEnv: "TEST_QUEUE_PASSWORD_UNSET" } })]);
+    const error = await createHost({ cwd: producerDir }).catch((thrown: unknown) => thrown as Error & { code: string });
+    expect((error as { code: string }).code).toBe("TOOLHOST_QUEUE_UNREACHABLE");
+    expect((error as Error).message).toContain("TEST_QUEUE_PASSWORD_UNSET");
+  });
+
+  it("signs in with a password from the environment, and names neither password in the error", async () => {
+    const guarded = await startRedis(["--requirepass", "right-secret"]);
+    try {
+      writeConfig(producerDir, [queueEntry(guarded, { redis: { url: guarded.url, passwordEnv: "TEST_QUEUE_PASSWORD" } })]);
+      process.env.TEST_QUEUE_PASSWORD = "right-secret";
+      const made = await createHost({ cwd: producerDir });
+      await made.harness.dispose();
+      process.env.TEST_QUEUE_PASSWORD = "wrong-secret";
+      const error = await createHost({ cwd: producerDir }).catch((thrown: unknown) => thrown as Error & { code: string });
+      expect((error as { code: string }).code).toBe("TOOLHOST_QUEUE_UNREACHABLE");
+      expect((error as Error).message).toContain(`redis://127.0.0.1:${guarded.port}/0`);
+      expect((error as Error).message).not.toContain("secret");
+    } finally {
+      delete process.env.TEST_QUEUE_PASSWORD;
+      await guarded.stop();
+    }
+  });
+
+  it("tells `toolhost worker` users to add the queue plugin when the config has none", async () => {
+    writeConfig(workerDir, [BASH_PLUGIN]);
+    const result = await run(["worker", "--queue", "calls"], workerDir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("No queue is configured");
+    expect(result.stderr).toContain("TOOLHOST_NO_QUEUE");
+  });
+});
+
+describe("a worker's life", () => {
+  it("reports health and, on SIGTERM, finishes the running call before it exits", async () => {
+    const running = await worker(["--concurrency", "2"]);
+    expect(running.lines[0]).toMatchObject({ event: "ready", queue: "calls", concurrency: 2, tools: ["bash"], redis: "ready" });
+    const { harness } = await host();
+    const started = join(dir, "started");
+    const pending = harness.executeToolCalls([
+      { id: "graceful", name: "bash", arguments: { command: `echo started > ${started}; sleep 2; echo finished` } },
+    ]);
+    await waitForFile(started);
+    process.kill(running.pid, "SIGTERM");
+    const [result] = await pending;
+    expect(textOf(result!)).toBe("finished");
+    expect(await running.exited).toBe(0);
+    const events = running.lines.map((line) => line.event);
+    expect(events.slice(-2)).toEqual(["stopping", "stopped"]);
+    expect(running.lines.at(-1)).toMatchObject({ running: 0, completed: 1 });
+  });
+});
+
+describe("a worker stopped while its calls run", () => {
+  beforeEach(() => {
+    writeProbePlugin(dir);
+    writeConfig(workerDir, [[BASH_PLUGIN, { executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(redis)]);
+  });
+
+  it("ends a bash call when the shutdown grace runs out, with a result that says so", async () => {
+    const running = await worker(["--shutdown-grace", "1"]);
+    const { harness } = await host();
+    const shellPid = join(dir, "shell.pid");
+    const pending = harness.executeToolCalls([
+      { id: "grace-bash", name: "bash", arguments: { command: `echo $$ > ${shellPid}; sleep 600` } },
+    ]);
+    const shell = Number(await waitForFile(shellPid));
+    process.kill(running.pid, "SIGTERM");
+    const [result] = await pending;
+    expect(codeOf(result!)).toBe("TOOLHOST_QUEUE_WORKER_SHUT_DOWN");
+    expect(await running.exited).toBe(0);
+    expect(isRunning(shell)).toBe(false);
+  });
+
+  it("hands a read-only call back to the queue when the grace runs out, and another worker runs it", async () => {
+    const first = await worker(["--shutdown-grace", "1"]);
+    const { harness } = await host();
+    writeFileSync(join(dir, "data.txt"), "the data");
+    const pending = harness.executeToolCalls([{ id: "grace-read", name: "slow_read", arguments: { path: join(dir, "data.txt") } }]);
+    await waitForFile(join(workerDir, "attempts.log"));
+    process.kill(first.pid, "SIGTERM");
+    expect(await first.exited).toBe(0);
+    const second = await worker();
+    const [result] = await pending;
+    expect(textOf(result!)).toBe(`read by ${second.pid}: the data`);
+  });
+});
+
+describe("call ids and sizes", () => {
+  it("gives a call sent again with its id the first result, and refuses another call under that id", async () => {
+    await worker();
+    const { harness } = await host();
+    const effect = join(dir, "effect.log");
+    const call = { id: "same-id", name: "bash", arguments: { command: `echo ran >> ${effect}; echo done` } };
+    const [first] = await harness.executeToolCalls([call]);
+    const [again] = await harness.executeToolCalls([call]);
+    expect(textOf(first!)).toBe("done");
+    expect(textOf(again!)).toBe("done");
+    expect(readFileSync(effect, "utf8")).toBe("ran\n");
+    const [other] = await harness.executeToolCalls([{ ...call, arguments: { command: "echo other" } }]);
+    expect(codeOf(other!)).toBe("TOOLHOST_QUEUE_CALL_ID_REUSED");
+  });
+
+  it("bounds a large result in Redis, keeping its head and its tail", async () => {
+    writeConfig(workerDir, [[BASH_PLUGIN, { maxOutputBytes: 1024 * 1024 }], queueEntry(redis)]);
+    await worker();
+    const { harness } = await host({ maxResultBytes: 8192 });
+    const [result] = await harness.executeToolCalls([
+      { id: "big", name: "bash", arguments: { command: "echo START; seq 1 60000; echo END" } },
+    ]);
+    const text = textOf(result!);
+    expect(Buffer.byteLength(JSON.stringify(result!.content))).toBeLessThan(8192);
+    expect(text.startsWith("START\n1\n2\n")).toBe(true);
+    expect(text.endsWith("59999\n60000\nEND")).toBe(true);
+    expect(text).toContain("characters left out (results in the queue are bounded");
+  });
+});

@@ -1,0 +1,229 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AgentEvent } from "@toolhost/core";
+import type { Host } from "@toolhost/core/config";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  BASH_PLUGIN,
+  type TestRedis,
+  type TestWorker,
+  codeOf,
+  isRunning,
+  killGroup,
+  producer,
+  queueEntry,
+  startRedis,
+  startWorker,
+  stopProcess,
+  tempProject,
+  textOf,
+  waitForFile,
+  waitUntil,
+  writeConfig,
+  writeProbePlugin,
+} from "./_helpers.js";
+
+let redis: TestRedis;
+let dir: string;
+let remove: () => void;
+let workerDir: string;
+let producerDir: string;
+const workers: TestWorker[] = [];
+const hosts: Host[] = [];
+const groups: number[] = [];
+
+beforeEach(async () => {
+  redis = await startRedis();
+  ({ dir, remove } = tempProject());
+  workerDir = join(dir, "worker");
+  producerDir = join(dir, "producer");
+  mkdirSync(workerDir);
+  mkdirSync(producerDir);
+  writeProbePlugin(dir);
+  // The worker's own config: bash (calls of a batch may run together) and the probe tools.
+  writeConfig(workerDir, [[BASH_PLUGIN, { executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(redis)]);
+  // The producer has no tool of its own: it learns the workers' tools from Redis.
+  writeConfig(producerDir, [queueEntry(redis)]);
+});
+
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.harness.dispose();
+  for (const worker of workers.splice(0)) await stopProcess(worker.process, "SIGKILL");
+  for (const pid of groups.splice(0)) killGroup(pid);
+  await redis.stop();
+  remove();
+});
+
+async function worker(args: string[] = []): Promise<TestWorker> {
+  const started = await startWorker(workerDir, args);
+  workers.push(started);
+  return started;
+}
+
+async function host(): Promise<Host> {
+  const made = await producer(producerDir);
+  hosts.push(made);
+  return made;
+}
+
+describe("calls on a pool of workers", () => {
+  it("spreads a batch over two workers and gives the results in call order", async () => {
+    const first = await worker(["--concurrency", "1"]);
+    const second = await worker(["--concurrency", "1"]);
+    const { harness } = await host();
+    const calls = Array.from({ length: 6 }, (_, i) => ({
+      id: `spread-${i}`,
+      name: "bash",
+      arguments: { command: `sleep 1; echo "${i} $PPID"` },
+    }));
+    const results = await harness.executeToolCalls(calls);
+    expect(results.map((result) => result.isError)).toEqual(calls.map(() => false));
+    const lines = results.map((result) => textOf(result).trim().split(" "));
+    expect(lines.map(([index]) => index)).toEqual(["0", "1", "2", "3", "4", "5"]);
+    expect(new Set(lines.map(([, pid]) => Number(pid)))).toEqual(new Set([first.pid, second.pid]));
+  });
+
+  it("streams a running call's output back as updates", async () => {
+    await worker();
+    const { harness } = await host();
+    const updates: string[] = [];
+    harness.subscribe((event: AgentEvent) => {
+      if (event.type === "tool_execution_update") updates.push(textOf(event.partialResult));
+    });
+    const [result] = await harness.executeToolCalls([
+      { id: "progress-1", name: "bash", arguments: { command: "echo one; sleep 1; echo two; sleep 1; echo three" } },
+    ]);
+    expect(textOf(result!)).toBe("one\ntwo\nthree");
+    expect(updates.some((text) => text.startsWith("one") && !text.includes("three"))).toBe(true);
+  });
+
+  it("aborts a running bash call on the worker, leaving no process behind", async () => {
+    const running = await worker();
+    const { harness } = await host();
+    const shellPid = join(dir, "shell.pid");
+    const childPid = join(dir, "child.pid");
+    const controller = new AbortController();
+    const pending = harness.executeToolCalls(
+      [{ id: "abort-1", name: "bash", arguments: { command: `echo $$ > ${shellPid}; sleep 600 & echo $! > ${childPid}; wait` } }],
+      { signal: controller.signal },
+    );
+    const pids = [Number(await waitForFile(shellPid)), Number(await waitForFile(childPid))];
+    groups.push(pids[0]!);
+    expect(pids.every(isRunning)).toBe(true);
+    controller.abort();
+    const [result] = await pending;
+    expect(codeOf(result!)).toBe("TOOLHOST_ABORTED");
+    await waitUntil(() => !pids.some(isRunning));
+    // The worker goes on taking calls.
+    const [after] = await harness.executeToolCalls([{ id: "abort-2", name: "bash", arguments: { command: "echo $PPID" } }]);
+    expect(textOf(after!)).toBe(String(running.pid));
+  });
+
+  it("runs a read-only call again on another worker when its worker is killed, with one result", async () => {
+    const first = await worker(["--lock-duration", "2000"]);
+    const { harness } = await host();
+    writeFileSync(join(dir, "data.txt"), "the data");
+    const pending = harness.executeToolCalls([{ id: "crash-read", name: "slow_read", arguments: { path: join(dir, "data.txt") } }]);
+    await waitForFile(join(workerDir, "attempts.log"));
+    await stopProcess(first.process, "SIGKILL");
+    const second = await worker(["--lock-duration", "2000"]);
+    const results = await pending;
+    expect(results).toHaveLength(1);
+    expect(results[0]!.isError).toBe(false);
+    expect(textOf(results[0]!)).toBe(`read by ${second.pid}: the data`);
+    expect(readFileSync(join(workerDir, "attempts.log"), "utf8")).toBe(`${first.pid}\n${second.pid}\n`);
+  });
+
+  it("runs a bash call at most once when its worker is killed, and says the outcome is unknown", async () => {
+    const first = await worker(["--lock-duration", "2000"]);
+    const { harness } = await host();
+    const effect = join(dir, "effect.log");
+    const shellPid = join(dir, "shell.pid");
+    const pending = harness.executeToolCalls([
+      { id: "crash-bash", name: "bash", arguments: { command: `echo $$ > ${shellPid}; echo ran >> ${effect}; sleep 600` } },
+    ]);
+    await waitForFile(effect);
+    groups.push(Number(await waitForFile(shellPid)));
+    await stopProcess(first.process, "SIGKILL");
+    await worker(["--lock-duration", "2000"]);
+    const [result] = await pending;
+    expect(result!.isError).toBe(true);
+    expect(codeOf(result!)).toBe("TOOLHOST_QUEUE_WORKER_LOST");
+    expect(textOf(result!)).toContain("the worker running this call stopped; the command may or may not have run");
+    expect(readFileSync(effect, "utf8")).toBe("ran\n");
+  });
+
+  it("ends the calls with a clear result when Redis stops mid-run, and refuses new ones at once", async () => {
+    const running = await worker(["--shutdown-grace", "0"]);
+    const { harness } = await host();
+    const shellPid = join(dir, "shell.pid");
+    const pending = harness.executeToolCalls([
+      { id: "redis-gone", name: "bash", arguments: { command: `echo $$ > ${shellPid}; sleep 600` } },
+    ]);
+    const shell = Number(await waitForFile(shellPid));
+    groups.push(shell);
+    await redis.stop();
+    const [result] = await pending;
+    expect(codeOf(result!)).toBe("TOOLHOST_QUEUE_CONNECTION_LOST");
+    expect(textOf(result!)).toContain("may or may not have run");
+    const [next] = await harness.executeToolCalls([{ id: "redis-gone-2", name: "bash", arguments: { command: "true" } }]);
+    expect(codeOf(next!)).toBe("TOOLHOST_QUEUE_UNAVAILABLE");
+    expect(textOf(next!)).toContain(`redis://127.0.0.1:${redis.port}/0`);
+    // The worker still stops on SIGTERM, ending the call it ran.
+    await stopProcess(running.process);
+    expect(await running.exited).toBe(0);
+    expect(isRunning(shell)).toBe(false);
+  });
+
+  it("takes calls again once Redis is back", async () => {
+    await worker();
+    const { harness } = await host();
+    await redis.stop();
+    const [refused] = await harness.executeToolCalls([{ id: "back-0", name: "bash", arguments: { command: "echo hi" } }]);
+    expect(codeOf(refused!)).toBe("TOOLHOST_QUEUE_UNAVAILABLE");
+    redis = await startRedis([], redis.port);
+    // The host and the worker reconnect on their own; a call made before they have is refused, not lost.
+    let attempt = 0;
+    for (;;) {
+      attempt += 1;
+      const [result] = await harness.executeToolCalls([{ id: `back-${attempt}`, name: "bash", arguments: { command: "echo hi" } }]);
+      if (codeOf(result!) !== "TOOLHOST_QUEUE_UNAVAILABLE") {
+        expect(textOf(result!)).toBe("hi");
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+
+  it("runs a tool the producer does not have, with the schema and hints its workers published", async () => {
+    const running = await worker();
+    const { harness } = await host();
+    const echo = harness.getTool("remote_echo");
+    expect(echo?.annotations).toEqual({ readOnly: true, idempotent: true });
+    expect(harness.toolOwner("remote_echo")).toBe('plugin "@toolhost/queue"');
+    const [result, invalid] = await harness.executeToolCalls([
+      { id: "remote-1", name: "remote_echo", arguments: { text: "hi" } },
+      { id: "remote-2", name: "remote_echo", arguments: { text: 5 } },
+    ]);
+    expect(textOf(result!)).toBe(`echo from ${running.pid}: hi`);
+    // The worker checks the arguments against its own tool.
+    expect(codeOf(invalid!)).toBe("TOOLHOST_INVALID_ARGUMENTS");
+  });
+
+  it("refuses on the worker a call its own policy asks about: a worker never asks", async () => {
+    await worker();
+    const { harness } = await host();
+    const [result] = await harness.executeToolCalls([{ id: "gate-1", name: "remote_echo", arguments: { text: "ask me" } }]);
+    expect(codeOf(result!)).toBe("TOOLHOST_NOT_APPROVED");
+    expect(textOf(result!)).toContain("the probe asks about this text");
+    expect(textOf(result!)).toContain("a worker never asks");
+  });
+
+  it("finds a tool a worker published after the producer loaded, when it is first called", async () => {
+    const { harness } = await host();
+    expect(harness.getTool("remote_echo")).toBeUndefined();
+    const running = await worker();
+    const [result] = await harness.executeToolCalls([{ id: "late-1", name: "remote_echo", arguments: { text: "late" } }]);
+    expect(textOf(result!)).toBe(`echo from ${running.pid}: late`);
+  });
+});
