@@ -54,7 +54,8 @@ function tokens(formats: ReadonlyArray<TokenFormat>): Redaction {
 
 const PRIVATE_KEY = "[redacted private key]";
 
-const BEGIN_PRIVATE = /-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----/g;
+/** `-----BEGIN … PRIVATE KEY-----` (PEM, OpenSSH, PGP's `… KEY BLOCK`), and SSH2's `---- BEGIN … ----`. */
+const BEGIN_PRIVATE = /-{4,5} ?BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?) ?-{4,5}/g;
 /** After a BEGIN line whose END was cut off: the rest of its line and the lines that look like key material (base64, armor headers, blank). */
 const KEY_TAIL = /[^\n]*(?:\r?\n(?:[A-Za-z0-9+/=]*|[A-Za-z-]+: [^\n]*)(?=\r?\n|$))*(?:\r?\n[A-Za-z0-9+/=]+)?/y;
 
@@ -71,7 +72,7 @@ function privateKeyBlocks(text: string, edits: Edit[]): void {
     const after = begin.index + begin[0].length;
     let end = -1;
     if (!missing.has(type)) {
-      const endLine = `-----END ${type}-----`;
+      const endLine = begin[0].replace("BEGIN", "END");
       const at = text.indexOf(endLine, after);
       if (at === -1) missing.add(type);
       else end = at + endLine.length;

@@ -100,6 +100,11 @@ describe("private keys", () => {
     expect(out).toContain('"client_email": "bot@example.iam"');
   });
 
+  it("SSH2 (RFC 4716) private key files", () => {
+    const ssh2 = ["---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", 'Comment: "me"', ...base64Lines(600, 70), "---- END SSH2 ENCRYPTED PRIVATE KEY ----"].join("\n");
+    expect(redact(`a\n${ssh2}\nb`)).toBe("a\n[redacted private key]\nb");
+  });
+
   it("PGP private key blocks", () => {
     const block = ["-----BEGIN PGP PRIVATE KEY BLOCK-----", "", ...base64Lines(1200, 64), "=n8Zq", "-----END PGP PRIVATE KEY BLOCK-----"].join("\n");
     const out = redact(`gpg --export-secret-keys -a\n${block}\ndone`);
