@@ -83,6 +83,26 @@ const HUNT = [
   { id: "c7", name: "bash", arguments: { command: "cat deploy_key.txt notes.txt; seq 1 60000; cat notes.txt deploy_key.txt" } }, // cut in the middle
 ];
 
+interface ResultLike {
+  toolCallId: string;
+  content: Array<{ type: string; text?: string }>;
+  details?: unknown;
+}
+
+/** The calls ran (a refusal for another reason would make every check below pass vacuously), and their secrets are masked. */
+function expectRanAndMasked(results: ResultLike[]): void {
+  const text = (id: string) => results.find((result) => result.toolCallId === id)?.content.map((block) => block.text ?? "").join("") ?? "";
+  expect(text("c1")).toContain("the end");
+  expect(text("c1")).toContain("glued KEY_[redacted AWS key] tok[redacted GitHub token]");
+  expect(text("c2")).toContain("[redacted private key]");
+  expect(text("c3")).toContain("[redacted private key]");
+  expect(text("c4")).toContain("[redacted private key]");
+  expect(text("c4")).toContain(`[redacted $${ENV_NAME}]`);
+  expect(text("c5")).toContain("Blocked by @toolhost/hooks-policy");
+  expect(text("c6")).toContain("no one could approve it");
+  expect((results.find((result) => result.toolCallId === "c7")?.details as { truncated?: boolean } | undefined)?.truncated).toBe(true);
+}
+
 describe("through a real harness (tool-fs, tool-bash, hooks-policy)", () => {
   it("results, every event and the audit log hold no raw secret", { timeout: SLOW }, async () => {
     const { dir } = project();
@@ -101,6 +121,7 @@ describe("through a real harness (tool-fs, tool-bash, hooks-policy)", () => {
     const results = await harness.executeToolCalls(HUNT);
 
     expect(results.map((result) => result.toolCallId)).toEqual(HUNT.map((call) => call.id));
+    expectRanAndMasked(results);
     expect(events.some((event) => event.type === "tool_execution_update")).toBe(true);
     expect(JSON.stringify(results)).toContain("[redacted private key]");
     expect(JSON.stringify(results)).toContain(`[redacted $${ENV_NAME}]`);
@@ -119,6 +140,7 @@ describe("through the CLI", () => {
     const run = await toolhost(["run", "-"], { cwd: dir, input: JSON.stringify(HUNT), env: env(tmp) });
     expect(run.code, run.stderr).toBe(1); // the refusals are errors
     expect(run.stdout.trim().split("\n")).toHaveLength(HUNT.length);
+    expectRanAndMasked(run.stdout.trim().split("\n").map((line) => JSON.parse(line) as ResultLike));
     expect(run.stdout).toContain("[redacted private key]");
     expectNoSecret(run.stdout, "stdout");
     expectNoSecret(run.stderr, "stderr");
