@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type AgentEvent, AgentHarness, type AgentTool, Type } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import policyPlugin, { type AuditEntry, digest, type PolicyOptions } from "../src/index.js";
+import { digest } from "../src/_audit.js";
+import policyPlugin, { type AuditEntry, type PolicyOptions } from "../src/index.js";
 import { makeWorkspace } from "./_helpers.js";
 
 // Put together at run time, so no literal in this file looks like a live key.
