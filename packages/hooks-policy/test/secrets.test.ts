@@ -43,7 +43,11 @@ function tools(): AgentTool[] {
     execute,
   });
   return [
-    tool("bash", async (_id, params) => ({ content: [{ type: "text", text: `ran ${(params as { command: string }).command}` }], details: {} }), Type.Object({ command: Type.String() })),
+    {
+      ...tool("bash", async (_id, params) => ({ content: [{ type: "text", text: `ran ${(params as { command: string }).command}` }], details: {} }), Type.Object({ command: Type.String() })),
+      // What it runs, as tool-bash declares it: the policy judges calls by what their tool declares.
+      access: (params, { cwd }) => ({ commands: [{ command: (params as { command: string }).command, cwd }] }),
+    },
     tool("leaky", async () => ({
       content: [{ type: "text", text: `env: ${ENV_NAME}=${ENV_VALUE}\nkey ${AWS}` }],
       details: { token: GITHUB, nested: [{ env: ENV_VALUE }] },
