@@ -43,6 +43,9 @@ export function createApiCallTool(
     label: "Make API Call",
     description: "Make an HTTP request (GET, POST, PUT or DELETE) and return the response body.",
     parameters,
+    annotations: { openWorld: true },
+    // The one destination a call reaches, so a policy's url and host rules judge it.
+    access: (params) => ({ network: [{ url: params.url, method: params.method ?? "GET" }] }),
     async execute(_id, params, signal) {
       const method = params.method ?? "GET";
       const url = new URL(params.url);

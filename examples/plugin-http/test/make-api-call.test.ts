@@ -138,3 +138,20 @@ describe("make_api_call through the harness", () => {
     expect(result.details.statusCode).toBe(200);
   });
 });
+
+describe("what a call declares it touches", () => {
+  it("declares its URL and method, which the kernel hands to beforeToolCall as ctx.access", async () => {
+    const harness = await harnessWith();
+    const seen: unknown[] = [];
+    harness.hooks.beforeToolCall.tap("test", (ctx) => {
+      seen.push(ctx.access);
+      return { block: true, reason: "only looking" };
+    });
+    await harness.executeToolCalls([
+      { id: "1", name: "make_api_call", arguments: { url: `${base}/json` } },
+      { id: "2", name: "make_api_call", arguments: { url: `${base}/echo`, method: "DELETE" } },
+    ]);
+    expect(seen).toEqual([{ network: [{ url: `${base}/json`, method: "GET" }] }, { network: [{ url: `${base}/echo`, method: "DELETE" }] }]);
+    expect(createApiCallTool().annotations).toEqual({ openWorld: true });
+  });
+});

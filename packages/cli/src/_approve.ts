@@ -12,6 +12,7 @@ export function attachApprover(harness: AgentHarness, cli: Cli): void {
   const approvedTools = new Set<string>();
   let queue: Promise<unknown> = Promise.resolve();
   harness.hooks.approve.tapPromise("@toolhost/cli", (request, signal) => {
+    const entered = performance.now();
     const ask = async (): Promise<ApprovalResult> => {
       const tool = request.toolCall.name;
       if (approvedTools.has(tool)) return { approved: true, reason: `approved for this session in the terminal` };
@@ -50,7 +51,8 @@ export function attachApprover(harness: AgentHarness, cli: Cli): void {
     };
     const answer = queue.then(ask, ask);
     queue = answer.catch(() => undefined);
-    return answer;
+    // The wait (for the person, and for the questions before this one) is not the tool's own time.
+    return answer.finally(() => cli.approvalWaitMs.set(request.toolCall.id, performance.now() - entered));
   });
 }
 

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { Host } from "@toolhost/core/config";
+import { CONFIG_HINTS, DEFAULT_PLUGINS, KNOWN_PLUGINS } from "./_defaults.js";
 import { ExitCode, painter, write } from "./_output.js";
 import type { Progress } from "./_progress.js";
 
@@ -24,6 +25,8 @@ export class UsageError extends Error {
   readonly code: string = "TOOLHOST_USAGE";
 }
 
+const CONFIG_ORDER = "toolhost.config.json, .yaml, .yml, .js, .mjs, .ts";
+
 /** The CLI's own folder: plugins are resolved from here after the config file's folder. */
 export const CLI_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -37,6 +40,8 @@ export class Cli {
   exitCode: number = ExitCode.OK;
   /** The progress line of the running command, paused while the approve prompt asks. */
   progress: Progress | undefined;
+  /** How long each call (by id) waited for a person to approve it, in ms: not the tool's own time. */
+  readonly approvalWaitMs = new Map<string, number>();
   #host: Promise<Host> | undefined;
   #interrupt: AbortController | undefined;
   #interrupted = false;
@@ -80,19 +85,26 @@ export class Cli {
   }
 
   /** The host of the config, loaded once. Config errors reject with a `ConfigError`. */
-  host(): Promise<Host> {
-    this.#host ??= this.#createHost();
+  host(options: { needsModel?: boolean } = {}): Promise<Host> {
+    this.#host ??= this.#createHost(options.needsModel === true);
     return this.#host;
   }
 
-  async #createHost(): Promise<Host> {
+  async #createHost(needsModel: boolean): Promise<Host> {
     const { createHost } = await import("@toolhost/core/config");
     const { config, cwd, quiet } = this.globals;
     const host = await createHost({
       cwd,
       ...(config !== undefined ? { configPath: config } : {}),
       resolveFrom: [{ dir: CLI_DIR, what: "the toolhost CLI's install location" }],
+      defaultPlugins: DEFAULT_PLUGINS,
+      knownPlugins: KNOWN_PLUGINS,
+      hints: CONFIG_HINTS,
     });
+    for (const ignored of host.ignoredConfigs) {
+      await this.note(`using ${host.configPath}; ignoring ${ignored} beside it (a folder's first config file is read, in the order ${CONFIG_ORDER}). Remove the one you do not use.`);
+    }
+    await this.#checkModel(host, needsModel);
     if (host.configPath === undefined) {
       if (!quiet) {
         const missing = host.missing.length > 0 ? ` Not installed: ${host.missing.join(", ")} (npm i -D ${host.missing.join(" ")}).` : "";
@@ -111,6 +123,23 @@ export class Cli {
       attachApprover(host.harness, this);
     }
     return host;
+  }
+
+  /**
+   * A provider that cannot work as configured (no API key) stops `toolhost agent`, which needs the
+   * model; every other command only warns, since it needs no model.
+   */
+  async #checkModel(host: Host, needsModel: boolean): Promise<void> {
+    try {
+      host.harness.getService("model")?.check?.();
+    } catch (error) {
+      if (needsModel) {
+        await host.harness.dispose().catch(() => undefined);
+        throw error;
+      }
+      const code = (error as { code?: unknown }).code;
+      await this.note(`warning: ${(error as Error).message}${typeof code === "string" ? ` (${code})` : ""}\nOnly "toolhost agent" needs the model; this command goes on without it.`);
+    }
   }
 
   /**

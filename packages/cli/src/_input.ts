@@ -2,16 +2,23 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "./_cli.js";
 
-/** Everything on standard input, as text. */
-export async function readStdin(): Promise<string> {
+/** Something to tell a person that input is awaited (the CLI's `note`). */
+export type Notify = (text: string) => Promise<void>;
+
+/**
+ * Everything on standard input, as text. On a terminal, says first what it waits for and how to
+ * end it, so that a command without input does not wait silently.
+ */
+export async function readStdin(notify?: Notify, what = "input"): Promise<string> {
+  if (process.stdin.isTTY === true && notify) await notify(`reading ${what} from standard input (Ctrl-D to end)`);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
 }
 
 /** A file's text, or standard input's for "-". */
-export async function readInput(file: string | undefined, cwd: string): Promise<string> {
-  if (file === undefined || file === "-") return readStdin();
+export async function readInput(file: string | undefined, cwd: string, notify?: Notify, what?: string): Promise<string> {
+  if (file === undefined || file === "-") return readStdin(notify, what);
   try {
     return await readFile(resolve(cwd, file), "utf8");
   } catch (error) {
@@ -19,13 +26,13 @@ export async function readInput(file: string | undefined, cwd: string): Promise<
   }
 }
 
-/** Parses JSON given on the command line, naming what it was for when it does not parse. */
-export function parseJsonArgument(text: string, what: string): unknown {
+/** Parses the JSON arguments of a tool given on the command line, naming the tool when they do not parse. */
+export function parseJsonArgument(text: string, tool: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new UsageError(
-      `${what} is not valid JSON: ${(error as Error).message}.\nGive a JSON object, e.g. '{"path": "README.md"}' (quote it for the shell), or "-" to read it from standard input.`,
+      `The arguments of "${tool}" are not valid JSON: ${(error as Error).message}.\nGive a JSON object, e.g. '{"path": "README.md"}' (quote it for the shell), or "-" to read it from standard input.`,
     );
   }
 }

@@ -42,3 +42,16 @@ export function parameterLines(parameters: Schema): string[] {
     return `${name}${optional}: ${typeText(schema)}${fallback}${description}`;
   });
 }
+
+/** Like `parameterLines`, with the fields of nested objects (and of arrays of objects) indented below. */
+export function nestedParameterLines(parameters: Schema, depth = 0): string[] {
+  const lines: string[] = [];
+  const entries = Object.entries(parameters.properties ?? {});
+  const own = parameterLines(parameters);
+  entries.forEach(([, schema], i) => {
+    lines.push(`${"  ".repeat(depth)}${own[i]}`);
+    const inner = schema.type === "array" && !Array.isArray(schema.items) ? schema.items : schema;
+    if (inner?.properties && depth < 3) lines.push(...nestedParameterLines(inner, depth + 1));
+  });
+  return lines;
+}

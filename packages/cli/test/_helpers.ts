@@ -78,3 +78,56 @@ export function jsonLines(text: string): unknown[] {
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as unknown);
 }
+
+/** One step of a terminal session: wait until the output shows `waitFor`, then type `send`. */
+export interface TerminalStep {
+  waitFor: string | RegExp;
+  send: string;
+  /** Wait this long (ms) after seeing `waitFor` before typing. */
+  delayMs?: number;
+}
+
+/**
+ * Runs the built `toolhost` in a real pseudo-terminal (util-linux `script`), so that stdin and
+ * stderr are TTYs, typing each step's keys once its text shows. Output is the terminal's (stdout
+ * and stderr together, with `\r\n`). Fails, never skips, when `script` is missing.
+ */
+export function inTerminal(
+  args: string[],
+  options: { cwd: string; steps?: TerminalStep[]; env?: Record<string, string | undefined>; timeoutMs?: number },
+): Promise<{ code: number | null; output: string }> {
+  const quote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
+  // A pseudo-terminal starts with no size; prompts need columns to lay out their lines.
+  const command = `stty cols 120 rows 40; exec ${[process.execPath, BIN, ...args].map(quote).join(" ")}`;
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, FORCE_COLOR: undefined, NO_COLOR: "1", TERM: "xterm", ...options.env };
+    const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const steps = [...(options.steps ?? [])];
+    let output = "";
+    let seenUpTo = 0;
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    const next = (): void => {
+      const step = steps[0];
+      if (!step) return;
+      const rest = output.slice(seenUpTo);
+      const at = typeof step.waitFor === "string" ? rest.indexOf(step.waitFor) : rest.search(step.waitFor);
+      if (at < 0) return;
+      steps.shift();
+      seenUpTo += at + 1;
+      setTimeout(() => {
+        child.stdin.write(step.send);
+        next();
+      }, step.delayMs ?? 50);
+    };
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+      next();
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}

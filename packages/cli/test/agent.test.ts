@@ -14,7 +14,7 @@ import {
   textTurn,
   toolCallsTurn,
 } from "../../provider-openai/test/_fake-openai.js";
-import { jsonLines, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { inTerminal, jsonLines, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -215,7 +215,7 @@ describe("the agent loop against an OpenAI-compatible endpoint", () => {
   });
 });
 
-describe("toolhost agent", () => {
+describe("toolhost agent", { timeout: 60_000 }, () => {
   function config(dir: string, server: FakeOpenAI, extra: unknown[] = []): void {
     writeConfig(dir, {
       plugins: [
@@ -264,6 +264,66 @@ describe("toolhost agent", () => {
     const run = await toolhost(["agent", "hi"], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("model overloaded");
+  });
+
+  it("shows each tool's own time with a one-line preview of its result, and the run's usage at the end", { timeout: 60_000 }, async () => {
+    const dir = workspace();
+    const server = await fake([
+      toolCallsTurn([{ id: "c1", name: "read", arguments: { path: "notes.txt" } }]),
+      textTurn("The notes say 42.", { usage: { prompt: 1200, completion: 34 } }),
+    ]);
+    config(dir, server);
+    const run = await toolhost(["agent", "What do the notes say?"], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^✓ read \(\d+ ms\) {2}.*the answer is 42$/m);
+    expect(run.stderr).toContain("usage: 1,210 input + 39 output tokens in 2 model turns, cost not reported by the provider");
+  });
+
+  it("says an empty final answer, and the endpoint's retries", { timeout: 60_000 }, async () => {
+    const dir = workspace();
+    const server = await fake([{ status: 503 }, textTurn("")]);
+    writeConfig(dir, { plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: server.url, maxRetries: 2 }]] });
+    const run = await toolhost(["agent", "hi"], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("the model endpoint was retried 1 time before it answered");
+    expect(run.stderr).toContain("the model's final answer was empty (stop reason: stop)");
+  });
+
+  it("shows the cause of a connection failure (code, host and port), without doubled punctuation", { timeout: 60_000 }, async () => {
+    const dir = workspace();
+    const closed = await startFakeOpenAI([]);
+    const url = closed.url;
+    await closed.close();
+    const port = new URL(url).port;
+    writeConfig(dir, { plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: url, maxRetries: 0 }]] });
+    const run = await toolhost(["agent", "hi"], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+    expect(run.stderr).not.toMatch(/[.:]: |\.\./);
+  });
+
+  it("leaves the wait for approval out of the tool's time", { timeout: 90_000 }, async () => {
+    const dir = workspace();
+    const server = await fake([toolCallsTurn([{ id: "c1", name: "bash", arguments: { command: "echo approved-run" } }]), textTurn("done")]);
+    writeConfig(dir, {
+      plugins: [
+        ["@toolhost/provider-openai", { model: "fake-model", baseURL: server.url, maxRetries: 0 }],
+        ["@toolhost/tool-bash", { timeout: 30 }],
+        ["@toolhost/hooks-policy", { default: "allow", rules: [{ tool: "bash", decision: "ask", reason: "a test asks" }] }],
+      ],
+    });
+    const waitMs = 4000;
+    const session = await inTerminal(["agent", "run it"], {
+      cwd: dir,
+      // Down to "Yes", then Enter, a while after the question shows.
+      steps: [{ waitFor: "Run it?", send: "\u001B[B", delayMs: waitMs }, { waitFor: "● Yes", send: "\r" }],
+    });
+    expect(session.code).toBe(0);
+    const shown = /✓ bash \((\d+) ms\)/.exec(session.output);
+    expect(shown, session.output).not.toBeNull();
+    expect(Number(shown?.[1])).toBeLessThan(waitMs);
+    expect(session.output).toContain("approved-run");
   });
 
   it("refuses to start without a model provider, or without a key for OpenAI's endpoint", async () => {

@@ -176,7 +176,7 @@ describe("usage errors exit 2", () => {
     writeConfig(dir, { plugins: ["./plugins/echo-plugin.mjs"] });
     const result = await toolhost(["call", "echo", "{text: hi}"], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('The arguments of "echo" is not valid JSON');
+    expect(result.stderr).toContain('The arguments of "echo" are not valid JSON');
     expect(result.stderr).toContain("(TOOLHOST_USAGE)");
   });
 

@@ -53,7 +53,11 @@ describe("createHost", () => {
   });
 
   it("without a config resolves the default plugins from resolveFrom only, listing the missing", async () => {
-    const host = await createHost({ cwd: dir, resolveFrom: [join(dir, "plugins")] });
+    const host = await createHost({
+      cwd: dir,
+      resolveFrom: [join(dir, "plugins")],
+      defaultPlugins: ["@toolhost/tool-fs", "@toolhost/tool-bash", ["@toolhost/hooks-policy", { extends: ["recommended"] }]],
+    });
     expect(host.configPath).toBeUndefined();
     expect(host.workspace).toBe(dir);
     expect(host.plugins).toEqual([]);
@@ -116,7 +120,11 @@ describe("findConfig and the schema", () => {
   it("takes the first of the file names in a folder (json before yaml)", async () => {
     writeFile(join(dir, "toolhost.config.yaml"), "plugins: [a]\n");
     writeConfig(dir, { plugins: ["b"] });
-    expect(await findConfig({ cwd: dir })).toEqual({ path: join(dir, "toolhost.config.json"), config: { plugins: ["b"] } });
+    expect(await findConfig({ cwd: dir })).toEqual({
+      path: join(dir, "toolhost.config.json"),
+      config: { plugins: ["b"] },
+      ignored: [join(dir, "toolhost.config.yaml")],
+    });
   });
 
   it("gives a draft-07 JSON Schema without TypeBox's symbols", () => {

@@ -69,6 +69,14 @@ describe("installed with npm outside the workspace", { timeout: 60_000 }, () => 
     expect(shown.plugins[0]?.resolvedFrom).toBe(join(app, "node_modules", "@toolhost", "example-plugin-http", "dist", "index.js"));
   });
 
+  it("toolhost mcp serve says to install @toolhost/mcp-server, an optional peer", async () => {
+    writeConfig(app, { plugins: ["@toolhost/example-plugin-http"] });
+    const result = await installed(["mcp", "serve"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("toolhost mcp serve needs @toolhost/mcp-server");
+    expect(result.stderr).toContain("npm i -D @toolhost/mcp-server");
+  });
+
   it("reports a plugin that is not installed, with the command that installs it", async () => {
     writeConfig(app, { plugins: ["@toolhost/example-plugin-http", "@toolhost/tool-bash"] });
     const result = await installed(["list"]);

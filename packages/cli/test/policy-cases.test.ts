@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The cases and the workspace they describe are hooks-policy's; this runs them through the CLI.
 import { inWorkspace, makeWorkspace, policyCases } from "../../hooks-policy/test/_helpers.js";
 import { jsonLines, toolhost, writeConfig } from "./_helpers.js";
+import { withAccessTools } from "./_policy-tools.js";
 
 const { rulesets, cases } = policyCases;
 
@@ -15,13 +16,13 @@ for (const [name, ruleset] of Object.entries(rulesets)) {
     let decisions: Array<{ decision?: string; error?: unknown }> = [];
     beforeAll(async () => {
       ({ ws: dir, cleanup } = makeWorkspace());
-      writeConfig(dir, { plugins: [["@toolhost/hooks-policy", ruleset]] });
+      writeConfig(dir, { plugins: [withAccessTools(dir), ["@toolhost/hooks-policy", ruleset]] });
       const input = ofSet.map((each) => JSON.stringify({ tool: each.tool, args: inWorkspace(each.args, dir) })).join("\n");
       const result = await toolhost(["--cwd", dir, "policy", "explain", "-", "--json"], { cwd: dir, input });
       expect(result.stderr).toBe("");
       decisions = jsonLines(result.stdout) as typeof decisions;
       expect(decisions).toHaveLength(ofSet.length);
-    });
+    }, 60_000);
     afterAll(() => cleanup());
 
     for (const [index, each] of ofSet.entries()) {

@@ -52,3 +52,28 @@ export function messageOf(error: unknown): string {
     return String(error);
   }
 }
+
+/**
+ * An error's message followed by its causes (`err.cause`), each once, without doubled punctuation:
+ * "fetch failed: connect ECONNREFUSED 127.0.0.1:9" where the message alone ("fetch failed") hides
+ * what failed and where. An `AggregateError` without a message (Node's connection attempts to each
+ * address of a host) says each of its errors.
+ */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    const text = ownText(current).replace(/[.:;\s]+$/, "");
+    if (text !== "" && !parts.some((part) => part.includes(text))) parts.push(text);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(": ") || "unknown error";
+}
+
+function ownText(error: unknown): string {
+  const { errors, code } = error as { errors?: unknown; code?: unknown };
+  let text = error instanceof Error ? error.message : messageOf(error);
+  if (text === "" && Array.isArray(errors) && errors.length > 0) text = [...new Set(errors.map(ownText))].join("; ");
+  if (typeof code === "string" && !text.includes(code)) text = text === "" ? code : `${text} (${code})`;
+  return text === "" && error instanceof Error ? error.name : text;
+}

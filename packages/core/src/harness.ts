@@ -9,7 +9,7 @@ import {
   SyncHook,
   SyncWaterfallHook,
 } from "tapable";
-import { ErrorCode, ToolhostError, messageOf } from "./errors.js";
+import { ErrorCode, ToolhostError, describeError, messageOf } from "./errors.js";
 import { PLUGIN_API_VERSION, type ToolhostPlugin } from "./plugin.js";
 import { formatProblems, preview, problemsOf } from "./_validate.js";
 import type {
@@ -565,7 +565,7 @@ export class AgentHarness<TContext = unknown> {
       }
     } catch (error) {
       if (signal.aborted) return abortedResult(call);
-      return errorResult(ErrorCode.TOOL_FAILED, `Tool "${call.name}" failed: ${messageOf(error)}`, {
+      return errorResult(ErrorCode.TOOL_FAILED, `Tool "${call.name}" failed: ${describeError(error)}`, {
         error: messageOf(error),
       });
     }

@@ -10,7 +10,7 @@ export {
 } from "./harness.js";
 export { Agent, type AgentInitialState, type AgentOptions, type AgentState } from "./agent.js";
 export { definePlugin, isPlugin, PLUGIN_API_VERSION, type PluginDefinition, type ToolhostPlugin } from "./plugin.js";
-export { ErrorCode, ToolhostError, messageOf } from "./errors.js";
+export { ErrorCode, ToolhostError, describeError, messageOf } from "./errors.js";
 export type * from "./types.js";
 export { problemsOf as checkValue } from "./_validate.js";
 /**

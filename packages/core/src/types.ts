@@ -199,6 +199,8 @@ export interface AssistantMessage {
   model?: string;
   /** What went wrong, when `stopReason` is `error` or `aborted`. */
   errorMessage?: string;
+  /** How many times the provider retried the request before this answer (for people; never sent to the model). */
+  retries?: number;
   timestamp: number;
 }
 
@@ -247,6 +249,12 @@ export type StreamFn = (
 export interface ModelService {
   model: Model;
   streamFn: StreamFn;
+  /**
+   * Throws a `ToolhostError` when the model cannot be used as configured (no API key, say). The
+   * host calls it when the model is first needed (`toolhost agent` refuses to start); a host that
+   * needs no model may call it to warn, and goes on.
+   */
+  check?(): void;
 }
 
 /** A policy's answer to a call. */

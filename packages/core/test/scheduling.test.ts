@@ -1,5 +1,5 @@
 import { AgentHarness } from "@toolhost/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, recordEvents, recordingTool } from "./_helpers.js";
 
 describe("scheduling a batch", () => {
@@ -138,15 +138,20 @@ describe("events", () => {
     harness.subscribe(() => {
       throw new Error("listener bug");
     });
+    // The warning is expected here: captured, so that it does not print as a stray line in the run.
     const warnings: string[] = [];
-    const onWarning = (warning: Error) => warnings.push(warning.message);
-    process.on("warning", onWarning);
-    const [first] = await harness.executeToolCalls([call("p", "a")]);
-    expect(first?.isError).toBe(false);
-    stop();
-    await harness.executeToolCalls([call("p", "b")]);
-    await new Promise((r) => setImmediate(r));
-    process.off("warning", onWarning);
+    const emitWarning = vi.spyOn(process, "emitWarning").mockImplementation((warning: string | Error) => {
+      warnings.push(typeof warning === "string" ? warning : warning.message);
+    });
+    try {
+      const [first] = await harness.executeToolCalls([call("p", "a")]);
+      expect(first?.isError).toBe(false);
+      stop();
+      await harness.executeToolCalls([call("p", "b")]);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      emitWarning.mockRestore();
+    }
     expect(seen).toEqual(["tool_execution_start", "tool_execution_end", "message_start", "message_end"]);
     expect(warnings.some((w) => w.includes("listener bug"))).toBe(true);
   });

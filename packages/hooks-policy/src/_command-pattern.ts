@@ -1,4 +1,5 @@
 import { matchesEverything, wordGlob } from "./_glob.js";
+import { type ParsedArguments, parseArguments } from "./_options.js";
 import type { ShellWord } from "./_words.js";
 
 /** `yes`: matches whatever the run-time words turn out to be; `maybe`: matches for some of them. */
@@ -6,17 +7,32 @@ export type Match = "yes" | "maybe" | "no";
 
 type Element = { kind: "word"; exact: RegExp } | { kind: "one" } | { kind: "many" };
 
+interface Compiled {
+  /** Options that must be present, by name, with a glob on the value when the pattern gives one. */
+  options: Array<{ name: string; value: RegExp | undefined }>;
+  names: Set<string>;
+  elements: Element[];
+}
+
 /**
- * A command pattern, word by word: the first word is the program (a glob on its name, directory
- * dropped), then one element per argument. `rm` alone matches the program with any arguments;
- * `git status` exactly those words; a last `*` any further arguments (none included); a `*` in the
- * middle exactly one argument; `**` anywhere any number of arguments (none included). Within a
- * word, `*` and `?` are globs over any characters and `\` escapes.
+ * A command pattern: the first word is the program (a glob on its name, directory dropped); the
+ * words starting with `-` are options that must be present, in any spelling the program's option
+ * table knows (`rm -rf *` matches `rm -r -f x`, `rm --force x --recursive`); the other words are
+ * matched against the command's operands in order. `rm` alone matches the program with any
+ * arguments; `git status` exactly those operands; a last `*` any further operands (none included);
+ * a `*` in the middle exactly one operand; `**` any number of operands (none included); a pattern
+ * that ends with an option (`git push --force`) any further operands. Within a word, `*` and `?`
+ * are globs over any characters and `\` escapes. A pattern that ends with an operand, when it
+ * allows, allows no option it does not name (`git status` does not allow `git status --output=x`).
  */
 export class CommandPattern {
   readonly program: string | undefined;
   readonly #programGlob: RegExp | undefined;
-  readonly #elements: Element[];
+  readonly #words: ShellWord[];
+  readonly #open: boolean;
+  readonly #byProgram = new Map<string, Compiled>();
+  /** True when an operand of the pattern is a literal word (the pattern names a file, a subcommand). */
+  readonly namesOperand: boolean;
 
   constructor(readonly source: string) {
     const words = source.trim().split(/\s+/);
@@ -25,73 +41,123 @@ export class CommandPattern {
     this.#programGlob = matchesEverything(name) ? undefined : wordGlob(name);
     this.program = /[*?\\]/.test(name) ? undefined : name;
     const rest = words.slice(1);
-    this.#elements =
-      rest.length === 0
-        ? [{ kind: "many" }]
-        : rest.map((word, index) =>
-            word === "**" || (word === "*" && index === rest.length - 1)
-              ? { kind: "many" }
-              : word === "*"
-                ? { kind: "one" }
-                : { kind: "word", exact: wordGlob(word) },
-          );
+    this.#words = rest.map((word) => ({ text: word, value: word, splits: false, tilde: false }));
+    const last = rest[rest.length - 1];
+    this.#open = last === undefined || last === "*" || last === "**" || last.startsWith("-");
+    this.namesOperand = rest.some((word) => !word.startsWith("-") && !/^\*+$/.test(word));
   }
 
-  /** Matches a simple command. `tail`: more arguments come at run time (xargs). */
-  match(words: readonly ShellWord[], tail: boolean): Match {
+  #compiled(program: string): Compiled {
+    let found = this.#byProgram.get(program);
+    if (found) return found;
+    const parsed = parseArguments(program, this.#words);
+    const words = withSeparator(parsed);
+    const count = words.length;
+    found = {
+      options: parsed.options.map((option) => ({
+        name: option.name,
+        value: option.value?.value === undefined || matchesEverything(option.value.value) ? undefined : wordGlob(option.value.value),
+      })),
+      names: new Set(parsed.options.map((option) => option.name)),
+      elements:
+        count === 0 && this.#words.length === 0
+          ? [{ kind: "many" }]
+          : words.map((word, index): Element => {
+              const text = word.value as string;
+              if (text === "**" || (text === "*" && index === count - 1)) return { kind: "many" };
+              return text === "*" ? { kind: "one" } : { kind: "word", exact: wordGlob(text) };
+            }),
+    };
+    if (this.#open && found.elements[found.elements.length - 1]?.kind !== "many") found.elements.push({ kind: "many" });
+    this.#byProgram.set(program, found);
+    return found;
+  }
+
+  /**
+   * Matches a simple command. `tail`: more arguments come at run time (xargs). `strict`: extra
+   * options not named by the pattern make it not match (for allow rules without a trailing `*`).
+   * `parsed`: the command's arguments already read with its program's table.
+   */
+  match(words: readonly ShellWord[], tail: boolean, strict = false, parsed?: ParsedArguments): Match {
     const name = words[0];
     if (!name) return "no";
-    let program: Match = "yes";
-    if (this.#programGlob) {
-      if (name.value === undefined) program = "maybe";
-      else if (!this.#programGlob.test(name.value.slice(name.value.lastIndexOf("/") + 1))) return "no";
+    let result: Match = "yes";
+    let program = "";
+    if (name.value === undefined) {
+      if (this.#programGlob) result = "maybe";
+    } else {
+      program = name.value.slice(name.value.lastIndexOf("/") + 1);
+      if (this.#programGlob && !this.#programGlob.test(program)) return "no";
     }
-    const args = words.slice(1);
-    if (tail) args.push({ text: "…", value: undefined, splits: true, tilde: false });
-    if (this.#run(args, true)) return program;
-    return this.#run(args, false) ? "maybe" : "no";
-  }
-
-  /** Runs the pattern over the arguments as a set of states; `sure`: only what holds for any run-time value. */
-  #run(args: readonly ShellWord[], sure: boolean): boolean {
-    const elements = this.#elements;
-    const size = elements.length;
-    let states = this.#close(new Set([0]));
-    for (const arg of args) {
-      const next = new Set<number>();
-      for (const state of states) {
-        if (state === size) {
-          if (!sure && arg.value === undefined && arg.splits) next.add(state);
-          continue;
-        }
-        const element = elements[state] as Element;
-        if (element.kind === "many") {
-          next.add(state);
-          continue;
-        }
-        if (arg.value === undefined) {
-          if (sure) {
-            if (element.kind === "one" && !arg.splits) next.add(state + 1);
-          } else if (arg.splits) {
-            for (let s = state; s <= size; s++) next.add(s);
-          } else {
-            next.add(state + 1);
-          }
-          continue;
-        }
-        if (element.kind === "one" || element.exact.test(arg.value)) next.add(state + 1);
+    const args = parsed ?? parseArguments(program, words.slice(1));
+    const compiled = this.#compiled(this.program ?? program);
+    const dynamic = args.dynamic || tail;
+    for (const wanted of compiled.options) {
+      let best: Match = dynamic ? "maybe" : "no";
+      for (const option of args.options) {
+        if (option.name !== wanted.name) continue;
+        if (!wanted.value) best = "yes";
+        else if (option.value?.value === undefined) best = "maybe";
+        else if (wanted.value.test(option.value.value)) best = "yes";
+        if (best === "yes") break;
       }
-      states = this.#close(next);
-      if (states.size === 0) return false;
+      if (best === "no") return "no";
+      if (best === "maybe") result = "maybe";
     }
-    return states.has(size);
+    if (strict && !this.#open && args.options.some((option) => !compiled.names.has(option.name))) return "no";
+    const operands = withSeparator(args);
+    if (tail) operands.push({ text: "…", value: undefined, splits: true, tilde: false });
+    if (run(compiled.elements, operands, true)) return result;
+    return run(compiled.elements, operands, false) ? "maybe" : "no";
   }
+}
 
-  #close(states: Set<number>): Set<number> {
-    const elements = this.#elements;
+const SEPARATOR: ShellWord = { text: "--", value: "--", splits: false, tilde: false };
+
+/** The operands with `--` where it ended the options, so a pattern can say `git checkout -- **`. */
+function withSeparator(args: ParsedArguments): ShellWord[] {
+  const operands = [...args.operands];
+  if (args.separator !== undefined) operands.splice(args.separator, 0, SEPARATOR);
+  return operands;
+}
+
+/** Runs the elements over the operands as a set of states; `sure`: only what holds for any run-time value. */
+function run(elements: Element[], args: readonly ShellWord[], sure: boolean): boolean {
+  const size = elements.length;
+  let states = close(elements, new Set([0]));
+  for (const arg of args) {
+    const next = new Set<number>();
     for (const state of states) {
-      if (elements[state]?.kind === "many") states.add(state + 1);
+      if (state === size) {
+        if (!sure && arg.value === undefined && arg.splits) next.add(state);
+        continue;
+      }
+      const element = elements[state] as Element;
+      if (element.kind === "many") {
+        next.add(state);
+        continue;
+      }
+      if (arg.value === undefined) {
+        if (sure) {
+          if (element.kind === "one" && !arg.splits) next.add(state + 1);
+        } else if (arg.splits) {
+          for (let s = state; s <= size; s++) next.add(s);
+        } else {
+          next.add(state + 1);
+        }
+        continue;
+      }
+      if (element.kind === "one" || element.exact.test(arg.value)) next.add(state + 1);
     }
-    return states;
+    states = close(elements, next);
+    if (states.size === 0) return false;
   }
+  return states.has(size);
+}
+
+function close(elements: Element[], states: Set<number>): Set<number> {
+  for (const state of states) {
+    if (elements[state]?.kind === "many") states.add(state + 1);
+  }
+  return states;
 }

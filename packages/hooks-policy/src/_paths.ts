@@ -27,7 +27,7 @@ export function normalizePath(input: string, cwd: string, tilde = true): Normali
   if (path === "") return { ok: false, reason: "the path is empty", deny: false };
   const lexical = resolve(cwd, path);
   const hasDotDot = path.split("/").includes("..");
-  return { ok: true, lexical, real: hasDotDot ? walkReal(isAbsolute(path) ? path : `${cwd}${sep}${path}`) : realOf(lexical) };
+  return { ok: true, lexical, real: hasDotDot ? walkReal(isAbsolute(path) ? path : `${cwd}${sep}${path}`) : recentRealOf(lexical) };
 }
 
 /**
@@ -153,4 +153,64 @@ function escapeGlob(path: string): string {
 
 function unique(values: string[]): string[] {
   return [...new Set(values)];
+}
+
+/**
+ * Paths a path pattern matches, made by filling its globs (`*.pem` → `x.pem`): what a glob word
+ * of a command (`.e*`, `~/.ssh/*`) is compared with to tell whether it could name such a path.
+ * A name pattern (no `/`) is placed in `folder`.
+ */
+export function samplesOf(pattern: string, anchors: PathAnchors, folder: string): string[] {
+  const fill = (glob: string): string =>
+    glob
+      .replace(/\{([^,}]*)[^}]*\}/g, "$1")
+      .replace(/\[!?\^?([^\]])[^\]]*\]/g, "$1")
+      .replace(/\*+/g, "x")
+      .replace(/\?/g, "x");
+  let body = pattern;
+  if (body.length > 1 && body.endsWith("/")) body = `${body}x`;
+  if (body.startsWith("${workspace}")) return anchors.workspaces.map((base) => base + fill(body.slice("${workspace}".length)));
+  if (body === "~" || body.startsWith("~/")) return anchors.homes.map((base) => base + fill(body.slice(1)));
+  if (body.startsWith("/")) return [fill(body)];
+  if (!body.includes("/")) return [join(folder, fill(body))];
+  const rest = body.startsWith("./") ? body.slice(2) : body;
+  return anchors.workspaces.map((base) => `${base}/${fill(rest)}`);
+}
+
+/** How long a looked-up symlink target is reused. */
+export const LINK_TTL_MS = 1000;
+const MAX_REMEMBERED = 4096;
+const remembered = new Map<string, { real: string | undefined; at: number }>();
+const rememberedReal = new Map<string, { real: string; at: number }>();
+
+/** `realOf`, remembered for a second (see `existingReal` for why a second is no new gap). */
+export function recentRealOf(path: string): string {
+  const now = Date.now();
+  const found = rememberedReal.get(path);
+  if (found && now - found.at < LINK_TTL_MS) return found.real;
+  const real = realOf(path);
+  if (rememberedReal.size >= MAX_REMEMBERED) rememberedReal.clear();
+  rememberedReal.set(path, { real, at: now });
+  return real;
+}
+
+/**
+ * Where an existing path leads with symlinks followed (undefined when nothing exists there, so
+ * reading it reveals nothing), remembered for a second: commands name the same files again and
+ * again, and each look-up costs system calls. A second is no new gap: the command runs after the
+ * decision anyway, and making a link to a denied file means naming that file, which is judged.
+ */
+export function existingReal(path: string): string | undefined {
+  const now = Date.now();
+  const found = remembered.get(path);
+  if (found && now - found.at < LINK_TTL_MS) return found.real;
+  let real: string | undefined;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    real = lstatSync(path, { throwIfNoEntry: false }) ? realOf(path) : undefined;
+  }
+  if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+  remembered.set(path, { real, at: now });
+  return real;
 }

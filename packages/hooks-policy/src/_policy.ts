@@ -1,59 +1,29 @@
-import { isAbsolute, resolve } from "node:path";
-import { ErrorCode, ToolhostError, checkValue, messageOf } from "@toolhost/core";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { checkValue, type CommandAccess, ErrorCode, messageOf, type NetworkAccess, type PolicyRequest, type ProtectedPaths, ToolhostError } from "@toolhost/core";
 import picomatch from "picomatch";
-import { CommandPattern, type Match } from "./_command-pattern.js";
-import { toolMatcher } from "./_glob.js";
-import { anchorsOf, compilePathPattern, folderOf, normalizePath, type PathAnchors } from "./_paths.js";
+import { checkAccess, undeclared } from "./_access.js";
+import type { CommandPattern, Match } from "./_command-pattern.js";
+import {
+  clip,
+  finish,
+  type MatchedRule,
+  merge,
+  type PartKind,
+  type PolicyExplanation,
+  type PolicyPart,
+  preview,
+  summarize,
+  worst,
+} from "./_explanation.js";
+import { anchorsOf, existingReal, folderOf, LINK_TTL_MS, normalizePath, type PathAnchors, samplesOf } from "./_paths.js";
+import { TreeGuard } from "./_protected.js";
 import { type Decision, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart, type ShellFilePart } from "./_shell.js";
 import { showWord, type ShellWord } from "./_words.js";
 import { PRESETS } from "./presets.js";
+import { type ArgMatcher, type CompiledRule, compileRule, isWhole, matchOf, namesTool } from "./_rules.js";
 
-/** What was judged in a call: a simple command, a file written or read, a path argument, named arguments, the call as a whole. */
-export type PartKind = "command" | "write" | "read" | "path" | "args" | "call";
-
-/** A rule that matched a part, and what it said about it. */
-export interface MatchedRule {
-  id: string;
-  decision: Decision;
-  reason?: string;
-}
-
-/** One judged piece of a call. */
-export interface PolicyPart {
-  kind: PartKind;
-  /** The simple command, the normalized path, `url=https://…`, or the tool's name. */
-  subject: string;
-  decision: Decision;
-  matched: MatchedRule[];
-  /** Why the decision is what it is when no rule says it (`default (no rule matched)`, `command name known only at run time`). */
-  note?: string;
-}
-
-/** The decision on a call, with every part and the rules that matched it. */
-export interface PolicyExplanation {
-  decision: Decision;
-  /** One line, for people. */
-  reason: string;
-  tool: string;
-  /** The ids of the rules that decided. */
-  rules: string[];
-  parts: PolicyPart[];
-}
-
-/** What `explain` takes: a call that is judged but not run. */
-export interface ExplainRequest {
-  tool: string;
-  args: unknown;
-  /** The working directory of the call; default the harness's. */
-  cwd?: string;
-}
-
-/** The `policy` service a plugin offers on the harness (`harness.getService("policy")`). */
-export interface PolicyService {
-  /** Decides a call without running it and without asking anyone (a dry run). Never throws: an error is a deny with the error in reason. */
-  explain(request: ExplainRequest): Promise<PolicyExplanation>;
-}
+export type { MatchedRule, PartKind, PolicyExplanation, PolicyPart } from "./_explanation.js";
 
 /** Where the policy stands: relative paths resolve against `cwd`, `${workspace}` is `workspace`. */
 export interface PolicyEnvironment {
@@ -63,8 +33,17 @@ export interface PolicyEnvironment {
 
 /** A compiled policy: pure, synchronous decisions. */
 export interface Policy {
-  /** Decides a call. Never throws: an error is a deny with the error in the reason. */
-  decide(tool: string, args: unknown, cwd?: string): PolicyExplanation;
+  /**
+   * Decides a call from what it touches (`access`, as its tool declares it) and its arguments.
+   * Never throws: an error is a deny with the error in the reason.
+   */
+  decide(request: PolicyRequest): PolicyExplanation;
+  /**
+   * The existing paths under `root` that the rules deny to read (path rules of `read`, or of
+   * every tool) and to write: what a tool reading the tree leaves out, and a sandbox hides.
+   * Throws when the tree is too large to walk (more than 200,000 entries, or 64 levels deep).
+   */
+  protectedPaths(root: string): ProtectedPaths;
   readonly defaultDecision: Decision;
   /** Every rule in force (presets first), with the id decisions name it by. */
   readonly rules: ReadonlyArray<PolicyRule & { id: string }>;
@@ -78,51 +57,38 @@ export const PolicyErrorCode = Object.freeze({
   REDACTION_FAILED: "TOOLHOST_POLICY_REDACTION_FAILED",
 } as const);
 
-const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
-const FS_TOOLS = new Set(["read", "write", "edit", "ls", "find", "grep"]);
-const PATH_FIELDS = ["path", "file_path", "filePath"] as const;
-const DEFAULTS_TO_CWD = new Set(["ls", "find", "grep"]);
-
-function worst(a: Decision, b: Decision): Decision {
-  return SEVERITY[a] >= SEVERITY[b] ? a : b;
-}
-
-interface CompiledRule {
-  id: string;
-  /** Its place among all rules, so explanations list matches in the order rules are written. */
-  order: number;
-  rule: PolicyRule;
-  decision: Decision;
-  reason: string | undefined;
-  tool: (name: string) => boolean;
-  command: CommandPattern | undefined;
-  path: ((path: string) => boolean) | undefined;
-  args: Array<[string, ArgMatcher]> | undefined;
-}
-
-type ArgMatcher = (value: unknown) => Match;
+/** The kinds of access path rules can name in `tool`: `read` and `write` stand for every read / write declared. */
+const READ = "read";
+const WRITE = "write";
+/** Programs that never open their operands: a word known only at run time given to them names no file. */
+const NO_FILE_ARGUMENTS = new Set(["echo", "printf", "test", "[", "true", "false", ":", "export", "local", "declare", "typeset", "readonly", "unset", "set", "shift", "exit", "return", "read", "sleep", "seq", "expr", "basename", "dirname", "kill", "let", "wait", "cd", "pushd", "popd"]);
 
 /** The rules that can judge the parts of one tool's calls, sorted out once per tool name. */
 interface ToolRules {
   /** Rules without a matcher: they judge every part of the call. */
   whole: CompiledRule[];
-  /** Command rules by program name; `any` for patterns whose program is a glob. */
-  byProgram: Map<string, CompiledRule[]>;
-  anyProgram: CompiledRule[];
   /** Per program named by some rule: its rules and the glob ones, in rule order. */
   forProgram: Map<string, CompiledRule[]>;
+  /** Command rules whose program is a glob. */
+  anyProgram: CompiledRule[];
   allCommand: CompiledRule[];
-  /** Path rules of the tool itself. */
-  path: CompiledRule[];
+  inline: CompiledRule[];
+  network: CompiledRule[];
   args: CompiledRule[];
-  /** Path rules of `write` / `read` and of the tool (bash's redirects and writers). */
+  /** Path rules of the tool and of `write` / `read`. */
   write: CompiledRule[];
   read: CompiledRule[];
   /** Rules without a matcher of `write` / `read` and of the tool. */
   writeWhole: CompiledRule[];
   readWhole: CompiledRule[];
-  /** Deny path rules of `read`: arguments of a command that name such a file deny it. */
+  /** Deny path rules that judge reads: arguments of a command that name such a file deny it. */
   readDeny: CompiledRule[];
+  /** Deny and ask path rules that judge reads: a word known only at run time that could name such a file asks. */
+  readCaution: CompiledRule[];
+  /** Finds the paths `readDeny` names under a tree; made when first needed. */
+  guard: TreeGuard | undefined;
+  /** Deny and ask rules with a matcher that name this tool (not by `*`): a call that declares nothing they judge asks. */
+  naming: CompiledRule[];
 }
 
 /**
@@ -144,7 +110,7 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
     rule.order = order;
   });
   if (options.default) defaultDecision = options.default;
-  return new CompiledPolicy(compiled, defaultDecision, environment);
+  return new CompiledPolicy(compiled, defaultDecision, environment, anchors);
 }
 
 function checkOptions(options: PolicyOptions): void {
@@ -158,67 +124,66 @@ function checkOptions(options: PolicyOptions): void {
   }
 }
 
-function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, where: string): CompiledRule {
-  const matchers = (["command", "path", "args"] as const).filter((key) => rule[key] !== undefined);
-  if (matchers.length > 1) {
-    throw new ToolhostError(
-      PolicyErrorCode.INVALID_OPTIONS,
-      `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: it has ${matchers.join(" and ")}; a rule matches one of command, path or args. Split it into ${matchers.length} rules.`,
-    );
-  }
-  if (rule.command !== undefined && rule.command.trim() === "") {
-    throw new ToolhostError(PolicyErrorCode.INVALID_OPTIONS, `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: "command" is empty; write "*" for every command.`);
-  }
-  let path: CompiledRule["path"];
-  try {
-    path = rule.path === undefined ? undefined : compilePathPattern(rule.path, anchors);
-  } catch (error) {
-    throw new ToolhostError(
-      PolicyErrorCode.INVALID_OPTIONS,
-      `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: the path pattern ${JSON.stringify(rule.path)} is not a valid glob (${messageOf(error)}).`,
-    );
-  }
-  return {
-    id,
-    order: 0,
-    rule,
-    decision: rule.decision,
-    reason: rule.reason,
-    tool: toolMatcher(rule.tool),
-    command: rule.command === undefined ? undefined : new CommandPattern(rule.command),
-    path,
-    args: rule.args === undefined ? undefined : Object.entries(rule.args).map(([field, expected]) => [field, argMatcher(expected)]),
-  };
-}
-
-function argMatcher(expected: string | number | boolean): ArgMatcher {
-  if (typeof expected !== "string") return (value) => (value === expected ? "yes" : "no");
-  const exact = picomatch(expected, { dot: true });
-  const loose = picomatch(expected, { dot: true, nocase: true });
-  return (value) => (typeof value !== "string" ? "no" : exact(value) ? "yes" : loose(value) ? "maybe" : "no");
-}
-
 class CompiledPolicy implements Policy {
   readonly #rules: CompiledRule[];
   readonly #byTool = new Map<string, ToolRules>();
+  #protected: { read: TreeGuard; write: TreeGuard; readAll: boolean; writeAll: boolean } | undefined;
   readonly rules: ReadonlyArray<PolicyRule & { id: string }>;
 
   constructor(
     rules: CompiledRule[],
     readonly defaultDecision: Decision,
     readonly environment: PolicyEnvironment,
+    readonly anchors: PathAnchors,
   ) {
     this.#rules = rules;
     this.rules = Object.freeze(rules.map((rule) => Object.freeze({ ...rule.rule, id: rule.id })));
   }
 
-  decide(tool: string, args: unknown, cwd?: string): PolicyExplanation {
+  decide(request: PolicyRequest): PolicyExplanation {
+    const tool = String((request as { tool?: unknown } | null | undefined)?.tool ?? "");
     try {
-      return this.#decide(String(tool), args, cwd);
+      if (typeof request !== "object" || request === null || typeof request.tool !== "string") {
+        throw new TypeError("a decision takes { tool: string, args, cwd?, access? }");
+      }
+      return this.#decide(request);
     } catch (error) {
       const reason = `policy error: ${messageOf(error)}`;
-      return { decision: "deny", reason, tool: String(tool), rules: [], parts: [{ kind: "call", subject: String(tool), decision: "deny", matched: [], note: reason }] };
+      return { decision: "deny", reason, tool, rules: [], parts: [{ kind: "call", subject: tool, decision: "deny", matched: [], note: reason }] };
     }
+  }
+
+  protectedPaths(root: string): ProtectedPaths {
+    if (typeof root !== "string" || root === "" || root.includes("\0")) throw new TypeError(`protectedPaths takes a folder, not ${JSON.stringify(root)}`);
+    const where = resolve(this.environment.cwd, root);
+    if (!this.#protected) {
+      const denying = (kind: string) => this.#rules.filter((rule) => rule.decision === "deny" && rule.tool(kind));
+      const names = (rules: CompiledRule[]) => {
+        const paths = rules.filter((rule) => rule.path).map((rule) => rule.path as (path: string) => boolean);
+        return (path: string) => paths.some((matches) => matches(path));
+      };
+      const read = denying(READ);
+      const write = denying(WRITE);
+      this.#protected = {
+        read: new TreeGuard(names(read)),
+        write: new TreeGuard(names(write)),
+        readAll: read.some(isWhole),
+        writeAll: write.some(isWhole),
+      };
+    }
+    const guard = this.#protected;
+    const list = (all: boolean, tree: TreeGuard): string[] => {
+      if (all) return [where];
+      const found = tree.find(where);
+      if (!found.complete) {
+        throw new ToolhostError(
+          PolicyErrorCode.POLICY_ERROR,
+          `The tree ${where} is too large for the policy to check for protected paths (over 200,000 entries or 64 levels). Read a smaller folder.`,
+        );
+      }
+      return found.paths;
+    };
+    return { denyRead: list(guard.readAll, guard.read), denyWrite: list(guard.writeAll, guard.write) };
   }
 
   #rulesFor(tool: string): ToolRules {
@@ -234,59 +199,63 @@ class CompiledPolicy implements Policy {
       if (program === undefined) anyProgram.push(rule);
       else byProgram.set(program, [...(byProgram.get(program) ?? []), rule]);
     }
-    const isWhole = (rule: CompiledRule) => !rule.command && !rule.path && !rule.args;
     const whole = mine.filter(isWhole);
-    const fileRules = (name: string) => unique([...of(name).filter((rule) => rule.path), ...mine.filter((rule) => rule.path)]);
-    const write = fileRules("write");
-    const read = fileRules("read");
+    const fileRules = (name: string) => unique([...of(name).filter((rule) => rule.path), ...mine.filter((rule) => rule.path)]).sort((a, b) => a.order - b.order);
+    const write = fileRules(WRITE);
+    const read = fileRules(READ);
     const forProgram = new Map<string, CompiledRule[]>();
     for (const [program, named] of byProgram) forProgram.set(program, [...named, ...anyProgram].sort((a, b) => a.order - b.order));
     found = {
       forProgram,
       whole,
-      writeWhole: unique([...of("write").filter(isWhole), ...whole]),
-      readWhole: unique([...of("read").filter(isWhole), ...whole]),
-      byProgram,
+      writeWhole: unique([...of(WRITE).filter(isWhole), ...whole]),
+      readWhole: unique([...of(READ).filter(isWhole), ...whole]),
       anyProgram,
       allCommand,
-      path: mine.filter((rule) => rule.path),
+      inline: mine.filter((rule) => rule.inline),
+      network: mine.filter((rule) => rule.url || rule.host),
       args: mine.filter((rule) => rule.args),
       write,
       read,
-      readDeny: read.filter((rule) => rule.path && rule.decision === "deny"),
+      readDeny: read.filter((rule) => rule.decision === "deny"),
+      readCaution: read.filter((rule) => rule.decision !== "allow"),
+      guard: undefined,
+      naming: mine.filter((rule) => !isWhole(rule) && !rule.args && rule.decision !== "allow" && namesTool(rule, tool)),
     };
     this.#byTool.set(tool, found);
     return found;
   }
 
-  #decide(tool: string, args: unknown, requestCwd: string | undefined): PolicyExplanation {
+  #decide(request: PolicyRequest): PolicyExplanation {
+    const tool = request.tool;
     const rules = this.#rulesFor(tool);
+    const args = request.args;
     const fields = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-    let cwd = requestCwd ? resolve(this.environment.cwd, requestCwd) : this.environment.cwd;
-    if (typeof fields.cwd === "string" && fields.cwd !== "") {
-      const where = folderOf(fields.cwd, cwd);
-      if (where === undefined) throw new Error(`the call's cwd ${JSON.stringify(fields.cwd)} is not a folder the policy can know`);
-      cwd = where;
-    }
+    const cwd = request.cwd ? resolve(this.environment.cwd, request.cwd) : this.environment.cwd;
+    const access = checkAccess(request.access);
     const parts: PolicyPart[] = [];
 
-    if (tool === "bash" && typeof fields.command === "string") {
-      const parsed = parseCommand(fields.command);
-      const cwds = this.#cwds(parsed, cwd);
-      for (const part of parsed.parts) {
-        if (part.kind === "command") parts.push(this.#judgeCommand(part, rules, cwds));
-        else if (part.kind === "unknown") parts.push(this.#judgeUnknown(part.subject, part.reason, rules));
-        else if (part.kind === "write") parts.push(this.#judgeFile(part, rules.write, rules.writeWhole, cwds));
-        else parts.push(this.#judgeFile(part, rules.read, rules.readWhole, cwds));
-      }
+    for (const command of access?.commands ?? []) this.#judgeShell(command, rules, cwd, parts);
+    for (const path of access?.reads ?? []) parts.push(this.#judgePath(READ, path, rules.read, rules.readWhole, cwd));
+    for (const path of access?.readTrees ?? []) {
+      const part = this.#judgePath("tree", path, rules.read, rules.readWhole, cwd);
+      part.note = [part.note, "what the read rules deny under it is left out by the tool"].filter(Boolean).join("; ");
+      parts.push(part);
     }
+    for (const path of access?.writes ?? []) parts.push(this.#judgePath(WRITE, path, rules.write, rules.writeWhole, cwd));
+    if (rules.network.length > 0) for (const destination of access?.network ?? []) parts.push(this.#judgeNetwork(destination, rules));
 
-    if (tool !== "bash" && (FS_TOOLS.has(tool) || rules.path.length > 0)) {
-      const paths: unknown[] = [];
-      for (const field of PATH_FIELDS) if (fields[field] !== undefined) paths.push(fields[field]);
-      if (Array.isArray(fields.paths)) paths.push(...fields.paths);
-      if (paths.length === 0 && DEFAULTS_TO_CWD.has(tool)) paths.push(cwd);
-      for (const path of paths) parts.push(this.#judgePath(path, rules.path, rules.whole, cwd));
+    for (const rule of rules.naming) {
+      const missing = undeclared(rule, access);
+      if (missing === undefined) continue;
+      const why = rule.reason ? ` (${rule.reason})` : "";
+      parts.push({
+        kind: "call",
+        subject: tool,
+        decision: "ask",
+        matched: [{ id: rule.id, decision: "ask", reason: rule.reason ?? `${rule.id} judges ${missing} of ${tool}` }],
+        note: `${rule.id}${why} judges ${missing} of ${tool}, but the call declares none, so it cannot be judged`,
+      });
     }
 
     if (rules.args.length > 0) {
@@ -299,6 +268,24 @@ class CompiledPolicy implements Policy {
       parts.push(finish({ kind: "call", subject: tool, decision: "allow", matched }, this.defaultDecision));
     }
     return summarize(tool, parts);
+  }
+
+  #judgeShell(command: CommandAccess, rules: ToolRules, cwd: string, parts: PolicyPart[]): void {
+    const where = command.cwd ? resolve(cwd, command.cwd) : cwd;
+    const parsed = parseCommand(command.command);
+    const cwds = this.#cwds(parsed, where);
+    const before = parts.length;
+    for (const part of parsed.parts) {
+      if (part.kind === "command") parts.push(this.#judgeCommand(part, rules, cwds));
+      else if (part.kind === "unknown") parts.push(this.#judgeUnknown(part.subject, part.reason, rules));
+      else if (part.kind === "write") parts.push(this.#judgeFile(part, rules.write, rules.writeWhole, cwds));
+      else parts.push(this.#judgeFile(part, rules.read, rules.readWhole, cwds));
+    }
+    if (parts.length === before) {
+      // Only redirects of descriptors (`exec 2>&1`), or nothing at all: nothing runs, nothing is touched.
+      const matched = rules.whole.map((rule) => matchOf(rule, rule.decision));
+      parts.push({ kind: "command", subject: command.command.trim() || "(empty)", decision: matched.length > 0 ? matched.map((m) => m.decision).reduce(worst) : "allow", matched, note: "runs no program and touches no file" });
+    }
   }
 
   /** The folders relative paths may be relative to: the call's, and each literal `cd` target. */
@@ -326,46 +313,127 @@ class CompiledPolicy implements Policy {
     const name = words[0] as ShellWord;
     const subject = words.map(showWord).join(" ") + (part.tail ? " …" : "");
     let candidates: CompiledRule[];
+    let program = "";
     if (name.value === undefined) {
       candidates = rules.allCommand;
     } else {
-      const program = name.value.slice(name.value.lastIndexOf("/") + 1);
+      program = name.value.slice(name.value.lastIndexOf("/") + 1);
       candidates = rules.forProgram.get(program) ?? rules.anyProgram;
     }
     const matched: MatchedRule[] = rules.whole.map((rule) => matchOf(rule, rule.decision));
+    const notes: string[] = [];
+    let atLeastAsk = part.uncertain !== undefined;
+    if (part.uncertain) notes.push(part.uncertain);
     const maybes: string[] = [];
+    let named = false;
     for (const rule of candidates) {
-      const match = (rule.command as CommandPattern).match(words, part.tail);
+      const pattern = rule.command as CommandPattern;
+      const match = pattern.match(words, part.tail, rule.decision === "allow", part.args);
       if (match === "yes") {
         matched.push(matchOf(rule, rule.decision));
+        if (pattern.namesOperand) named = true;
       } else if (match === "maybe" && rule.decision !== "allow") {
         matched.push(matchOf(rule, "ask"));
         maybes.push(`${rule.id} (${rule.decision})`);
       }
     }
-    if (rules.readDeny.length > 0) this.#argumentsNamingDenied(part, rules.readDeny, cwds, matched);
-    const notes: string[] = [];
-    if (part.uncertain) notes.push(part.uncertain);
+    if (part.inline !== undefined) {
+      for (const rule of rules.inline) matched.push(matchOf(rule, rule.decision));
+      notes.push(`runs an inline program: ${clip(part.inline, 80)}`);
+    }
+    if (part.script && !named) {
+      atLeastAsk = true;
+      notes.push(`runs the script ${showWord(part.script)}, which the policy cannot read (a rule naming it decides)`);
+    }
+    if (rules.readCaution.length > 0) this.#readsOfCommand(part, program, rules, cwds, matched, notes);
     if (maybes.length > 0) notes.push(`words known only at run time may match ${maybes.join(", ")}`);
-    return finish({ kind: "command", subject, decision: "allow", matched }, this.defaultDecision, notes, part.uncertain !== undefined);
+    const judged = finish({ kind: "command", subject, decision: "allow", matched }, this.defaultDecision, notes, atLeastAsk);
+    return judged;
   }
 
-  /** A command that names a file the read rules deny (`cat .env`) is denied too. */
-  #argumentsNamingDenied(part: ShellCommandPart, readDeny: CompiledRule[], cwds: Array<string | undefined>, matched: MatchedRule[]): void {
+  /**
+   * What a command reads through its arguments: a word naming a file the read rules deny (`cat
+   * .env`, `dd if=.env`, a symlink to it) denies it; a word known only at run time that could name
+   * such a file asks; a tree it reads recursively that holds such a file asks.
+   */
+  #readsOfCommand(part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: MatchedRule[], notes: string[]): void {
+    const seen = new Set<string>();
+    const add = (rule: CompiledRule, decision: Decision, why: string): void => {
+      const key = `${rule.id}:${decision}`;
+      if (seen.has(key) || matched.some((entry) => entry.id === rule.id && entry.decision === decision)) return;
+      seen.add(key);
+      matched.push({ id: rule.id, decision, reason: rule.reason ?? why });
+    };
+    const words: ShellWord[] = [];
     for (const word of part.words.slice(1)) {
       const value = word.value;
-      if (value === undefined || value === "" || value.startsWith("-") || value.length > 4096) continue;
-      for (const cwd of cwds) {
-        if (cwd === undefined) continue;
-        const path = value.includes("\0") ? undefined : resolve(cwd, word.tilde ? expandTilde(value) : value);
-        if (path === undefined) continue;
-        for (const rule of readDeny) {
-          if ((rule.path as (path: string) => boolean)(path) && !matched.some((entry) => entry.id === rule.id)) {
-            matched.push({ id: rule.id, decision: "deny", reason: rule.reason ?? `${showWord(word)} names a file the read rules deny` });
-          }
+      if (value !== undefined && value.startsWith("-") && value.includes("=")) words.push({ ...word, value: value.slice(value.indexOf("=") + 1), tilde: false });
+      else words.push(word);
+    }
+    for (const touch of part.reads ?? []) words.push(touch.path);
+    const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
+    for (const word of words) {
+      const value = word.value;
+      if (value === undefined) {
+        if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined) continue;
+        const rule = this.#couldName(word, rules.readCaution, cwd);
+        if (rule) {
+          add(rule, "ask", `${word.text} is known only at run time and could name a file ${rule.id} ${rule.decision === "deny" ? "denies" : "asks for"}`);
+          notes.push(`${word.text} could name a path ${rule.id} (${rule.decision}) matches`);
+        }
+        continue;
+      }
+      if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.length === 0 || NO_FILE_ARGUMENTS.has(program)) continue;
+      for (const base of cwds) {
+        if (base === undefined) continue;
+        for (const path of this.#variants(value, base, word.tilde)) {
+          for (const rule of rules.readDeny) if ((rule.path as (path: string) => boolean)(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
         }
       }
     }
+    for (const touch of part.trees ?? []) this.#treeOfCommand(touch.path, rules, cwd, add, notes);
+  }
+
+  #treeOfCommand(word: ShellWord, rules: ToolRules, cwd: string | undefined, add: (rule: CompiledRule, decision: Decision, why: string) => void, notes: string[]): void {
+    if (rules.readDeny.length === 0) return;
+    const first = rules.readDeny[0] as CompiledRule;
+    if (word.value === undefined || cwd === undefined) {
+      add(first, "ask", `reads a tree known only at run time, which may hold files the read rules deny`);
+      notes.push(`reads the tree ${word.text}, known only at run time`);
+      return;
+    }
+    const normalized = normalizePath(word.value, cwd, word.tilde);
+    if (!normalized.ok) return;
+    rules.guard ??= new TreeGuard((path) => rules.readDeny.some((rule) => (rule.path as (path: string) => boolean)(path)), LINK_TTL_MS, true);
+    for (const root of unique([normalized.lexical, normalized.real])) {
+      const found = rules.guard.find(root);
+      if (found.paths.length === 0 && found.complete) continue;
+      const denied = rules.readDeny.find((rule) => found.paths.some((path) => (rule.path as (path: string) => boolean)(path))) ?? first;
+      const shown = found.paths.join(", ");
+      add(denied, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
+      notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
+    }
+  }
+
+  /** The path an argument names, and where it leads when it exists and symlinks are followed. */
+  #variants(value: string, cwd: string, tilde: boolean): string[] {
+    if (value.includes("\0")) return [];
+    let path = value;
+    if (tilde && (value === "~" || value.startsWith("~/"))) path = (this.anchors.homes[0] as string) + value.slice(1);
+    const lexical = resolve(cwd, path);
+    const real = existingReal(path.split("/").includes("..") ? `${cwd}/${path}` : lexical);
+    return real === undefined || real === lexical ? [lexical] : [lexical, real];
+  }
+
+  /** The first deny/ask read rule a word known only at run time could name a path of, if any. */
+  #couldName(word: ShellWord, caution: CompiledRule[], cwd: string): CompiledRule | undefined {
+    const text = word.text.replace(/^(["'])(.*)\1$/, "$2");
+    const pureGlob = !/[$`]/.test(text) && /[*?[]/.test(text);
+    if (!pureGlob) return caution[0];
+    const path = resolve(cwd, text.startsWith("~/") ? this.anchors.homes[0] + text.slice(1) : text);
+    const glob = picomatch(path, { dot: true });
+    const folder = dirname(path);
+    return caution.find((rule) => rule.rule.path !== undefined && samplesOf(rule.rule.path, this.anchors, folder).some((sample) => glob(sample) || glob(`${sample}/x`)));
   }
 
   #judgeUnknown(subject: string, reason: string, rules: ToolRules): PolicyPart {
@@ -401,11 +469,11 @@ class CompiledPolicy implements Policy {
     return result as PolicyPart;
   }
 
-  #judgePath(path: unknown, pathRules: CompiledRule[], whole: CompiledRule[], cwd: string): PolicyPart {
+  #judgePath(kind: PartKind, path: unknown, pathRules: CompiledRule[], whole: CompiledRule[], cwd: string): PolicyPart {
     if (typeof path !== "string") {
-      return finish({ kind: "path", subject: String(path), decision: "allow", matched: [] }, this.defaultDecision, ["the path is not a string"], true);
+      return finish({ kind, subject: String(path), decision: "allow", matched: [] }, this.defaultDecision, ["the path is not a string"], true);
     }
-    return this.#judgeNormalized("path", path, cwd, true, pathRules, whole);
+    return this.#judgeNormalized(kind, path, cwd, false, pathRules, whole);
   }
 
   #judgeNormalized(kind: PartKind, value: string, cwd: string, tilde: boolean, pathRules: CompiledRule[], whole: CompiledRule[]): PolicyPart {
@@ -431,6 +499,23 @@ class CompiledPolicy implements Policy {
     if (unmatched) notes.push(variants.length > 1 ? "default where no rule matched" : "default (no rule matched)");
     if (notes.length > 0) part.note = notes.join("; ");
     return part;
+  }
+
+  #judgeNetwork(destination: NetworkAccess, rules: ToolRules): PolicyPart {
+    const url = destination.url;
+    const method = typeof destination.method === "string" ? destination.method.toUpperCase() : undefined;
+    const subject = method ? `${method} ${url}` : url;
+    const matched: MatchedRule[] = rules.whole.map((rule) => matchOf(rule, rule.decision));
+    let host: string | undefined;
+    try {
+      host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "");
+    } catch {
+      return finish({ kind: "network", subject, decision: "allow", matched }, this.defaultDecision, ["the URL is not valid"], true);
+    }
+    for (const rule of rules.network) {
+      if ((rule.url && rule.url.test(url)) || (rule.host && rule.host.test(host))) matched.push(matchOf(rule, rule.decision));
+    }
+    return finish({ kind: "network", subject, decision: "allow", matched }, this.defaultDecision);
   }
 
   #judgeArgs(tool: string, fields: Record<string, unknown>, rules: ToolRules, only: boolean): PolicyPart | undefined {
@@ -463,68 +548,4 @@ class CompiledPolicy implements Policy {
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
-}
-
-function matchOf(rule: CompiledRule, decision: Decision): MatchedRule {
-  return rule.reason === undefined ? { id: rule.id, decision } : { id: rule.id, decision, reason: rule.reason };
-}
-
-/** Sets a part's decision from its matches (deny > ask > allow), the default when none, at least ask when uncertain. */
-function finish(part: PolicyPart, defaultDecision: Decision, notes: string[] = [], atLeastAsk = false): PolicyPart {
-  let decision: Decision;
-  if (part.matched.length === 0) {
-    decision = defaultDecision;
-    if (!atLeastAsk || SEVERITY[defaultDecision] > SEVERITY.ask) notes.push(`default (no rule matched)`);
-  } else {
-    decision = part.matched.map((entry) => entry.decision).reduce(worst);
-  }
-  if (atLeastAsk) decision = worst(decision, "ask");
-  part.decision = decision;
-  if (notes.length > 0) part.note = notes.join("; ");
-  return part;
-}
-
-function merge(a: PolicyPart, b: PolicyPart): PolicyPart {
-  const matched = [...a.matched];
-  for (const entry of b.matched) if (!matched.some((each) => each.id === entry.id && each.decision === entry.decision)) matched.push(entry);
-  const note = [a.note, b.note].filter((text) => text !== undefined && text !== "");
-  const subject = a.subject === b.subject ? a.subject : `${a.subject} | ${b.subject}`;
-  const part: PolicyPart = { kind: a.kind, subject, decision: worst(a.decision, b.decision), matched };
-  if (note.length > 0) part.note = [...new Set(note)].join("; ");
-  return part;
-}
-
-function summarize(tool: string, parts: PolicyPart[]): PolicyExplanation {
-  const decision = parts.map((part) => part.decision).reduce(worst);
-  const deciding = parts.filter((part) => part.decision === decision);
-  const rules = [...new Set(deciding.flatMap((part) => part.matched.filter((entry) => entry.decision === decision).map((entry) => entry.id)))];
-  const first = deciding[0] as PolicyPart;
-  const rule = first.matched.find((entry) => entry.decision === decision);
-  const what = first.kind === "call" ? tool : `${first.kind === "command" ? "" : `${first.kind} `}${first.subject}`;
-  let reason: string;
-  if (rule) {
-    const why = rule.reason ? ` (${rule.reason})` : "";
-    reason = decision === "ask" ? `${what}: ${rule.id} asks${why}` : `${what}: ${decision === "deny" ? "denied" : "allowed"} by ${rule.id}${why}`;
-    if (decision !== "allow" && first.note && !first.note.startsWith("default")) reason += `; ${first.note}`;
-  } else {
-    reason = `${what}: ${first.note ?? `default ${decision}`}`;
-  }
-  if (decision === "allow" && deciding.length > 1) reason = `every part allowed (${rules.join(", ") || "default"})`;
-  return { decision, reason: oneLine(reason), tool, rules, parts };
-}
-
-function oneLine(text: string): string {
-  const flat = text.includes("\n") ? text.replace(/\s*\n\s*/g, " ⏎ ") : text;
-  return flat.length > 500 ? `${flat.slice(0, 497)}...` : flat;
-}
-
-function preview(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
-}
-
-function expandTilde(value: string): string {
-  if (value === "~") return process.env.HOME ?? value;
-  if (value.startsWith("~/")) return (process.env.HOME ?? "~") + value.slice(1);
-  return value;
 }

@@ -10,14 +10,28 @@ export type Decision = Static<typeof DecisionSchema>;
 export const RuleSchema = Type.Object(
   {
     id: Type.Optional(Type.String({ minLength: 1, description: "Names the rule in decisions, explanations and the audit log." })),
-    tool: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
-      description: "Tool names or globs on them (`bash`, `*`, `mcp_*`).",
-    }),
+    tool: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+        description:
+          "Tool names or globs on them (`bash`, `*`, `mcp_*`); default every tool. In path rules, `read` and `write` also stand for every read / write any tool declares.",
+      }),
+    ),
     command: Type.Optional(
       Type.String({ minLength: 1, description: "A bash command pattern, word by word: `git status`, `npm run test *`, `rm`, `*`." }),
     ),
     path: Type.Optional(
       Type.String({ minLength: 1, description: "A path glob: `${workspace}/**`, `~/.ssh/**`, `/etc/**`, `.env`, `src/**`." }),
+    ),
+    url: Type.Optional(
+      Type.String({ minLength: 1, description: "A glob on the URLs a tool declares it reaches: `https://api.example.com/**`." }),
+    ),
+    host: Type.Optional(
+      Type.String({ minLength: 1, description: "A glob on the host names a tool declares it reaches: `*.example.com`, `localhost`." }),
+    ),
+    inline: Type.Optional(
+      Type.Literal(true, {
+        description: "Matches every interpreter running a program given inline (`python -c`, `perl -e`, `node -e`, `python3 -` with a heredoc, awk that runs commands or writes files).",
+      }),
     ),
     args: Type.Optional(
       Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
@@ -30,7 +44,7 @@ export const RuleSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** One rule: which tools, what to match (at most one of `command`, `path`, `args`), and the decision. */
+/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `inline`, `args`), and the decision. */
 export type PolicyRule = Static<typeof RuleSchema>;
 
 export const RedactSchema = Type.Object(

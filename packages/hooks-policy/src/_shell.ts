@@ -1,5 +1,7 @@
 import { homedir } from "node:os";
 import { type Assignment, type Command, forEachChild, parse, type Redirection, type SyntaxNode, type Word } from "unbash";
+import { type Effects, effectsOf, type Touch } from "./_effects.js";
+import { type ParsedArguments, parseArguments } from "./_options.js";
 import { runtimeWord, type ShellWord, showWord, evalWord, type WordEnv } from "./_words.js";
 import { DANGEROUS_VARIABLES, SHELL_VALUE_OPTIONS, SHELLS, WRAPPERS, type WrapperSpec } from "./_wrappers.js";
 
@@ -23,6 +25,15 @@ export interface ShellCommandPart {
   uncertain?: string;
   /** How many `cd`s came before it (see `ParsedCommand.cds`). */
   cdCount: number;
+  /** Its arguments read with the program's option table. */
+  args?: ParsedArguments;
+  /** Files it reads through its options (`dd if=`), trees it reads recursively (`grep -r`). */
+  reads?: Touch[];
+  trees?: Touch[];
+  /** The code an interpreter runs from an argument or standard input (`python -c`). */
+  inline?: string;
+  /** The script file a shell reads (`bash x.sh`, `. x`). */
+  script?: ShellWord;
 }
 
 /** A file the command writes (`>`, `>>`, `tee`, `cp`'s target) or reads (`<`). */
@@ -208,7 +219,9 @@ class Analysis {
       this.#shell(words, tail, level, node, uncertain);
       return;
     }
-    this.#push({ kind: "command", words, tail, uncertain, cdCount: this.cds.length });
+    const args = parseArguments(program, words.slice(1));
+    const effects = effectsOf(program, words, args);
+    this.#pushCommand(words, tail, uncertain, args, effects, level);
 
     switch (program) {
       case "busybox":
@@ -233,6 +246,9 @@ class Analysis {
         if (words[1] && words[1].value === undefined) {
           this.#unknown(words.map(showWord).join(" "), "runs a script whose name or content is known only at run time");
         }
+        return;
+      case "tmux":
+        this.#tmux(words, level);
         return;
       case "hash":
         if (words.some((word) => word.value === undefined || /^-[a-z]*p/.test(word.value))) {
@@ -263,38 +279,58 @@ class Analysis {
       case "popd":
         this.cds.push(runtimeWord("(popd)", false));
         return;
-      case "tee":
-        for (const word of operands(words.slice(1), new Set(["--output-error"]))) {
-          this.#push({ kind: "write", path: word, via: "tee", cdCount: this.cds.length });
-        }
-        return;
-      case "touch":
-      case "mkdir":
-      case "truncate":
-        for (const word of operands(words.slice(1), new Set(["-s", "--size", "-r", "--reference", "-m", "--mode", "-d", "-t", "--context"]))) {
-          this.#push({ kind: "write", path: word, via: program, cdCount: this.cds.length });
-        }
-        return;
-      case "cp":
-      case "mv":
-      case "install":
-      case "ln":
-        this.#copyTarget(program, words.slice(1));
-        return;
-      case "dd":
-        for (const word of words.slice(1)) {
-          if (word.value === undefined) continue;
-          if (word.value.startsWith("of=")) {
-            this.#push({ kind: "write", path: { ...word, value: word.value.slice(3), tilde: word.value.startsWith("of=~") }, via: "dd of=", cdCount: this.cds.length });
-          }
-        }
-        return;
       case "find":
         this.#find(words, level);
         return;
       default:
         return;
     }
+  }
+
+  #pushCommand(words: ShellWord[], tail: boolean, uncertain: string | undefined, args: ParsedArguments, effects: Effects, level: number, script?: ShellWord): void {
+    const part: ShellCommandPart = { kind: "command", words, tail, cdCount: this.cds.length, args };
+    const why = uncertain ?? effects.uncertain;
+    if (why !== undefined) part.uncertain = why;
+    if (effects.reads.length > 0) part.reads = effects.reads;
+    if (effects.trees.length > 0) part.trees = effects.trees;
+    if (effects.inline !== undefined) part.inline = effects.inline;
+    if (script ?? effects.script) part.script = script ?? effects.script;
+    this.#push(part);
+    for (const touch of effects.writes) this.#push({ kind: "write", path: touch.path, via: touch.via, cdCount: this.cds.length });
+    for (const run of effects.runs ?? []) {
+      if (run.shell) this.#reparse(run.words, level, run.via);
+      else this.#resolve(run.words, false, level, undefined, undefined);
+    }
+  }
+
+  /** tmux commands that run a shell command given as their last words. */
+  #tmux(words: ShellWord[], level: number): void {
+    let i = 1;
+    for (; i < words.length; i++) {
+      const value = words[i]?.value;
+      if (value === undefined) return this.#unknown(words.map(showWord).join(" "), "tmux's arguments are known only at run time");
+      if (!value.startsWith("-")) break;
+      if (value === "-c") this.#reparse(words.slice(i + 1, i + 2), level, "tmux -c");
+      if (/^-[LSfTc]$/.test(value)) i += 1;
+    }
+    const sub = words[i]?.value;
+    if (sub === undefined) return;
+    if (/^(send-keys|send|send-prefix)$/.test(sub)) {
+      return this.#unknown(words.map(showWord).join(" "), "tmux send-keys types text into a terminal, which may run it");
+    }
+    if (!/^(new-session|new|new-window|neww|split-window|splitw|respawn-pane|respawnp|respawn-window|respawnw|run-shell|run|if-shell|if|pipe-pane|pipep|display-popup|popup)$/.test(sub)) return;
+    let j = i + 1;
+    for (; j < words.length; j++) {
+      const value = words[j]?.value;
+      if (value === undefined || !value.startsWith("-")) break;
+      if (value === "--") {
+        j += 1;
+        break;
+      }
+      if (/^-[a-zA-Z]*[cefFnstxylpTwhdSb]$/.test(value) && !/^-[a-zA-Z]*[AbDdEhIkPvZ]$/.test(value)) j += 1;
+    }
+    const command = words.slice(j);
+    if (command.length > 0) this.#reparse(command, level, `tmux ${sub}`);
   }
 
   #wrapper(
@@ -345,7 +381,24 @@ class Analysis {
       }
       return;
     }
-    const rest = words.slice(index);
+    let rest = words.slice(index);
+    if (program === "script") {
+      for (const word of rest) this.#push({ kind: "write", path: word, via: "script", cdCount: this.cds.length });
+      if (!options.values.some(([option]) => spec.commandString?.includes(option))) {
+        this.#unknown(words.map(showWord).join(" "), "script starts a shell that reads its commands from standard input");
+      }
+      return;
+    }
+    if (program === "parallel") {
+      const end = rest.findIndex((word) => word.value !== undefined && /^:::/.test(word.value));
+      if (end !== -1) rest = rest.slice(0, end);
+      if (rest.length === 1 && rest[0]?.value !== undefined && /[\s;&|<>$`]/.test(rest[0].value)) {
+        this.#reparse(rest, level, "parallel");
+        return;
+      }
+      this.#resolve(rest, true, level, undefined, why);
+      return;
+    }
     if (program === "flock" && (rest[0]?.value === "-c" || rest[0]?.value === "--command")) {
       // `flock FILE -c COMMAND`: the command string comes after the lock file.
       this.#reparse(rest.slice(1, 2), level, "flock -c");
@@ -413,7 +466,8 @@ class Analysis {
     }
     if (!stdinMode && index < words.length) {
       // A script file: judged as the shell command itself (its content is not read).
-      this.#push({ kind: "command", words, tail, uncertain, cdCount: this.cds.length });
+      const program = basename(words[0]?.value ?? "sh");
+      this.#pushCommand(words, tail, uncertain, parseArguments(program, words.slice(1)), { writes: [], reads: [], trees: [] }, level, words[index]);
       return;
     }
     const input = node ? literalInput(node.redirects, this.env) : undefined;
@@ -433,30 +487,6 @@ class Analysis {
       return;
     }
     this.#parseScript(words.map((word) => word.value).join(" "), level + 1, what);
-  }
-
-  #copyTarget(program: string, args: ShellWord[]): void {
-    let target: ShellWord | undefined;
-    const rest: ShellWord[] = [];
-    for (let i = 0; i < args.length; i++) {
-      const word = args[i] as ShellWord;
-      const value = word.value;
-      if (value === "-t" || value === "--target-directory") {
-        target = args[i + 1];
-        i += 1;
-      } else if (value?.startsWith("--target-directory=")) {
-        target = { ...word, value: value.slice("--target-directory=".length), tilde: false };
-      } else if (value?.startsWith("-t") && value.length > 2 && !value.startsWith("--")) {
-        target = { ...word, value: value.slice(2), tilde: false };
-      } else if (value === "-S" || value === "--suffix" || (program === "install" && (value === "-m" || value === "-o" || value === "-g"))) {
-        i += 1;
-      } else if (value === undefined || !value.startsWith("-") || value === "-") {
-        rest.push(word);
-      }
-    }
-    if (!target && rest.length >= 2) target = rest[rest.length - 1];
-    if (!target && program === "ln" && rest.length === 1) return;
-    if (target) this.#push({ kind: "write", path: target, via: program, cdCount: this.cds.length });
   }
 
   #find(words: ShellWord[], level: number): void {
@@ -569,26 +599,6 @@ function readOptions(words: ShellWord[], start: number, spec: WrapperSpec): Read
   }
   result.index = i;
   return result;
-}
-
-/** A command's operands: the words that are not options (after `--`, all). */
-function operands(words: ShellWord[], valued: Set<string>): ShellWord[] {
-  const out: ShellWord[] = [];
-  let options = true;
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i] as ShellWord;
-    const value = word.value;
-    if (options && value === "--") {
-      options = false;
-      continue;
-    }
-    if (options && value !== undefined && value.startsWith("-") && value !== "-") {
-      if (valued.has(value)) i += 1;
-      continue;
-    }
-    out.push(word);
-  }
-  return out;
 }
 
 /** The text a literal heredoc or here-string gives a command's standard input, or undefined. */

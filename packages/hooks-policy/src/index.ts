@@ -1,20 +1,19 @@
+// The public surface of @toolhost/hooks-policy, chosen by hand (see README "Library"): the
+// plugin, the compiled policy for hosts that decide without a harness, the presets and the
+// options' schema. The parser, option tables, matchers and audit helpers are internal.
 export { default, PLUGIN_NAME, POLICY_SERVICE } from "./plugin.js";
 export {
   createPolicy,
   PolicyErrorCode,
-  type ExplainRequest,
   type MatchedRule,
   type PartKind,
   type Policy,
   type PolicyEnvironment,
   type PolicyExplanation,
   type PolicyPart,
-  type PolicyService,
 } from "./_policy.js";
-export { parseCommand, MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS, type ParsedCommand, type ShellPart } from "./_shell.js";
-export type { ShellWord } from "./_words.js";
 export { Redactor, MIN_KNOWN_VALUE_LENGTH, type KnownValues } from "./_redact.js";
-export { canonicalJson, digest, type AuditEntry } from "./_audit.js";
+export type { AuditEntry } from "./_audit.js";
 export { PRESETS, type Preset } from "./presets.js";
 export {
   DEFAULT_REDACT_ENV,

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { type AgentHarness, definePlugin, messageOf, ToolhostError } from "@toolhost/core";
+import { type AgentHarness, definePlugin, messageOf, type PolicyService, ToolhostError } from "@toolhost/core";
 import { AuditLog } from "./_audit.js";
-import { createPolicy, PolicyErrorCode, type PolicyExplanation, type PolicyService } from "./_policy.js";
+import { createPolicy, PolicyErrorCode, type PolicyExplanation } from "./_policy.js";
 import { Redactor } from "./_redact.js";
 import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
 
@@ -12,9 +12,10 @@ export const PLUGIN_NAME = "@toolhost/hooks-policy";
 export const POLICY_SERVICE = "policy";
 
 /**
- * Decides every call before it runs (`beforeToolCall`: allow, ask, deny), masks secrets in every
- * text that leaves the kernel (`redact`), records decisions in the audit file, and offers
- * `explain` as the `policy` service.
+ * Decides every call before it runs (`beforeToolCall`: allow, ask, deny) from what its tool
+ * declares it touches (`ctx.access`) and its arguments, masks secrets in every text that leaves
+ * the kernel (`redact`), records decisions in the audit file, and offers `explain` and
+ * `protectedPaths` as the `policy` service.
  */
 const plugin = definePlugin({
   name: PLUGIN_NAME,
@@ -35,21 +36,26 @@ const plugin = definePlugin({
       async explain(request) {
         try {
           if (typeof request !== "object" || request === null || typeof request.tool !== "string") {
-            throw new TypeError('explain takes { tool: string, args, cwd? }');
+            throw new TypeError("explain takes { tool: string, args, cwd?, access? }");
           }
-          return policy.decide(request.tool, request.args, typeof request.cwd === "string" ? request.cwd : undefined);
+          const cwd = typeof request.cwd === "string" ? resolve(harness.cwd, request.cwd) : harness.cwd;
+          const access = request.access ?? (await harness.getTool(request.tool)?.access?.(request.args, { cwd, workspace: harness.workspace }));
+          return policy.decide({ tool: request.tool, args: request.args, cwd, ...(access && { access }) });
         } catch (error) {
           const reason = `policy error: ${messageOf(error)}`;
           const tool = String((request as { tool?: unknown } | null)?.tool ?? "");
           return { decision: "deny", reason, tool, rules: [], parts: [{ kind: "call", subject: tool, decision: "deny", matched: [], note: reason }] };
         }
       },
+      async protectedPaths(root) {
+        return policy.protectedPaths(root);
+      },
     };
     harness.provideService(POLICY_SERVICE, service);
 
     harness.hooks.beforeToolCall.tapPromise(PLUGIN_NAME, async (ctx) => {
       const tool = ctx.tool.name;
-      const explanation = policy.decide(tool, ctx.args);
+      const explanation = policy.decide({ tool, args: ctx.args, ...(ctx.access && { access: ctx.access }) });
       if (audit) {
         try {
           await audit.record(tool, ctx.args, explanation);

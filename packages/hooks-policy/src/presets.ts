@@ -6,11 +6,10 @@ export interface Preset {
   rules: PolicyRule[];
 }
 
-const FS_READ = ["read", "ls", "find", "grep"];
-const FS_WRITE = ["write", "edit"];
-const FS_ALL = [...FS_READ, ...FS_WRITE];
+/** Tools that only write (tool-fs's); the preset may name them. `write` is also every declared write. */
+const WRITERS = ["write", "edit"];
 
-/** Files that hold secrets: denied to every file tool, and to bash when a command names them. */
+/** Files that hold secrets: denied to every tool that declares it reads or writes them, and to commands that name them. */
 const SECRETS: PolicyRule[] = [
   ".env",
   ".env.local",
@@ -28,9 +27,9 @@ const SECRETS: PolicyRule[] = [
   "~/.config/gcloud/**",
   "~/.kube/**",
   "~/.docker/config.json",
-].map((path) => ({ tool: FS_ALL, path, decision: "deny" as const, reason: "it holds secrets" }));
+].map((path) => ({ tool: "*", path, decision: "deny" as const, reason: "it holds secrets" }));
 
-/** Commands that only look: allowed by `readonly` and `workspace`. */
+/** Commands that only look: allowed by `readonly` and `workspace`. Command rules judge the commands any tool declares. */
 const LOOKING = [
   "ls",
   "cat",
@@ -68,7 +67,7 @@ const LOOKING = [
   "git rev-parse *",
   "git ls-files *",
   "git blame *",
-].map((command) => ({ tool: "bash", command, decision: "allow" as const }));
+].map((command) => ({ tool: "*", command, decision: "allow" as const }));
 
 /** Commands that build and test a project: allowed by `workspace`. */
 const BUILDING = [
@@ -103,7 +102,7 @@ const BUILDING = [
   "git switch *",
   "git stash *",
   "git restore *",
-].map((command) => ({ tool: "bash", command, decision: "allow" as const }));
+].map((command) => ({ tool: "*", command, decision: "allow" as const }));
 
 /** Commands that destroy or change much at once: asked by `recommended`. */
 const DESTRUCTIVE: PolicyRule[] = [
@@ -135,15 +134,22 @@ const DESTRUCTIVE: PolicyRule[] = [
   "git clean *",
   "git push *",
   "git rebase *",
-  "git branch ** -D **",
-  "git checkout ** -f **",
-  "find ** -delete **",
+  "git branch -D",
+  "git checkout --force",
+  "git checkout ** .",
+  "git checkout -- **",
+  "git switch --force",
+  "git restore *",
+  "git stash drop *",
+  "git stash clear *",
+  "find -delete",
   "docker rm *",
   "docker rmi *",
   "docker system prune *",
+  "kubectl delete *",
   "npm publish *",
   "pnpm publish *",
-].map((command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it can destroy work or change the system" }));
+].map((command) => ({ tool: "*", command, decision: "ask" as const, reason: "it can destroy work or change the system" }));
 
 /** Commands that reach the network: asked by `recommended`. */
 const NETWORK: PolicyRule[] = [
@@ -172,15 +178,18 @@ const NETWORK: PolicyRule[] = [
   "docker pull *",
   "docker push *",
   "docker login *",
-].map((command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it reaches the network" }));
+].map((command) => ({ tool: "*", command, decision: "ask" as const, reason: "it reaches the network" }));
 
-/** Inline programs of interpreters can do anything: asked by `recommended`. */
-const INLINE: PolicyRule[] = ["python* ** -c **", "node ** -e **", "node ** --eval **", "perl ** -e **", "ruby ** -e **", "php ** -r **"].map(
-  (command) => ({ tool: "bash", command, decision: "ask" as const, reason: "it runs an inline program the policy cannot read" }),
+/** Pushes that overwrite or delete what is on the remote, in every spelling: asked by `recommended`, with their own reason. */
+const FORCE_PUSH: PolicyRule[] = ["git push --force", "git push --force-with-lease", "git push --force-if-includes", "git push --mirror", "git push --delete", "git push ** +* **", "git push ** :* **"].map(
+  (command) => ({ tool: "*", command, decision: "ask" as const, reason: "it overwrites or deletes history on the remote" }),
 );
 
+/** Inline programs of interpreters (`python -c`, `node -e`, `perl -e`, awk running commands) can do anything: asked by `recommended`. */
+const INLINE: PolicyRule[] = [{ tool: "*", inline: true, decision: "ask", reason: "it runs an inline program the policy cannot read" }];
+
 const CATASTROPHIC: PolicyRule[] = ["rm ** / **", "rm ** /\\* **", "rm ** ~ **", "rm ** ~/ **", "rm ** ~/\\* **"].map((command) => ({
-  tool: "bash",
+  tool: "*",
   command,
   decision: "deny" as const,
   reason: "it deletes the whole system or home folder",
@@ -191,8 +200,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   readonly: {
     default: "ask",
     rules: [
-      { tool: FS_READ, path: "${workspace}/**", decision: "allow" },
-      { tool: FS_WRITE, decision: "deny", reason: "the policy is read-only" },
+      { tool: "read", path: "${workspace}/**", decision: "allow" },
+      { tool: WRITERS, decision: "deny", reason: "the policy is read-only" },
       ...SECRETS,
       ...LOOKING,
     ],
@@ -200,7 +209,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   workspace: {
     default: "ask",
     rules: [
-      { tool: FS_ALL, path: "${workspace}/**", decision: "allow" },
+      { tool: "*", path: "${workspace}/**", decision: "allow" },
       ...SECRETS,
       ...LOOKING,
       ...BUILDING,
@@ -210,10 +219,11 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   recommended: {
     default: "ask",
     rules: [
-      { tool: FS_ALL, path: "${workspace}/**", decision: "allow" },
+      { tool: "*", path: "${workspace}/**", decision: "allow" },
       ...SECRETS,
-      { tool: "bash", command: "*", decision: "allow" },
+      { tool: "*", command: "*", decision: "allow" },
       ...DESTRUCTIVE,
+      ...FORCE_PUSH,
       ...NETWORK,
       ...INLINE,
       ...CATASTROPHIC,

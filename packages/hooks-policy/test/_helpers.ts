@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentHarness, type AgentTool, Type } from "@toolhost/core";
-import policyPlugin, { type PolicyOptions, type PolicyService } from "../src/index.js";
+import { AgentHarness, type AgentTool, type PolicyService } from "@toolhost/core";
+import { ACCESS, accessTool, TOOL_NAMES as ACCESS_TOOL_NAMES } from "./fixtures/access-tools.mjs";
+import policyPlugin, { type Policy, type PolicyExplanation, type PolicyOptions } from "../src/index.js";
 
 /** A case of policy-cases.json. */
 export interface PolicyCase {
@@ -38,22 +39,23 @@ export function inWorkspace<T>(value: T, ws: string): T {
   return JSON.parse(JSON.stringify(value).replaceAll("${workspace}", ws)) as T;
 }
 
-/** A tool that records that it ran and returns `ran <name>`. */
-export function recordingTool(name: string, runs: string[], result?: () => { text: string; details: unknown }): AgentTool {
-  return {
-    name,
-    label: name,
-    description: `test tool ${name}`,
-    parameters: Type.Object({}),
-    async execute() {
-      runs.push(name);
-      const made = result?.() ?? { text: `ran ${name}`, details: { ran: name } };
-      return { content: [{ type: "text", text: made.text }], details: made.details };
-    },
-  };
+type Args = Record<string, unknown>;
+
+export { ACCESS };
+
+/** Decides a call the way the harness does: with what the test tool of that name declares. */
+export function decide(policy: Policy, ws: string, tool: string, args: unknown, cwd?: string, policyCwd = ws): PolicyExplanation {
+  const env = { cwd: cwd ?? policyCwd, workspace: ws };
+  const access = typeof args === "object" && args !== null ? ACCESS[tool]?.(args as Args, env) : undefined;
+  return policy.decide({ tool, args, ...(cwd && { cwd }), ...(access && { access }) });
 }
 
-export const TOOL_NAMES = ["bash", "read", "write", "edit", "make_api_call"];
+/** A tool that records that it ran and returns `ran <name>`; it declares access as ACCESS says. */
+export function recordingTool(name: string, runs: string[], result?: () => { text: string; details: unknown }): AgentTool {
+  return accessTool(name, runs, result);
+}
+
+export const TOOL_NAMES = [...ACCESS_TOOL_NAMES];
 
 /** A harness with the recording tools and the policy plugin. */
 export async function harnessWith(
@@ -63,7 +65,16 @@ export async function harnessWith(
 ): Promise<{ harness: AgentHarness; runs: string[]; policy: PolicyService }> {
   const harness = new AgentHarness({ cwd: ws, workspace: ws, tools: TOOL_NAMES.map((name) => recordingTool(name, runs)) });
   await harness.use(policyPlugin, options);
-  const policy = harness.getService<PolicyService>("policy");
+  const policy = harness.getService("policy") as PolicyService | undefined;
   if (!policy) throw new Error("the plugin provided no policy service");
   return { harness, runs, policy };
+}
+
+/** A policy whose `decide(tool, args, cwd?)` computes the call's access as the test tools declare it. */
+export function withAccess(policy: Policy, ws: string, policyCwd = ws) {
+  return {
+    decide: (tool: string, args: unknown, cwd?: string) => decide(policy, ws, tool, args, cwd, policyCwd),
+    rules: policy.rules,
+    protectedPaths: (root: string) => policy.protectedPaths(root),
+  };
 }

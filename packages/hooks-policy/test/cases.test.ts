@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPolicy, type PolicyOptions } from "../src/index.js";
-import { type PolicyCase as Case, harnessWith, inWorkspace, makeWorkspace, policyCases as file } from "./_helpers.js";
+import { type PolicyCase as Case, decide, harnessWith, inWorkspace, makeWorkspace, policyCases as file } from "./_helpers.js";
 
 function agrees(decision: string, expected: Case["expect"]): boolean {
   return expected === "not-allow" ? decision !== "allow" : decision === expected;
@@ -16,7 +16,7 @@ afterEach(() => cleanup());
 describe("policy-cases.json through createPolicy().decide", () => {
   it.each(file.cases)("$id $tool $expect ($note)", (c) => {
     const policy = createPolicy(inWorkspace(file.rulesets[c.ruleset] as PolicyOptions, ws), { cwd: ws, workspace: ws });
-    const explanation = policy.decide(c.tool, inWorkspace(c.args, ws));
+    const explanation = decide(policy, ws, c.tool, inWorkspace(c.args, ws));
     expect(agrees(explanation.decision, c.expect), `${c.id}: got ${explanation.decision} (${explanation.reason})`).toBe(true);
     expect(explanation.parts.length).toBeGreaterThan(0);
   });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createPolicy, MAX_COMMAND_LENGTH, parseCommand } from "../src/index.js";
+import { MAX_COMMAND_LENGTH, parseCommand } from "../src/_shell.js";
+import { createPolicy } from "../src/index.js";
+import { decide as decideWith } from "./_helpers.js";
 
 // Everything allowed but rm: each spelling below must still reach the rm rule.
 const policy = createPolicy(
@@ -13,7 +15,7 @@ const policy = createPolicy(
   { cwd: "/tmp", workspace: "/tmp" },
 );
 
-const decide = (command: string) => policy.decide("bash", { command });
+const decide = (command: string) => decideWith(policy, "/tmp", "bash", { command });
 
 const DENIED: Record<string, string[]> = {
   "quotes and escapes": [
@@ -248,7 +250,8 @@ describe("size and depth are bounded", () => {
     expect(command.length).toBeLessThan(MAX_COMMAND_LENGTH);
     const explanation = decide(command);
     expect(explanation.decision).toBe("deny");
-    expect(explanation.parts).toHaveLength(3001);
+    // 3000 echo commands, rm, and the file rm deletes (a write).
+    expect(explanation.parts).toHaveLength(3002);
   });
 
   it.each([

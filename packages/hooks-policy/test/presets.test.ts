@@ -2,7 +2,7 @@ import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPolicy, PRESETS, type PresetName } from "../src/index.js";
-import { makeWorkspace } from "./_helpers.js";
+import { makeWorkspace, withAccess } from "./_helpers.js";
 
 let ws = "";
 let cleanup = () => {};
@@ -11,7 +11,7 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
-const preset = (name: PresetName, rules = {}) => createPolicy({ extends: [name], ...rules }, { cwd: ws, workspace: ws });
+const preset = (name: PresetName, rules = {}) => withAccess(createPolicy({ extends: [name], ...rules }, { cwd: ws, workspace: ws }), ws);
 
 type Row = [tool: string, args: Record<string, unknown>, expected: "allow" | "ask" | "deny"];
 
@@ -102,7 +102,7 @@ describe("presets", () => {
 
   it("a dangling symlink is judged by where it would write", () => {
     symlinkSync("/etc/toolhost-policy-test-missing", join(ws, "dangling"));
-    const policy = createPolicy(
+    const policy = withAccess(createPolicy(
       {
         rules: [
           { tool: "bash", command: "*", decision: "allow" },
@@ -111,7 +111,7 @@ describe("presets", () => {
         ],
       },
       { cwd: ws, workspace: ws },
-    );
+    ), ws);
     expect(policy.decide("bash", { command: "echo x > dangling" }).decision).toBe("deny");
   });
 });

@@ -8,7 +8,7 @@ describe("README", () => {
   it("documents every preset rule as it is", () => {
     for (const [name, preset] of Object.entries(PRESETS)) {
       preset.rules.forEach((rule, index) => {
-        const matcher = rule.command ?? rule.path ?? "every call";
+        const matcher = rule.command ?? rule.path ?? rule.url ?? rule.host ?? (rule.inline ? "inline: true" : "every call");
         const line = readme.split("\n").find((each) => each.startsWith(`| ${name}:rules[${index}] |`));
         expect(line, `${name}:rules[${index}]`).toBeDefined();
         expect(line).toContain(matcher.replaceAll("|", "\\|"));

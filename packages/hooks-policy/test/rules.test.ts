@@ -3,7 +3,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPolicy, type PolicyOptions, type PolicyRule } from "../src/index.js";
-import { makeWorkspace } from "./_helpers.js";
+import { makeWorkspace, withAccess } from "./_helpers.js";
 
 let ws = "";
 let cleanup = () => {};
@@ -13,7 +13,7 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 const policyOf = (rules: PolicyRule[], extra: Partial<PolicyOptions> = {}, cwd = ws) =>
-  createPolicy({ default: "ask", rules, ...extra }, { cwd, workspace: ws });
+  withAccess(createPolicy({ default: "ask", rules, ...extra }, { cwd, workspace: ws }), ws, cwd);
 const bash = (rules: PolicyRule[], command: string) => policyOf(rules).decide("bash", { command });
 
 describe("command patterns, word by word", () => {
@@ -32,10 +32,12 @@ describe("command patterns, word by word", () => {
     expect(bash(rules, "npm run build").decision).toBe("ask");
   });
 
-  it("a `*` in the middle is exactly one argument; `**` any number", () => {
-    const deny: PolicyRule = { tool: "bash", command: "git * --force", decision: "deny" };
-    expect(bash([allow("git *"), deny], "git push --force").decision).toBe("deny");
-    expect(bash([allow("git *"), deny], "git push origin --force").decision).toBe("allow");
+  it("a `*` in the middle is exactly one operand; `**` any number; options count wherever they are", () => {
+    const deny: PolicyRule = { tool: "bash", command: "git push * main", decision: "deny" };
+    expect(bash([allow("git *"), deny], "git push origin main").decision).toBe("deny");
+    expect(bash([allow("git *"), deny], "git push --force origin main").decision).toBe("deny");
+    expect(bash([allow("git *"), deny], "git push origin other main").decision).toBe("allow");
+    expect(bash([allow("git *"), { tool: "bash", command: "git * --force", decision: "deny" }], "git push origin --force").decision).toBe("deny");
     const anywhere: PolicyRule = { tool: "bash", command: "git ** --force **", decision: "deny" };
     expect(bash([allow("git *"), anywhere], "git push origin --force -v").decision).toBe("deny");
     expect(bash([allow("git *"), anywhere], "git --force").decision).toBe("deny");
@@ -253,10 +255,10 @@ describe("tools, ids and the explanation", () => {
   });
 
   it("ids: given, or generated from the rule's place", () => {
-    const policy = createPolicy(
+    const policy = withAccess(createPolicy(
       { extends: ["recommended"], rules: [{ tool: "bash", command: "git push *", decision: "ask" }] },
       { cwd: ws, workspace: ws },
-    );
+    ), ws);
     const explanation = policy.decide("bash", { command: "git push origin" });
     expect(explanation.rules).toContain("rules[0]");
     expect(explanation.rules.some((id) => id.startsWith("recommended:rules["))).toBe(true);
@@ -284,15 +286,17 @@ describe("tools, ids and the explanation", () => {
   });
 
   it("an error while deciding denies, with the error in the reason", () => {
-    const policy = policyOf([{ tool: "read", path: "${workspace}/**", decision: "allow" }]);
-    const args = {
-      get path(): string {
+    const policy = createPolicy({ rules: [{ tool: "*", decision: "allow" }] }, { cwd: ws, workspace: ws });
+    const explanation = policy.decide({ tool: "read", args: {}, access: { reads: [42] } as never });
+    expect(explanation.decision).toBe("deny");
+    expect(explanation.reason).toBe('policy error: the tool\'s access declaration has "reads" that is not a list of paths');
+    const broken = {
+      get commands(): never {
         throw new Error("boom");
       },
     };
-    const explanation = policy.decide("read", args);
-    expect(explanation.decision).toBe("deny");
-    expect(explanation.reason).toBe("policy error: boom");
+    expect(policy.decide({ tool: "bash", args: {}, access: broken }).reason).toBe("policy error: boom");
+    expect(policy.decide(null as never).decision).toBe("deny");
   });
 });
 

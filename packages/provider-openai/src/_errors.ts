@@ -1,4 +1,4 @@
-import { messageOf } from "@toolhost/core";
+import { describeError } from "@toolhost/core";
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 
 /** Stable codes of the errors this package throws (as `ToolhostError.code`). */
@@ -69,12 +69,5 @@ function hint(status: number, model: string): string {
 
 /** "fetch failed: connect ECONNREFUSED 127.0.0.1:9" rather than just "Connection error." */
 function causes(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    const text = messageOf(current);
-    if (text && !parts.includes(text)) parts.push(text);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return parts.join(": ") || "unknown error";
+  return describeError(error);
 }

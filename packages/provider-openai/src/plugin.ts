@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { definePlugin, Type, type ModelService } from "@toolhost/core";
+import { definePlugin, ToolhostError, Type, type ModelService, type StreamFn } from "@toolhost/core";
+import { ProviderErrorCode } from "./_errors.js";
 import { createOpenAIStreamFn } from "./stream.js";
 
 export type { ModelService };
@@ -29,19 +30,42 @@ const options = Type.Object(
 );
 
 /**
- * Provides the `"model"` service: `{ model: { id, provider: "openai" }, streamFn }`, for any
- * OpenAI-compatible Chat Completions endpoint. A missing key for api.openai.com fails here, at
- * start-up, with code `TOOLHOST_PROVIDER_NO_KEY`.
+ * Provides the `"model"` service: `{ model: { id, provider: "openai" }, streamFn, check }`, for any
+ * OpenAI-compatible Chat Completions endpoint. A missing key does not stop start-up (a host that
+ * lists tools needs no model): `check()` throws it, with code `TOOLHOST_PROVIDER_NO_KEY`, and every
+ * stream ends with it as its error. A `baseURL` that is not an http(s) URL fails here.
  */
 export default definePlugin({
   name: "@toolhost/provider-openai",
   version,
   options,
   apply(harness, { model, ...streamOptions }) {
+    let streamFn: StreamFn;
+    let problem: ToolhostError | undefined;
+    try {
+      streamFn = createOpenAIStreamFn(streamOptions);
+    } catch (error) {
+      if (!(error instanceof ToolhostError) || error.code !== ProviderErrorCode.NO_KEY) throw error;
+      problem = error;
+      streamFn = failingStream(error);
+    }
     const service: ModelService = {
       model: { id: model, provider: "openai" },
-      streamFn: createOpenAIStreamFn(streamOptions),
+      streamFn,
+      check() {
+        if (problem) throw problem;
+      },
     };
     harness.provideService("model", service);
   },
 });
+
+/** A stream that ends at once with the problem as its error: a stream never throws. */
+function failingStream(problem: ToolhostError): StreamFn {
+  return async function* (model) {
+    yield {
+      type: "done",
+      message: { role: "assistant", content: [], stopReason: "error", errorMessage: problem.message, model: model.id, timestamp: Date.now() },
+    };
+  };
+}

@@ -122,7 +122,9 @@ async function* streamMessage(
       yield aborted();
       return;
     }
-    yield { type: "done", message: assembler.message(model.id) };
+    const message = assembler.message(model.id);
+    if (attempts > 1) message.retries = attempts - 1;
+    yield { type: "done", message };
   } catch (error) {
     if (signal?.aborted || error instanceof APIUserAbortError) {
       yield aborted();

@@ -33,6 +33,7 @@ describe("HTTP errors", () => {
     expect(message.stopReason).toBe("stop");
     expect(textOf(message)).toBe("Back again.");
     expect(fake.requests).toHaveLength(3);
+    expect(message.retries).toBe(2);
   });
 
   it("gives up after maxRetries retries, saying how many attempts were made", async () => {
@@ -88,8 +89,9 @@ describe("network errors", () => {
     const { message } = await collect(streamFn, userContext("?"));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toContain(`Could not reach the model endpoint http://127.0.0.1:${port}/v1/chat/completions`);
-    expect(message.errorMessage).toContain("ECONNREFUSED");
+    expect(message.errorMessage).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
     expect(message.errorMessage).toContain("Check baseURL");
+    expect(message.errorMessage).not.toMatch(/[.:]: /);
   });
 
   it("times out when the endpoint does not start answering within timeoutMs", async () => {

@@ -47,22 +47,35 @@ describe("the plugin", () => {
     expect(fake.requests[0]!.headers["x-trace"]).toBe("t1");
   });
 
-  it("refuses to start without a key for api.openai.com, saying how to give one", async () => {
+  it("starts without a key for api.openai.com; check() refuses, saying how to give one, and a stream ends with that error", async () => {
     const harness = new AgentHarness();
-    const error = await rejection(harness.use(plugin, { model: "gpt-4o-mini" }));
-    expect(error.code).toBe(ProviderErrorCode.NO_KEY);
-    expect(error.code).toBe("TOOLHOST_PROVIDER_NO_KEY");
-    expect(error.message).toContain("https://api.openai.com/v1");
-    expect(error.message).toContain("OPENAI_API_KEY");
-    expect(error.message).toContain("apiKey");
-    expect(harness.getService("model")).toBeUndefined();
+    await harness.use(plugin, { model: "gpt-4o-mini" });
+    const service = harness.getService<ModelService>("model");
+    expect(service?.model.id).toBe("gpt-4o-mini");
+    let error: unknown;
+    try {
+      service?.check?.();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ToolhostError);
+    expect((error as ToolhostError).code).toBe(ProviderErrorCode.NO_KEY);
+    expect((error as ToolhostError).code).toBe("TOOLHOST_PROVIDER_NO_KEY");
+    expect((error as ToolhostError).message).toContain("https://api.openai.com/v1");
+    expect((error as ToolhostError).message).toContain("OPENAI_API_KEY");
+    expect((error as ToolhostError).message).toContain("apiKey");
+    const events = [];
+    for await (const event of await service!.streamFn(service!.model, userContext("hi"), {})) events.push(event);
+    expect(events).toHaveLength(1);
+    const done = events[0];
+    expect(done?.type === "done" && done.message.stopReason).toBe("error");
+    expect(done?.type === "done" && done.message.errorMessage).toContain("OPENAI_API_KEY");
   });
 
-  it("refuses to start when apiKeyEnv names an unset variable, even for a custom endpoint", async () => {
+  it("check() refuses when apiKeyEnv names an unset variable, even for a custom endpoint", async () => {
     const harness = new AgentHarness();
-    const error = await rejection(
-      harness.use(plugin, { model: "m", baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: "TOOLHOST_TEST_UNSET_KEY" }),
-    );
+    await harness.use(plugin, { model: "m", baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: "TOOLHOST_TEST_UNSET_KEY" });
+    const error = await rejection(Promise.resolve().then(() => harness.getService<ModelService>("model")?.check?.()));
     expect(error.code).toBe("TOOLHOST_PROVIDER_NO_KEY");
     expect(error.message).toContain("TOOLHOST_TEST_UNSET_KEY");
   });
@@ -72,6 +85,7 @@ describe("the plugin", () => {
     const harness = new AgentHarness();
     await harness.use(plugin, { model: "gpt-4o-mini" });
     expect(harness.getService<ModelService>("model")?.model.id).toBe("gpt-4o-mini");
+    expect(() => harness.getService<ModelService>("model")?.check?.()).not.toThrow();
   });
 
   it("refuses a baseURL that is not an http(s) URL", async () => {

@@ -82,7 +82,7 @@ async function find(ctx: FsContext, params: Static<typeof FindParameters>, signa
     size += bytes;
   }
   const truncated = shown.length < all.length;
-  let text = all.length === 0 ? `No files match ${JSON.stringify(pattern)} in ${path.input}.` : shown.join("\n");
+  let text = all.length === 0 ? `No files match ${JSON.stringify(pattern)} in ${JSON.stringify(path.input)}.` : shown.join("\n");
   if (truncated) {
     const why = shown.length >= limit ? `limit ${limit}` : `the ${ctx.maxTotalSize}-byte output limit (maxTotalSize)`;
     text += `\n\n[Showing ${shown.length} of ${all.length} paths (${why}). Narrow the pattern or raise limit.]`;

@@ -99,7 +99,7 @@ async function grep(ctx: FsContext, params: GrepParams, signal?: AbortSignal): P
   }
   const truncated = out.full !== undefined;
   let text =
-    out.lines.length === 0 ? `No matches for ${JSON.stringify(params.pattern)} in ${path.input}.` : out.lines.join("\n");
+    out.lines.length === 0 ? `No matches for ${JSON.stringify(params.pattern)} in ${JSON.stringify(path.input)}.` : out.lines.join("\n");
   if (truncated) {
     const why = out.full === "limit" ? `limit ${limit}` : `the ${ctx.maxTotalSize}-byte output limit (maxTotalSize)`;
     text += `\n\n[Stopped after ${out.matches} matching lines (${why}). Narrow the pattern, set glob or path, or raise limit.]`;

@@ -74,7 +74,7 @@ describe("find", () => {
   });
 
   it("says when nothing matches, and refuses patterns that climb out", async () => {
-    expect(textOf(await run(createFindTool({ cwd: root }), { pattern: "*.rs" }))).toBe('No files match "*.rs" in ..');
+    expect(textOf(await run(createFindTool({ cwd: root }), { pattern: "*.rs" }))).toBe('No files match "*.rs" in ".".');
     const out = await run(createFindTool({ cwd: root }), { pattern: "../**" });
     expect(out.details.code).toBe(FsErrorCode.BAD_PATTERN);
   });
@@ -134,7 +134,7 @@ describe.each([
   });
 
   it("says when nothing matches, and explains a bad regular expression", async () => {
-    expect(textOf(await run(grep(), { pattern: "zzz-nothing" }))).toBe('No matches for "zzz-nothing" in ..');
+    expect(textOf(await run(grep(), { pattern: "zzz-nothing" }))).toBe('No matches for "zzz-nothing" in ".".');
     const bad = await run(grep(), { pattern: "alpha(" });
     expect(bad.details.code).toBe(FsErrorCode.BAD_PATTERN);
     expect(textOf(bad)).toContain("literal: true");

@@ -1,4 +1,4 @@
-import type { AgentEvent, ModelService } from "@toolhost/core";
+import type { AgentEvent, AgentState, ModelService } from "@toolhost/core";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { readStdin } from "../_input.js";
@@ -30,13 +30,14 @@ Exit codes: 0 done, 1 the model or its endpoint failed, 2 refused (config, no mo
       )
       .action(
         cli.action(async (words: string[], options: { system?: string; maxTurns?: string }) => {
-          const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
+          const prompt = (words.length > 0 ? words.join(" ") : await readStdin((text) => cli.note(text), "the prompt")).trim();
           if (prompt === "") throw new UsageError('No prompt: give it as an argument (toolhost agent "…") or on standard input.');
           const maxTurns = options.maxTurns === undefined ? undefined : Number(options.maxTurns);
           if (maxTurns !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) {
             throw new UsageError(`--max-turns must be a whole number above 0, got "${options.maxTurns}".`);
           }
-          const host = await cli.host();
+          // A provider that cannot work (no API key) refuses here, before anything runs.
+          const host = await cli.host({ needsModel: true });
           const provider = host.harness.getService<ModelService>("model");
           if (!provider) {
             const where = host.configPath ?? "a toolhost.config.json (toolhost init writes one)";
@@ -63,10 +64,11 @@ Exit codes: 0 done, 1 the model or its endpoint failed, 2 refused (config, no mo
             unsubscribe();
             await view.close();
           }
+          if (!cli.globals.json) await cli.err(summary(cli, run.state));
           if (cli.interrupted) return ExitCode.INTERRUPTED;
           const { error } = run.state;
           if (error !== undefined) {
-            if (!cli.globals.json) await cli.err(`${cli.paintErr("red", "toolhost:")} the agent stopped: ${error}\n`);
+            if (!cli.globals.json) await cli.err(`${cli.paintErr("red", "toolhost:")} the agent stopped: ${error.replace(/\.$/, "")}.\n`);
             return ExitCode.TOOL_ERROR;
           }
           return ExitCode.OK;
@@ -125,7 +127,13 @@ async function terminalView(cli: Cli): Promise<View> {
           }
           break;
         case "message_end":
-          if (event.message.role === "assistant") endText();
+          if (event.message.role === "assistant") {
+            endText();
+            const retries = event.message.retries ?? 0;
+            if (retries > 0 && !quiet) {
+              cli.stderr.write(`${paint("yellow", "!")} ${paint("dim", `the model endpoint was retried ${retries} time${retries === 1 ? "" : "s"} before it answered`)}\n`);
+            }
+          }
           break;
         case "tool_execution_start": {
           endText();
@@ -139,13 +147,12 @@ async function terminalView(cli: Cli): Promise<View> {
           running.delete(event.toolCallId);
           void restartProgress();
           if (quiet) break;
-          const took = `${Math.round(event.durationMs)} ms`;
-          if (event.isError) {
-            const first = contentText(event.result.content).split("\n")[0] ?? "";
-            cli.stderr.write(`${paint("red", "✗")} ${event.toolName}: ${first} ${paint("dim", `(${took})`)}\n`);
-          } else {
-            cli.stderr.write(`${paint("green", "✓")} ${event.toolName} ${paint("dim", `(${took})`)}\n`);
-          }
+          // The tool's own time: the wait for a person to approve it is not the tool's.
+          const own = Math.max(0, event.durationMs - (cli.approvalWaitMs.get(event.toolCallId) ?? 0));
+          const took = paint("dim", `(${Math.round(own)} ms)`);
+          const first = firstLine(contentText(event.result.content));
+          if (event.isError) cli.stderr.write(`${paint("red", "✗")} ${event.toolName}: ${first} ${took}\n`);
+          else cli.stderr.write(`${paint("green", "✓")} ${event.toolName} ${took}${first === "" ? "" : `  ${paint("dim", first)}`}\n`);
           break;
         }
         default:
@@ -159,6 +166,32 @@ async function terminalView(cli: Cli): Promise<View> {
       await cli.out("");
     },
   };
+}
+
+/** A result's first non-empty line, cut to fit one line. */
+function firstLine(text: string): string {
+  const line = text.split("\n").map((each) => each.trim()).find((each) => each !== "") ?? "";
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
+/**
+ * What the run used, and an empty final answer said out loud: tokens (and cost when the provider
+ * prices them) at the end, on stderr.
+ */
+function summary(cli: Cli, state: AgentState): string {
+  const lines: string[] = [];
+  const last = state.messages.at(-1);
+  if (state.error === undefined && last?.role === "assistant") {
+    const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("").trim();
+    if (text === "") lines.push(`${cli.paintErr("yellow", "!")} the model's final answer was empty (stop reason: ${last.stopReason})`);
+  }
+  const { usage } = state;
+  const count = (n: number): string => n.toLocaleString("en-US");
+  const cached = usage.cacheRead > 0 ? ` (+${count(usage.cacheRead)} cached)` : "";
+  const cost = usage.cost.total > 0 ? `, cost $${usage.cost.total.toFixed(4)}` : ", cost not reported by the provider";
+  const turns = state.messages.filter((message) => message.role === "assistant").length;
+  lines.push(cli.paintErr("dim", `usage: ${count(usage.input)} input${cached} + ${count(usage.output)} output tokens in ${turns} model turn${turns === 1 ? "" : "s"}${cost}`));
+  return `${lines.join("\n")}\n`;
 }
 
 /** Arguments in one short line. */

@@ -1,3 +1,4 @@
+import type { ToolResultMessage } from "@toolhost/core";
 import type { Command } from "commander";
 import type { Cli, CommandModule } from "../_cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
@@ -23,7 +24,10 @@ Examples:
       )
       .action(
         cli.action(async (tool: string, argsText: string) => {
-          const args = parseJsonArgument(argsText === "-" ? await readStdin() : argsText, `The arguments of "${tool}"`);
+          const args = parseJsonArgument(
+            argsText === "-" ? await readStdin((text) => cli.note(text), `the arguments of "${tool}"`) : argsText,
+            tool,
+          );
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
           const found = host.harness.getTool(tool);
@@ -35,10 +39,22 @@ Examples:
           } else {
             const text = contentText(result.content);
             if (code === ExitCode.OK || code === ExitCode.TOOL_ERROR) await cli.out(text.endsWith("\n") || text === "" ? text : `${text}\n`);
-            else await cli.err(`${cli.paintErr("red", "toolhost:")} ${text}\n`);
+            else await cli.err(`${cli.paintErr("red", "toolhost:")} ${text}${await didYouMean(result, host.harness.tools)}\n`);
           }
           return code;
         }),
       );
   },
 };
+
+/** For a tool that is not there: the registered name it most likely meant. */
+async function didYouMean(result: ToolResultMessage, tools: ReadonlyArray<{ name: string }>): Promise<string> {
+  const [{ ErrorCode }, { closestName }, { resultCode }] = await Promise.all([
+    import("@toolhost/core"),
+    import("@toolhost/core/config"),
+    import("../_batch.js"),
+  ]);
+  if (resultCode(result) !== ErrorCode.TOOL_NOT_FOUND) return "";
+  const close = closestName(result.toolName, tools.map((tool) => tool.name));
+  return close === undefined ? "" : `\nDid you mean "${close}"?`;
+}

@@ -4,10 +4,11 @@ import { call } from "./call.js";
 import { config } from "./config.js";
 import { init } from "./init.js";
 import { list } from "./list.js";
+import { mcp } from "./mcp.js";
 import { policy } from "./policy.js";
 import { run } from "./run.js";
 import { schema } from "./schema.js";
 import { worker } from "./worker.js";
 
 /** Every command, in the order `toolhost --help` lists them. Add a command here. */
-export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy, worker];
+export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy, worker, mcp];

@@ -1,29 +1,8 @@
+import type { PolicyExplanation, PolicyService, ToolAccess } from "@toolhost/core";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
 import { ExitCode } from "../_output.js";
-
-/** What a policy plugin provides as the service "policy" (see @toolhost/hooks-policy). */
-export interface PolicyService {
-  explain(request: { tool: string; args: unknown; cwd?: string }): Promise<PolicyExplanation>;
-}
-
-type Decision = "allow" | "ask" | "deny";
-
-/** The decision on one call, and every part of it with the rules that matched. */
-export interface PolicyExplanation {
-  decision: Decision;
-  reason: string;
-  tool: string;
-  rules: string[];
-  parts: Array<{
-    kind: string;
-    subject: string;
-    decision: Decision;
-    matched: Array<{ id: string; decision: string; reason?: string }>;
-    note?: string;
-  }>;
-}
 
 /** No policy plugin in the config: nothing to explain. */
 export class NoPolicyError extends Error {
@@ -37,13 +16,15 @@ export const policy: CommandModule = {
     group
       .command("explain")
       .description("show the policy's decision on a call and every rule that matched, part by part")
-      .argument("<tool>", 'the tool\'s name, or "-" to read JSON lines { "tool", "args", "cwd"? } from standard input')
+      .argument("<tool>", 'the tool\'s name, or "-" to read JSON lines { "tool", "args", "cwd"?, "access"? } from standard input')
       .argument("[args]", "the arguments as a JSON object", "{}")
       .addHelpText(
         "after",
         `
 With "-", prints one JSON object a line, one for each line read, so a whole transcript
-can be checked against a policy. --json prints the explanation as one JSON object.
+can be checked against a policy; a line's "access" ({ commands, reads, readTrees, writes,
+network }) is what the call touches, for a tool this config does not have (another host's).
+--json prints the explanation as one JSON object.
 
 Examples:
   toolhost policy explain bash '{"command": "rm -rf build && ls"}'
@@ -51,16 +32,16 @@ Examples:
       )
       .action(
         cli.action(async (tool: string, argsText: string) => {
-          const args = tool === "-" ? undefined : parseJsonArgument(argsText, `The arguments of "${tool}"`);
+          const args = tool === "-" ? undefined : parseJsonArgument(argsText, tool);
           const host = await cli.host();
-          const service = host.harness.getService<PolicyService>("policy");
+          const service = host.harness.getService("policy");
           if (!service || typeof service.explain !== "function") {
             const where = host.configPath ? `to "plugins" in ${host.configPath}` : 'to the "plugins" of a toolhost.config.json (toolhost init writes one)';
             throw new NoPolicyError(
               `No policy plugin is configured, so there is no policy to explain. Add "@toolhost/hooks-policy" ${where}, and install it: npm i -D @toolhost/hooks-policy`,
             );
           }
-          if (tool === "-") return explainLines(cli, service, await readStdin());
+          if (tool === "-") return explainLines(cli, service, await readStdin((text) => cli.note(text), "calls to explain"));
           const explanation = await service.explain({ tool, args, cwd: cli.globals.cwd });
           await cli.out(cli.globals.json ? `${JSON.stringify(explanation)}\n` : humanText(cli, explanation));
           return ExitCode.OK;
@@ -77,14 +58,15 @@ async function explainLines(cli: Cli, service: PolicyService, input: string): Pr
     if (line === "") continue;
     let output: unknown;
     try {
-      const request = JSON.parse(line) as { tool?: unknown; args?: unknown; cwd?: unknown };
+      const request = JSON.parse(line) as { tool?: unknown; args?: unknown; cwd?: unknown; access?: unknown };
       if (request === null || typeof request !== "object" || typeof request.tool !== "string") {
-        throw new UsageError('expected { "tool": string, "args": object, "cwd"?: string }');
+        throw new UsageError('expected { "tool": string, "args": object, "cwd"?: string, "access"?: object }');
       }
       output = await service.explain({
         tool: request.tool,
         args: request.args ?? {},
         cwd: typeof request.cwd === "string" ? request.cwd : cli.globals.cwd,
+        ...(request.access !== undefined && { access: request.access as ToolAccess }),
       });
     } catch (error) {
       exitCode = ExitCode.REFUSED;

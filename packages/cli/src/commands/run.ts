@@ -21,7 +21,7 @@ Exit codes: 0 every call done, 1 some result is an error, 2 bad input or config,
       )
       .action(
         cli.action(async (file: string, options: { events?: boolean }) => {
-          const calls = parseBatch(await readInput(file, cli.globals.cwd));
+          const calls = parseBatch(await readInput(file, cli.globals.cwd, (text) => cli.note(text), "calls"));
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
           if (options.events) host.harness.subscribe((event) => cli.stdout.write(`${JSON.stringify(event)}\n`));

@@ -1,16 +1,48 @@
 import type { Command } from "commander";
-import type { Cli, CommandModule } from "../_cli.js";
+import { CLI_DIR, type Cli, type CommandModule } from "../_cli.js";
+import { KNOWN_PLUGINS } from "../_defaults.js";
 import { ExitCode } from "../_output.js";
+import { nestedParameterLines } from "../_schema-text.js";
 
 export const schema: CommandModule = {
   register(program: Command, cli: Cli) {
     program
       .command("schema")
-      .description("print the JSON Schema of the config file (for $schema in JSON and YAML configs)")
+      .description("print the JSON Schema of the config file, or the options a plugin takes")
+      .argument("[plugin]", "a plugin's package name or path, as in the config's plugins")
+      .addHelpText(
+        "after",
+        `
+Without a plugin, prints the config file's JSON Schema (for $schema in JSON and YAML configs).
+With one, finds it as the config would (from the config file's folder, then the CLI's), without
+applying it, and lists its options; --json prints their JSON Schema.
+
+Examples:
+  toolhost schema @toolhost/hooks-policy
+  toolhost schema ./plugins/my-tool.mjs --json`,
+      )
       .action(
-        cli.action(async () => {
-          const { configJsonSchema } = await import("@toolhost/core/config");
-          await cli.out(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+        cli.action(async (name: string | undefined) => {
+          const { configJsonSchema, findPlugin } = await import("@toolhost/core/config");
+          if (name === undefined) {
+            await cli.out(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+            return ExitCode.OK;
+          }
+          const found = await findPlugin(name, {
+            cwd: cli.globals.cwd,
+            resolveFrom: [{ dir: CLI_DIR, what: "the toolhost CLI's install location" }],
+            knownPlugins: KNOWN_PLUGINS,
+          });
+          const options = found.plugin.options ? (JSON.parse(JSON.stringify(found.plugin.options)) as Record<string, unknown>) : undefined;
+          if (cli.globals.json) {
+            await cli.out(`${JSON.stringify({ plugin: found.plugin.name, version: found.version ?? null, file: found.file, options: options ?? null }, null, 2)}\n`);
+            return ExitCode.OK;
+          }
+          const paint = cli.paintOut;
+          const lines = [`${paint("bold", found.plugin.name)} ${paint("dim", `${found.version ?? "(no version)"}  ${found.file}`)}`];
+          if (options === undefined) lines.push("  takes no options");
+          else for (const line of nestedParameterLines(options)) lines.push(`  ${line}`);
+          await cli.out(`${lines.join("\n")}\n`);
           return ExitCode.OK;
         }),
       );

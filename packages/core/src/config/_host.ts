@@ -1,23 +1,14 @@
-import { stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { ToolhostError, messageOf } from "../errors.js";
 import { AgentHarness, type AgentHarnessOptions } from "../harness.js";
-import { isPlugin, type ToolhostPlugin } from "../plugin.js";
+import type { ToolhostPlugin } from "../plugin.js";
 import { ConfigError, ConfigErrorCode } from "./_errors.js";
+import { type ConfigHints, hintText } from "./_hints.js";
 import { findConfig } from "./_load.js";
-import { editDistance, isPathSpecifier, resolvePackage, type ResolvePlace } from "./_resolve.js";
+import { importPlugin, locate, notFound, resolvePlaces } from "./_locate-plugin.js";
+import { optionProblems } from "./_option-problems.js";
+import type { ResolvePlace } from "./_resolve.js";
 import type { PluginEntry, ToolhostConfig } from "./_schema.js";
-
-/** The first-party plugins, for "Did you mean" and the default. */
-export const FIRST_PARTY_PLUGINS = Object.freeze(["@toolhost/tool-fs", "@toolhost/tool-bash", "@toolhost/hooks-policy"]);
-
-/** The plugins used when there is no config file, each where installed. */
-export const DEFAULT_PLUGINS: readonly PluginEntry[] = Object.freeze([
-  "@toolhost/tool-fs",
-  "@toolhost/tool-bash",
-  ["@toolhost/hooks-policy", { extends: ["recommended"] }],
-] as PluginEntry[]);
 
 export interface CreateHostOptions {
   /** The working directory: where the config search starts and what tools resolve paths against. Default `process.cwd()`. */
@@ -32,6 +23,15 @@ export interface CreateHostOptions {
   resolveFrom?: ReadonlyArray<string | ResolvePlace>;
   /** More options of the `AgentHarness`; they win over the config's. */
   harnessOptions?: AgentHarnessOptions;
+  /**
+   * The plugins to apply when no config file is found, each where installed (those not installed
+   * are listed in `Host.missing`). Default none: core names no plugin; a host chooses its own.
+   */
+  defaultPlugins?: readonly PluginEntry[];
+  /** Package names the host knows, for "Did you mean" when a named package is not found. */
+  knownPlugins?: readonly string[];
+  /** The host's wording for its fixes (its config flag, its commands). */
+  hints?: ConfigHints;
 }
 
 /** A plugin the host applied. */
@@ -58,6 +58,8 @@ export interface Host {
   plugins: LoadedPlugin[];
   /** Default plugins that are not installed (only without a config file). */
   missing: string[];
+  /** Config files beside the one in use that were not read (a folder's first config file wins). */
+  ignoredConfigs: string[];
 }
 
 /**
@@ -67,13 +69,15 @@ export interface Host {
  */
 export async function createHost(options: CreateHostOptions = {}): Promise<Host> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const loaded = await findConfig({ cwd, ...(options.configPath !== undefined ? { configPath: options.configPath } : {}) });
+  const loaded = await findConfig({
+    cwd,
+    ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
+    ...(options.hints !== undefined ? { hints: options.hints } : {}),
+  });
   const config = loaded?.config;
   const configPath = loaded?.path;
   const workspace = configPath ? dirname(configPath) : cwd;
-  const extra: ResolvePlace[] = (options.resolveFrom ?? []).map((place) =>
-    typeof place === "string" ? { dir: place, what: "the host's install location" } : place,
-  );
+  const extra = resolvePlaces(options.resolveFrom);
   const places = configPath ? [{ dir: workspace, what: "the config file's folder" }, ...extra] : extra;
   const where = configPath ? `named in ${configPath}` : "a default plugin: no toolhost config file was found";
 
@@ -88,7 +92,7 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
   const plugins: LoadedPlugin[] = [];
   const missing: string[] = [];
   try {
-    for (const entry of config?.plugins ?? DEFAULT_PLUGINS) {
+    for (const entry of config?.plugins ?? options.defaultPlugins ?? []) {
       const [name, pluginOptions] = typeof entry === "string" ? [entry, undefined] : entry;
       const at = { configPath, plugin: name };
       const found = await locate(name, workspace, places);
@@ -97,15 +101,14 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
           missing.push(name);
           continue;
         }
-        throw notFound(name, configPath, found.tried);
+        throw notFound(name, configPath, found.tried, options.knownPlugins ?? []);
       }
       const plugin = await importPlugin(name, found.file, where, at);
       const before = new Set(harness.tools.map((tool) => tool.name));
       try {
         await harness.use(plugin, pluginOptions);
       } catch (error) {
-        const code = error instanceof ToolhostError ? error.code : ConfigErrorCode.PLUGIN_APPLY_FAILED;
-        throw new ConfigError(code, `${messageOf(error)}\n(plugin "${name}", ${where})`, at, { cause: error });
+        throw applyError(error, plugin, pluginOptions, { name, where, at, hints: options.hints });
       }
       plugins.push({
         name: plugin.name,
@@ -118,81 +121,27 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
     await harness.dispose().catch(() => undefined);
     throw error;
   }
-  return { harness, configPath, config, workspace, plugins, missing };
+  return { harness, configPath, config, workspace, plugins, missing, ignoredConfigs: loaded?.ignored ?? [] };
 }
 
-async function locate(
-  name: string,
-  configDir: string,
-  places: readonly ResolvePlace[],
-): Promise<{ file: string; packageVersion?: string | undefined } | { tried: string[] }> {
-  if (!isPathSpecifier(name)) return resolvePackage(name, places);
-  const file = resolve(configDir, name);
-  try {
-    if ((await stat(file)).isFile()) return { file };
-  } catch {
-    // reported below with the path tried
+
+/** A plugin whose `apply` (or options check) failed; wrong options get each problem once, in words. */
+function applyError(
+  error: unknown,
+  plugin: ToolhostPlugin,
+  options: unknown,
+  context: { name: string; where: string; at: { configPath: string | undefined; plugin: string }; hints: ConfigHints | undefined },
+): ConfigError {
+  const code = error instanceof ToolhostError ? error.code : ConfigErrorCode.PLUGIN_APPLY_FAILED;
+  if (code === ConfigErrorCode.INVALID_PLUGIN_OPTIONS && plugin.options !== undefined) {
+    const entry = context.name === plugin.name ? "" : `${context.name}, `;
+    const lines = [
+      `Invalid options for plugin "${plugin.name}" (${entry}${context.where}):`,
+      ...optionProblems(plugin.options, options),
+      `Fix them in the plugin's options; ${hintText(context.hints).showPluginSchema(context.name)}.`,
+    ];
+    return new ConfigError(code, lines.join("\n"), context.at, { cause: error });
   }
-  return { tried: [`${file} (relative to the config file's folder)`] };
+  return new ConfigError(code, `${messageOf(error)}\n(plugin "${context.name}", ${context.where})`, context.at, { cause: error });
 }
 
-function notFound(name: string, configPath: string, tried: string[]): ConfigError {
-  const lines = [`Plugin "${name}" was not found (named in ${configPath}).`, "Looked in:", ...tried.map((place) => `  - ${place}`)];
-  if (isPathSpecifier(name)) {
-    lines.push(`Fix the path in ${configPath}: a relative path is relative to the config file's folder.`);
-  } else {
-    lines.push(`Install it next to the config: npm i -D ${name}`);
-    const close = suggestion(name);
-    if (close) lines.push(`Did you mean "${close}"?`);
-  }
-  return new ConfigError(ConfigErrorCode.PLUGIN_NOT_FOUND, lines.join("\n"), { configPath, plugin: name });
-}
-
-function suggestion(name: string): string | undefined {
-  let best: { known: string; distance: number } | undefined;
-  for (const known of FIRST_PARTY_PLUGINS) {
-    if (known === name) continue;
-    const distance = known.endsWith(`/${name}`) ? 0 : editDistance(name, known);
-    if (distance <= 3 && (best === undefined || distance < best.distance)) best = { known, distance };
-  }
-  return best?.known;
-}
-
-async function importPlugin(
-  name: string,
-  file: string,
-  where: string,
-  at: { configPath: string | undefined; plugin: string },
-): Promise<ToolhostPlugin> {
-  let module: { default?: unknown };
-  try {
-    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-  } catch (error) {
-    throw new ConfigError(
-      ConfigErrorCode.PLUGIN_LOAD_FAILED,
-      `Plugin "${name}" (${file}) failed to load: ${messageOf(error)}\n(${where}) Reinstall the plugin, or fix its module.`,
-      at,
-      { cause: error },
-    );
-  }
-  const candidate = isPlugin(module.default)
-    ? module.default
-    : isPlugin((module.default as { default?: unknown } | undefined)?.default)
-      ? (module.default as { default: unknown }).default
-      : undefined;
-  if (candidate === undefined) {
-    const got = module.default;
-    const why =
-      got === undefined
-        ? "it has no default export"
-        : typeof got === "object" && got !== null && typeof (got as { apply?: unknown }).apply === "function"
-          ? "its default export has apply but was not made with definePlugin (no apiVersion)"
-          : `its default export is ${got === null ? "null" : typeof got}, not a plugin`;
-    throw new ConfigError(
-      ConfigErrorCode.NOT_A_PLUGIN,
-      `"${name}" (${file}) is not a toolhost plugin: ${why}.\n(${where}) A plugin's default export is made with definePlugin() from @toolhost/core; remove it from plugins if it is not a plugin.`,
-      at,
-    );
-  }
-  return candidate as ToolhostPlugin;
-}

@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { stat } from "node:fs/promises";
-import { extname, isAbsolute, join, resolve } from "node:path";
+import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { lilconfig, type Loader } from "lilconfig";
 import { messageOf } from "../errors.js";
 import { formatProblems, problemsOf } from "../_validate.js";
 import { ConfigError, ConfigErrorCode } from "./_errors.js";
+import { type ConfigHints, hintText } from "./_hints.js";
 import { jsonErrorOffset } from "./_json-position.js";
 import { ConfigSchema, type ToolhostConfig } from "./_schema.js";
 
@@ -24,6 +25,8 @@ export interface FindConfigOptions {
   cwd?: string;
   /** A config file to load instead of searching; an error when it does not exist. */
   configPath?: string;
+  /** The host's wording for its fixes (its config flag, its init command). */
+  hints?: ConfigHints;
 }
 
 /** A config file, read and checked against `ConfigSchema`. */
@@ -31,6 +34,11 @@ export interface LoadedConfig {
   /** The absolute path of the file. */
   path: string;
   config: ToolhostConfig;
+  /**
+   * Other config files found beside it, which are not read (only the first of `CONFIG_FILE_NAMES`
+   * in a folder is). Empty when the file was named explicitly.
+   */
+  ignored: string[];
 }
 
 /**
@@ -39,6 +47,7 @@ export interface LoadedConfig {
  */
 export async function findConfig(options: FindConfigOptions = {}): Promise<LoadedConfig | undefined> {
   const cwd = resolve(options.cwd ?? process.cwd());
+  const hints = hintText(options.hints);
   const searcher = lilconfig("toolhost", { searchPlaces: [...CONFIG_FILE_NAMES], loaders: LOADERS, cache: false, ignoreEmptySearchPlaces: false });
   let found: { filepath: string; config: unknown; isEmpty?: boolean } | null;
   if (options.configPath !== undefined) {
@@ -49,14 +58,14 @@ export async function findConfig(options: FindConfigOptions = {}): Promise<Loade
     } catch {
       throw new ConfigError(
         ConfigErrorCode.CONFIG_NOT_FOUND,
-        `Config file not found: ${path}. Check the path given with --config, or run "toolhost init" in your project to create one.`,
+        `Config file not found: ${path}. Check ${hints.configOption}, or ${hints.createConfig}.`,
         { configPath: path },
       );
     }
     if (isFolder) {
       throw new ConfigError(
         ConfigErrorCode.CONFIG_NOT_FOUND,
-        `--config names the folder ${path}; name the config file in it (e.g. ${join(path, "toolhost.config.json")}), or run toolhost from that folder.`,
+        `${hints.configNames} the folder ${path}; name the config file in it (e.g. ${join(path, "toolhost.config.json")}), or work from that folder.`,
         { configPath: path },
       );
     }
@@ -72,15 +81,25 @@ export async function findConfig(options: FindConfigOptions = {}): Promise<Loade
     found = await searcher.search(cwd);
   }
   if (!found) return undefined;
-  return { path: found.filepath, config: validateConfig(found.config, found.filepath) };
+  const ignored = options.configPath === undefined ? await siblings(found.filepath) : [];
+  return { path: found.filepath, config: validateConfig(found.config, found.filepath, options.hints), ignored };
 }
 
+/** The other config files in the folder of the one found: a search reads only the first. */
+async function siblings(configPath: string): Promise<string[]> {
+  const dir = dirname(configPath);
+  const others = CONFIG_FILE_NAMES.map((name) => join(dir, name)).filter((path) => path !== configPath);
+  const present = await Promise.all(others.map((path) => stat(path).then((info) => info.isFile(), () => false)));
+  return others.filter((_path, i) => present[i]);
+}
+
+
 /** Checks a loaded value against `ConfigSchema`; throws CONFIG_INVALID listing each problem with its path. */
-export function validateConfig(value: unknown, configPath: string): ToolhostConfig {
+export function validateConfig(value: unknown, configPath: string, hints?: ConfigHints): ToolhostConfig {
   if (value === undefined || value === null) {
     throw new ConfigError(
       ConfigErrorCode.CONFIG_INVALID,
-      `Config file ${configPath} is empty. It needs at least a "plugins" list, e.g. { "plugins": ["@toolhost/tool-fs"] }.`,
+      `Config file ${configPath} is empty. It needs at least a "plugins" list of package names or paths, e.g. { "plugins": ["toolhost-plugin-weather", "./plugins/local.mjs"] }.`,
       { configPath },
     );
   }
@@ -88,7 +107,7 @@ export function validateConfig(value: unknown, configPath: string): ToolhostConf
   if (problems) {
     throw new ConfigError(
       ConfigErrorCode.CONFIG_INVALID,
-      `Config file ${configPath} is invalid:\n${formatProblems(problems)}\nFix these keys; "toolhost schema" prints every key the config takes.`,
+      `Config file ${configPath} is invalid:\n${formatProblems(problems)}\nFix these keys; ${hintText(hints).showConfigSchema}.`,
       { configPath },
     );
   }

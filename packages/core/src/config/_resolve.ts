@@ -122,3 +122,15 @@ export function editDistance(a: string, b: string): number {
   }
   return previous[b.length] ?? 0;
 }
+
+/** The candidate a mistyped word most likely meant (case-insensitive edit distance), for "Did you mean". */
+export function closestName(word: string, candidates: readonly string[]): string | undefined {
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance <= Math.max(2, Math.floor(candidate.length / 3)) && (best === undefined || distance < best.distance)) {
+      best = { candidate, distance };
+    }
+  }
+  return best?.candidate;
+}

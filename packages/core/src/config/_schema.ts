@@ -5,7 +5,7 @@ const PluginOptions = Type.Object({}, { additionalProperties: true, description:
 /** One plugin of the config: a package name or a relative path, alone or with its options. */
 export const PluginEntrySchema = Type.Union(
   [
-    Type.String({ minLength: 1, description: 'A package name ("@toolhost/tool-fs") or a path relative to the config file ("./plugins/my-tool.mjs").' }),
+    Type.String({ minLength: 1, description: 'A package name ("toolhost-plugin-weather") or a path relative to the config file ("./plugins/my-tool.mjs").' }),
     Type.Tuple([Type.String({ minLength: 1 }), PluginOptions], { description: "[name, options]" }),
   ],
   { description: 'A plugin: "name", or ["name", { ...options }].' },
@@ -28,8 +28,8 @@ export const ConfigSchema = Type.Object(
     agent: Type.Optional(
       Type.Object(
         {
-          systemPrompt: Type.Optional(Type.String({ description: "The system prompt of `toolhost agent`." })),
-          maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "The most model turns of `toolhost agent`." })),
+          systemPrompt: Type.Optional(Type.String({ description: "The system prompt of the agent loop." })),
+          maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "The most model turns of the agent loop." })),
         },
         { additionalProperties: false },
       ),

@@ -2,11 +2,11 @@ export { ConfigSchema, PluginEntrySchema, configJsonSchema, defineConfig, type P
 export { ConfigError, ConfigErrorCode, type ConfigErrorLocation } from "./_errors.js";
 export { CONFIG_FILE_NAMES, findConfig, validateConfig, type FindConfigOptions, type LoadedConfig } from "./_load.js";
 export {
-  DEFAULT_PLUGINS,
-  FIRST_PARTY_PLUGINS,
   createHost,
   type CreateHostOptions,
   type Host,
   type LoadedPlugin,
 } from "./_host.js";
-export type { ResolvePlace } from "./_resolve.js";
+export { findPlugin, installedSchemaPath, type FindPluginOptions, type FoundPlugin } from "./_find-plugin.js";
+export type { ConfigHints } from "./_hints.js";
+export { closestName, type ResolvePlace } from "./_resolve.js";

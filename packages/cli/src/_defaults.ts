@@ -1,0 +1,33 @@
+import type { ConfigHints, PluginEntry } from "@toolhost/core/config";
+
+/**
+ * The plugins used when there is no config file, each where installed, and what `toolhost init`
+ * writes. Named here, not in core: core knows no tool and no policy; the CLI still imports none of
+ * them (the host resolves each by name, where installed).
+ */
+export const DEFAULT_PLUGINS: readonly PluginEntry[] = Object.freeze([
+  "@toolhost/tool-fs",
+  "@toolhost/tool-bash",
+  ["@toolhost/hooks-policy", { extends: ["recommended"] }],
+] as PluginEntry[]);
+
+/** The first-party plugins, for "Did you mean" when a named package is not installed. */
+export const KNOWN_PLUGINS: readonly string[] = Object.freeze([
+  "@toolhost/tool-fs",
+  "@toolhost/tool-bash",
+  "@toolhost/hooks-policy",
+  "@toolhost/provider-openai",
+]);
+
+/** The CLI's wording in config messages. */
+export const CONFIG_HINTS: ConfigHints = Object.freeze({
+  configOption: "--config",
+  createConfig: 'run "toolhost init" in your project to create one',
+  showConfigSchema: '"toolhost schema" prints every key the config takes',
+  showPluginSchema: (plugin: string) => `"toolhost schema ${plugin}" shows the options it takes`,
+});
+
+/** The names of the plugins of a list, for an `npm i -D` line. */
+export function pluginNames(entries: readonly PluginEntry[]): string[] {
+  return entries.map((entry) => (typeof entry === "string" ? entry : entry[0]));
+}

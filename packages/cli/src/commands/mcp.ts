@@ -1,0 +1,136 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Command, Option } from "commander";
+import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { ExitCode } from "../_output.js";
+
+interface ServeOptions {
+  http?: string | true;
+  tokenEnv?: string;
+  allowedHost?: string[];
+  elicitation: boolean;
+  printConfig?: "claude" | "codex" | "gemini" | "opencode";
+}
+
+const DEFAULT_PORT = 8765;
+
+/** `[host:]port` → host and port; the host defaults to 127.0.0.1. */
+export function parseListen(value: string | true): { host: string; port: number } {
+  if (value === true) return { host: "127.0.0.1", port: DEFAULT_PORT };
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[2]);
+  if (!match || !(port >= 0 && port <= 65535)) {
+    throw new UsageError(`--http ${JSON.stringify(value)} is not [host:]port. Examples: --http 8765, --http 127.0.0.1:8765.`);
+  }
+  const host = match[1]?.replace(/^\[(.*)\]$/, "$1") ?? "127.0.0.1";
+  return { host, port };
+}
+
+export const mcp: CommandModule = {
+  register(program: Command, cli: Cli) {
+    const group = program.command("mcp").description("the Model Context Protocol: serve the config's tools to MCP clients");
+    group
+      .command("serve")
+      .description("serve the tools of the config over MCP (stdio, or Streamable HTTP with --http); every call goes through the pipeline")
+      .option("--http [host:port]", `serve Streamable HTTP at http://host:port/mcp (default 127.0.0.1:${DEFAULT_PORT})`)
+      .option("--token-env <name>", "require the bearer token held by this environment variable (needed off loopback)")
+      .option("--allowed-host <name...>", "more host names to accept in the Host and Origin headers")
+      .option("--no-elicitation", "never ask the client's user: refuse every call a policy would ask about")
+      .addOption(
+        new Option("--print-config <host>", "print the snippet an MCP host needs to use this server, and exit").choices([
+          "claude",
+          "codex",
+          "gemini",
+          "opencode",
+        ]),
+      )
+      .addHelpText(
+        "after",
+        `
+Over stdio (the default) an MCP host starts this command and speaks on its stdin and stdout.
+Calls a policy answers with "ask" are put to the client's user when the client supports
+elicitation (default no); otherwise they are refused with the reason.
+
+Examples:
+  toolhost mcp serve --print-config claude
+  toolhost mcp serve --http 127.0.0.1:8765
+  TOOLHOST_MCP_TOKEN=secret toolhost mcp serve --http 0.0.0.0:8765 --token-env TOOLHOST_MCP_TOKEN`,
+      )
+      .action(cli.action((options: ServeOptions) => serve(cli, options)));
+  },
+};
+
+async function serve(cli: Cli, options: ServeOptions): Promise<number> {
+  const listen = options.http === undefined ? undefined : parseListen(options.http);
+  const token = tokenOf(options.tokenEnv);
+  if (options.printConfig) return printConfig(cli, options.printConfig, listen, options.tokenEnv);
+  const server = await mcpServer();
+  const host = await cli.host();
+  const allowHint = host.configPath
+    ? `add an allow rule for this call to the policy in ${host.configPath}`
+    : `create a config with "toolhost init" and add an allow rule for this call to its policy`;
+  const serveOptions = { name: "toolhost", version: cliVersion(), elicitation: options.elicitation, allowHint };
+  const interrupted = cli.interruptSignal();
+  const running = listen
+    ? await server.serveToolsOverHttp(host.harness, {
+        ...serveOptions,
+        ...listen,
+        ...(token !== undefined ? { token } : {}),
+        ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
+      })
+    : server.serveToolsOverStdio(host.harness, serveOptions);
+  if ("url" in running) await cli.note(`serving ${host.harness.tools.length} tools at ${running.url} (Ctrl-C stops)`);
+  await Promise.race([running.closed, new Promise((resolve) => interrupted.addEventListener("abort", resolve, { once: true }))]);
+  await running.close();
+  return ExitCode.OK;
+}
+
+/**
+ * `@toolhost/mcp-server`, an optional peer: only `toolhost mcp serve` needs it (and the MCP SDK it
+ * brings), so the CLI stays small for everyone else.
+ */
+async function mcpServer(): Promise<typeof import("@toolhost/mcp-server")> {
+  try {
+    return await import("@toolhost/mcp-server");
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes("@toolhost/mcp-server")) throw error;
+    throw new UsageError(
+      `toolhost mcp serve needs @toolhost/mcp-server, which is not installed next to the toolhost CLI. Install it: npm i -D @toolhost/mcp-server`,
+    );
+  }
+}
+
+function tokenOf(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const token = process.env[name];
+  if (!token) throw new UsageError(`--token-env ${name}: the environment variable ${name} is not set or empty. Set it to the bearer token.`);
+  return token;
+}
+
+async function printConfig(
+  cli: Cli,
+  client: NonNullable<ServeOptions["printConfig"]>,
+  listen: { host: string; port: number } | undefined,
+  tokenEnv: string | undefined,
+): Promise<number> {
+  const { clientConfig } = await mcpServer();
+  const { findConfig } = await import("@toolhost/core/config");
+  const { config, cwd } = cli.globals;
+  if (listen) {
+    const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
+    const url = `http://${host}:${listen.port}/mcp`;
+    await cli.out(clientConfig(client, { url, ...(tokenEnv ? { tokenEnv } : {}) }));
+    return ExitCode.OK;
+  }
+  const found = await findConfig({ cwd, ...(config !== undefined ? { configPath: config } : {}) });
+  const bin = resolve(fileURLToPath(new URL("../bin.js", import.meta.url)));
+  const where = found ? ["--config", found.path] : ["--cwd", cwd];
+  await cli.out(clientConfig(client, { command: process.execPath, args: [bin, ...where, "mcp", "serve"] }));
+  return ExitCode.OK;
+}
+
+/** The version of @toolhost/cli, for the server's `initialize` answer. */
+function cliVersion(): string {
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}

@@ -1,0 +1,296 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { project, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { httpClient, inspector, processesWith, serveHttp, stdioClient, stdioTarget, textOf } from "./_mcp.js";
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+// `toolhost mcp serve` as MCP clients meet it: the official MCP Inspector (v1 SDK, no elicitation)
+// and the v2 SDK client, over stdio and Streamable HTTP, against real tool-fs, tool-bash and
+// hooks-policy from the workspace.
+let root: string;
+let dir: string;
+let configPath: string;
+beforeAll(() => {
+  root = tempDir();
+  // The Inspector wants a package.json in the parent of the folder it runs in.
+  writeFileSync(join(root, "package.json"), '{ "name": "mcp-test", "private": true }\n');
+  dir = project(join(root, "project"));
+  writeFileSync(join(dir, "notes.txt"), "hello\n");
+  configPath = writeConfig(dir, {
+    plugins: [
+      "@toolhost/tool-fs",
+      "@toolhost/tool-bash",
+      "./plugins/annotated-plugin.mjs",
+      [
+        "@toolhost/hooks-policy",
+        {
+          default: "ask",
+          rules: [
+            { tool: "bash", decision: "allow" },
+            { tool: "bash", command: "rm", decision: "deny", reason: "nothing is deleted here" },
+            { tool: ["read", "ls", "noop"], decision: "allow" },
+            { tool: "drop_table", decision: "ask", reason: "it drops data" },
+          ],
+        },
+      ],
+    ],
+  });
+});
+afterAll(() => removeDir(root));
+
+type CallResult = { content: Array<{ type: string; text?: string }>; isError?: boolean };
+
+describe("toolhost mcp serve over stdio, with the MCP Inspector", () => {
+  it("lists the config's tools with their JSON Schemas and annotations", async () => {
+    const { code, json } = await inspector(dir, stdioTarget(), ["tools/list"]);
+    expect(code).toBe(0);
+    const tools = (json as { tools: Array<{ name: string; inputSchema: unknown; annotations?: unknown }> }).tools;
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["read", "write", "bash", "noop", "drop_table"]));
+    const bash = tools.find((tool) => tool.name === "bash");
+    expect(bash?.inputSchema).toMatchObject({ type: "object", properties: { command: { type: "string" } }, required: ["command"] });
+    expect(tools.find((tool) => tool.name === "noop")?.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+    expect(tools.find((tool) => tool.name === "drop_table")?.annotations).toEqual({ destructiveHint: true });
+  });
+
+  it("runs an allowed call", async () => {
+    const { json } = await inspector(dir, stdioTarget(), ["tools/call", "--tool-name", "bash", "--tool-arg", "command=echo from-bash"]);
+    expect(json).toEqual({ content: [{ type: "text", text: "from-bash" }] });
+  });
+
+  it("refuses a call the policy denies, with the reason and the stable code", async () => {
+    const marker = join(dir, "kept.txt");
+    writeFileSync(marker, "x");
+    const { json } = await inspector(dir, stdioTarget(), ["tools/call", "--tool-name", "bash", "--tool-arg", `command=rm ${marker}`]);
+    const result = json as CallResult;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("nothing is deleted here");
+    expect(textOf(result)).toContain("TOOLHOST_BLOCKED");
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it("refuses an ask when the client cannot elicit, saying why and how to allow it", async () => {
+    const { json } = await inspector(dir, stdioTarget(), ["tools/call", "--tool-name", "drop_table", "--tool-arg", "table=users"]);
+    const result = json as CallResult;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("it drops data");
+    expect(textOf(result)).toContain("This MCP client cannot ask its user (it does not support elicitation)");
+    expect(textOf(result)).toContain(`add an allow rule for this call to the policy in ${configPath}`);
+    expect(textOf(result)).toContain("TOOLHOST_NOT_APPROVED");
+  });
+
+  it("refuses bad arguments, naming the field", async () => {
+    const { json } = await inspector(dir, stdioTarget(), ["tools/call", "--tool-name", "bash", "--tool-arg", "command=42"]);
+    const result = json as CallResult;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("/command");
+    expect(textOf(result)).toContain("TOOLHOST_INVALID_ARGUMENTS");
+  });
+});
+
+describe("toolhost mcp serve over stdio, with the v2 SDK client", () => {
+  it("asks the client's user through elicitation, and runs the call on yes", async () => {
+    const { client } = await stdioClient(dir, { elicitation: true });
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (req) => {
+      asked.push(String((req.params as { message: string }).message));
+      return { action: "accept", content: { approve: true } };
+    });
+    try {
+      const result = (await client.callTool({ name: "drop_table", arguments: { table: "users" } })) as CallResult;
+      expect(textOf(result)).toBe("dropped users");
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('drop_table {"table":"users"}');
+      expect(asked[0]).toContain("it drops data");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("asks a 2026-07-28 client over stdio too", async () => {
+    const { client } = await stdioClient(dir, { elicitation: true, modern: true });
+    client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { approve: true } }));
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      const result = (await client.callTool({ name: "drop_table", arguments: { table: "t" } })) as CallResult;
+      expect(textOf(result)).toBe("dropped t");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses the call when the user declines or answers no", async () => {
+    const { client } = await stdioClient(dir, { elicitation: true });
+    const answers = [{ action: "decline" as const }, { action: "accept" as const, content: { approve: false } }];
+    client.setRequestHandler("elicitation/create", async () => answers.shift() ?? { action: "cancel" as const });
+    try {
+      const declined = (await client.callTool({ name: "drop_table", arguments: { table: "a" } })) as CallResult;
+      expect(declined.isError).toBe(true);
+      expect(textOf(declined)).toContain("the MCP client's user did not allow it (decline)");
+      const no = (await client.callTool({ name: "drop_table", arguments: { table: "b" } })) as CallResult;
+      expect(textOf(no)).toContain("did not allow it (answered no)");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("ends the bash process tree when the client cancels the call", async () => {
+    const { client } = await stdioClient(dir);
+    const marker = `299.${process.pid}${Date.now() % 1000}`;
+    const pidFile = join(dir, "tree.pid");
+    const controller = new AbortController();
+    try {
+      const call = client.callTool(
+        { name: "bash", arguments: { command: `echo $$ > ${pidFile}; sleep ${marker} & sleep ${marker} & wait` } },
+        { signal: controller.signal },
+      );
+      call.catch(() => {});
+      // the shell and its two sleeps
+      await until(() => processesWith(`sleep ${marker}`).length === 3);
+      controller.abort();
+      await expect(call).rejects.toThrow();
+      await until(() => processesWith(`sleep ${marker}`).length === 0);
+      const shell = Number(readFileSync(pidFile, "utf8"));
+      await until(() => !existsSync(`/proc/${shell}`));
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("toolhost mcp serve --http", () => {
+  let server: Awaited<ReturnType<typeof serveHttp>>;
+  beforeAll(async () => {
+    server = await serveHttp(dir);
+  });
+  afterAll(async () => {
+    expect(await server.stop()).toBe(0);
+  });
+
+  it("serves the Inspector over Streamable HTTP", async () => {
+    const { json } = await inspector(dir, [server.url, "--transport", "http"], ["tools/call", "--tool-name", "read", "--tool-arg", "path=notes.txt"]);
+    expect(textOf(json as CallResult)).toContain("hello");
+  });
+
+  it("sends streamed output as progress notifications when the client gives a progress token", async () => {
+    const client: Client = await httpClient(server.url);
+    const messages: string[] = [];
+    try {
+      const result = (await client.callTool(
+        { name: "bash", arguments: { command: "for i in 1 2 3 4; do echo line$i; sleep 0.3; done" } },
+        { onprogress: (progress) => messages.push(progress.message ?? "") },
+      )) as CallResult;
+      expect(textOf(result)).toBe("line1\nline2\nline3\nline4");
+      expect(messages.length).toBeGreaterThan(0);
+      expect(messages.some((message) => message.includes("line1"))).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("asks a 2026-07-28 client through the multi-round-trip flow, each request served on its own", async () => {
+    const client = await httpClient(server.url, {}, { elicitation: true, modern: true });
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (req) => {
+      asked.push(String((req.params as { message: string }).message));
+      return { action: "accept", content: { approve: true } };
+    });
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      const result = (await client.callTool({ name: "drop_table", arguments: { table: "orders" } })) as CallResult;
+      expect(textOf(result)).toBe("dropped orders");
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('drop_table {"table":"orders"}');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses an ask from a 2025-era HTTP client: a stateless server cannot know it can elicit", async () => {
+    const client = await httpClient(server.url, {}, { elicitation: true });
+    client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { approve: true } }));
+    try {
+      const result = (await client.callTool({ name: "drop_table", arguments: { table: "orders" } })) as CallResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain("cannot ask its user");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses a foreign Host or Origin header (DNS rebinding)", async () => {
+    const { port } = new URL(server.url);
+    expect(await post(Number(port), { host: "evil.example" })).toBe(403);
+    expect(await post(Number(port), { origin: "http://evil.example" })).toBe(403);
+  });
+});
+
+describe("toolhost mcp serve --http off loopback and with a token", () => {
+  it("refuses a non-loopback address without a bearer token", async () => {
+    const { code, stderr } = await toolhost(["mcp", "serve", "--http", "0.0.0.0:0"], { cwd: dir });
+    expect(code).toBe(2);
+    expect(stderr).toContain("not a loopback address, needs a bearer token");
+  });
+
+  it("requires the bearer token on every request when one is set", async () => {
+    const server = await serveHttp(dir, ["--token-env", "MCP_TEST_TOKEN"], { MCP_TEST_TOKEN: "s3cret" });
+    try {
+      const { port } = new URL(server.url);
+      expect(await post(Number(port), {})).toBe(401);
+      const client = await httpClient(server.url, { Authorization: "Bearer s3cret" });
+      const result = (await client.callTool({ name: "noop", arguments: {} })) as CallResult;
+      expect(textOf(result)).toBe("ok");
+      await client.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("toolhost mcp serve --print-config", () => {
+  it("prints each host's snippet for the stdio server", async () => {
+    for (const host of ["claude", "gemini", "opencode"]) {
+      const { code, stdout } = await toolhost(["mcp", "serve", "--print-config", host], { cwd: dir });
+      expect(code).toBe(0);
+      const config = JSON.parse(stdout.slice(stdout.indexOf("{")));
+      const entry = host === "opencode" ? config.mcp.toolhost : config.mcpServers.toolhost;
+      const argv: string[] = host === "opencode" ? entry.command : [entry.command, ...entry.args];
+      expect(argv).toEqual([process.execPath, expect.stringMatching(/bin\.js$/), "--config", configPath, "mcp", "serve"]);
+    }
+    const codex = await toolhost(["mcp", "serve", "--print-config", "codex"], { cwd: dir });
+    expect(codex.stdout).toContain("[mcp_servers.toolhost]");
+    expect(codex.stdout).toContain(`command = ${JSON.stringify(process.execPath)}`);
+    expect(codex.stdout).toContain(`"--config", ${JSON.stringify(configPath)}, "mcp", "serve"]`);
+  });
+
+  it("prints the URL form for --http", async () => {
+    const { stdout } = await toolhost(["mcp", "serve", "--http", "127.0.0.1:9000", "--print-config", "claude"], { cwd: dir });
+    expect(JSON.parse(stdout.slice(stdout.indexOf("{")))).toEqual({ mcpServers: { toolhost: { type: "http", url: "http://127.0.0.1:9000/mcp" } } });
+  });
+});
+
+function post(port: number, headers: Record<string, string>): Promise<number> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("waited 30 s");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,90 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { messageOf } from "../errors.js";
+import { isPlugin, type ToolhostPlugin } from "../plugin.js";
+import { ConfigError, ConfigErrorCode } from "./_errors.js";
+import { editDistance, isPathSpecifier, resolvePackage, type ResolvePlace } from "./_resolve.js";
+
+/** The folders to resolve plugins from, each with what it is (for messages). */
+export function resolvePlaces(resolveFrom: ReadonlyArray<string | ResolvePlace> | undefined): ResolvePlace[] {
+  return (resolveFrom ?? []).map((place) => (typeof place === "string" ? { dir: place, what: "the host's install location" } : place));
+}
+
+/** Where a plugin named in a config is: a package from the places in turn, or a path from the config's folder. */
+export async function locate(
+  name: string,
+  configDir: string,
+  places: readonly ResolvePlace[],
+): Promise<{ file: string; packageVersion?: string | undefined } | { tried: string[] }> {
+  if (!isPathSpecifier(name)) return resolvePackage(name, places);
+  const file = resolve(configDir, name);
+  try {
+    if ((await stat(file)).isFile()) return { file };
+  } catch {
+    // reported below with the path tried
+  }
+  return { tried: [`${file} (relative to the config file's folder)`] };
+}
+
+export function notFound(name: string, configPath: string, tried: string[], known: readonly string[]): ConfigError {
+  const lines = [`Plugin "${name}" was not found (named in ${configPath}).`, "Looked in:", ...tried.map((place) => `  - ${place}`)];
+  if (isPathSpecifier(name)) {
+    lines.push(`Fix the path in ${configPath}: a relative path is relative to the config file's folder.`);
+  } else {
+    // The likely typo first: installing a misspelled name is how typo-squatted packages get in.
+    const close = suggestion(name, known);
+    if (close) lines.push(`Did you mean "${close}"? Fix the name in ${configPath}.`);
+    lines.push(`${close ? "If it is another package, install" : "Install"} it next to the config: npm i -D ${name}`);
+  }
+  return new ConfigError(ConfigErrorCode.PLUGIN_NOT_FOUND, lines.join("\n"), { configPath, plugin: name });
+}
+
+function suggestion(name: string, knownPlugins: readonly string[]): string | undefined {
+  let best: { known: string; distance: number } | undefined;
+  for (const known of knownPlugins) {
+    if (known === name) continue;
+    const distance = known.endsWith(`/${name}`) ? 0 : editDistance(name, known);
+    if (distance <= 3 && (best === undefined || distance < best.distance)) best = { known, distance };
+  }
+  return best?.known;
+}
+
+export async function importPlugin(
+  name: string,
+  file: string,
+  where: string,
+  at: { configPath: string | undefined; plugin: string },
+): Promise<ToolhostPlugin> {
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  } catch (error) {
+    throw new ConfigError(
+      ConfigErrorCode.PLUGIN_LOAD_FAILED,
+      `Plugin "${name}" (${file}) failed to load: ${messageOf(error)}\n(${where}) Reinstall the plugin, or fix its module.`,
+      at,
+      { cause: error },
+    );
+  }
+  const candidate = isPlugin(module.default)
+    ? module.default
+    : isPlugin((module.default as { default?: unknown } | undefined)?.default)
+      ? (module.default as { default: unknown }).default
+      : undefined;
+  if (candidate === undefined) {
+    const got = module.default;
+    const why =
+      got === undefined
+        ? "it has no default export"
+        : typeof got === "object" && got !== null && typeof (got as { apply?: unknown }).apply === "function"
+          ? "its default export has apply but was not made with definePlugin (no apiVersion)"
+          : `its default export is ${got === null ? "null" : typeof got}, not a plugin`;
+    throw new ConfigError(
+      ConfigErrorCode.NOT_A_PLUGIN,
+      `"${name}" (${file}) is not a toolhost plugin: ${why}.\n(${where}) A plugin's default export is made with definePlugin() from @toolhost/core; remove it from plugins if it is not a plugin.`,
+      at,
+    );
+  }
+  return candidate as ToolhostPlugin;
+}

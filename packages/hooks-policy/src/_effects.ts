@@ -1,0 +1,355 @@
+import { hasOption, optionValue, type ParsedArguments } from "./_options.js";
+import type { ShellWord } from "./_words.js";
+
+/** A file a program touches through its arguments, and what makes it so (`sed -i`, `curl -o`). */
+export interface Touch {
+  path: ShellWord;
+  via: string;
+}
+
+/** What a simple command does beyond running: the files it writes, reads and walks, code it runs. */
+export interface Effects {
+  /** Files it creates, changes or deletes: judged by the write rules. */
+  writes: Touch[];
+  /** Files it reads through options (`dd if=`, `curl -d @F`): denied when a read rule denies them. */
+  reads: Touch[];
+  /** Trees it reads recursively (`grep -r`, `tar c`, `find`): at least ask when they hold a denied path. */
+  trees: Touch[];
+  /** Code it runs from an argument or standard input (`python -c`, `node -e`, `awk '{system(…)}'`). */
+  inline?: string;
+  /** A script file a shell reads (`bash x.sh`, `. x`): the policy cannot see it. */
+  script?: ShellWord;
+  /** Why the command is at least `ask` whatever the rules say. */
+  uncertain?: string;
+  /** Commands it runs itself (`git rebase -x`, `npx`): words run as a program, or text run by a shell. */
+  runs?: Array<{ words: ShellWord[]; shell: boolean; via: string }>;
+}
+
+type Reader = (program: string, args: ParsedArguments, words: ShellWord[], out: Effects) => void;
+
+const word = (value: string): ShellWord => ({ text: value, value, splits: false, tilde: false });
+const DOT = word(".");
+
+const write = (out: Effects, via: string, ...paths: Array<ShellWord | undefined>): void => {
+  for (const path of paths) if (path && path.value !== "-") out.writes.push({ path, via });
+};
+const read = (out: Effects, via: string, ...paths: Array<ShellWord | undefined>): void => {
+  for (const path of paths) if (path && path.value !== "-") out.reads.push({ path, via });
+};
+const tree = (out: Effects, via: string, ...paths: Array<ShellWord | undefined>): void => {
+  for (const path of paths) if (path && path.value !== "-") out.trees.push({ path, via });
+};
+const run = (out: Effects, via: string, words: ShellWord[], shell: boolean): void => {
+  if (words.length > 0) (out.runs ??= []).push({ words, shell, via });
+};
+const isRemote = (path: ShellWord): boolean => path.value !== undefined && /^[^/]*:/.test(path.value) && !path.value.startsWith("./");
+
+/** Interpreters whose option carries a program. */
+const INLINE_OPTIONS: Array<[RegExp, string[]]> = [
+  [/^(python|pypy)[0-9.]*$/, ["-c"]],
+  [/^perl[0-9.]*$/, ["-e", "-E"]],
+  [/^ruby[0-9.]*$/, ["-e"]],
+  [/^(node|nodejs|bun)$/, ["--eval", "-e"]],
+  [/^php[0-9.]*$/, ["-r"]],
+  [/^lua[0-9.]*$/, ["-e"]],
+  [/^(Rscript|julia|osascript|tclsh|wish)$/, ["-e"]],
+];
+const STDIN_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
+const STDIN_INTERPRETERS = /^((python|pypy|perl|ruby|php|lua)[0-9.]*|node|nodejs|bun|tclsh|Rscript)$/;
+
+const copy: Reader = (program, args, _words, out) => {
+  const target = optionValue(args, "--target-directory");
+  const operands = [...args.operands];
+  const last = target ?? (operands.length >= 2 ? operands.pop() : undefined);
+  if (program === "install" && hasOption(args, "--directory")) return write(out, "install -d", ...args.operands);
+  write(out, program, last);
+  const recursive = hasOption(args, "--recursive", "--archive", "-R", "-r");
+  if (program === "mv") write(out, "mv (the source)", ...operands);
+  else if (program === "ln") return;
+  else if (recursive) tree(out, `${program} -r`, ...operands);
+  else read(out, program, ...operands);
+};
+
+const readers: Record<string, Reader> = {
+  tee: (_p, args, _w, out) => write(out, "tee", ...args.operands),
+  touch: (_p, args, _w, out) => write(out, "touch", ...args.operands),
+  mkdir: (_p, args, _w, out) => write(out, "mkdir", ...args.operands),
+  truncate: (_p, args, _w, out) => write(out, "truncate", ...args.operands),
+  rm: (_p, args, _w, out) => write(out, "rm", ...args.operands),
+  rmdir: (_p, args, _w, out) => write(out, "rmdir", ...args.operands),
+  unlink: (_p, args, _w, out) => write(out, "unlink", ...args.operands),
+  shred: (_p, args, _w, out) => write(out, "shred", ...args.operands),
+  chmod: (p, args, _w, out) => write(out, p, ...(optionValue(args, "--reference") ? args.operands : args.operands.slice(1))),
+  cp: copy,
+  mv: copy,
+  install: copy,
+  ln: copy,
+  dd: (_p, _args, words, out) => {
+    for (const each of words.slice(1)) {
+      const value = each.value;
+      if (value?.startsWith("of=")) write(out, "dd of=", { ...each, value: value.slice(3), tilde: value.startsWith("of=~") });
+      if (value?.startsWith("if=")) read(out, "dd if=", { ...each, value: value.slice(3), tilde: value.startsWith("if=~") });
+    }
+  },
+  sed: (p, args, _w, out) => {
+    if (!hasOption(args, "--in-place")) return;
+    const files = hasOption(args, "--expression", "--file") ? args.operands : args.operands.slice(1);
+    write(out, `${p} -i`, ...files);
+  },
+  sort: (_p, args, _w, out) => write(out, "sort -o", optionValue(args, "--output")),
+  split: (_p, args, _w, out) => {
+    const prefix = args.operands[1]?.value ?? "x";
+    write(out, "split", args.operands[1]?.value === undefined && args.operands[1] ? args.operands[1] : word(`${prefix}aa`));
+  },
+  patch: (_p, args, _w, out) => {
+    read(out, "patch -i", optionValue(args, "--input"));
+    const output = optionValue(args, "--output");
+    if (output) return write(out, "patch -o", output);
+    if (args.operands[0]) return write(out, "patch", args.operands[0]);
+    write(out, "patch", optionValue(args, "--directory") ?? DOT);
+    out.uncertain = "patch writes the files its patch names, which are known only at run time";
+  },
+  tar: (_p, args, _w, out) => {
+    const file = optionValue(args, "--file");
+    const directory = optionValue(args, "--directory");
+    if (hasOption(args, "--to-command", "--use-compress-program", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script")) {
+      out.uncertain = "tar runs a program named in its options";
+    }
+    if (hasOption(args, "--create", "--append", "--update", "--catenate")) {
+      write(out, "tar -f", file);
+      // `-C DIR` makes the operands after it relative to DIR: judged there (the last one, for all).
+      const inDirectory = (path: ShellWord): ShellWord =>
+        !directory || path.value?.startsWith("/") ? path : directory.value === undefined || path.value === undefined ? directory : { ...directory, value: `${directory.value}/${path.value}` };
+      tree(out, "tar -c", ...args.operands.map(inDirectory));
+      read(out, "tar -T", optionValue(args, "--files-from"));
+    } else if (hasOption(args, "--extract")) {
+      read(out, "tar -f", file);
+      write(out, directory ? "tar -x -C" : "tar -x", directory ?? DOT);
+    } else {
+      read(out, "tar -f", file);
+    }
+  },
+  zip: (_p, args, _w, out) => {
+    const [archive, ...files] = args.operands;
+    write(out, "zip", archive);
+    if (hasOption(args, "--recurse-paths", "-R")) tree(out, "zip -r", ...files);
+    else read(out, "zip", ...files);
+  },
+  unzip: (_p, args, _w, out) => {
+    read(out, "unzip", args.operands[0]);
+    if (!hasOption(args, "-l", "-t", "-v", "-p", "-c", "-Z")) write(out, "unzip -d", optionValue(args, "-d") ?? DOT);
+  },
+  rsync: (_p, args, _w, out) => {
+    if (hasOption(args, "--rsh", "--rsync-path")) out.uncertain = "rsync runs the program named by -e / --rsync-path";
+    const operands = [...args.operands];
+    const destination = operands.length >= 2 ? operands.pop() : undefined;
+    if (destination && !isRemote(destination)) write(out, "rsync", destination);
+    read(out, "rsync", optionValue(args, "--files-from"), optionValue(args, "--password-file"));
+    const local = operands.filter((each) => !isRemote(each));
+    if (hasOption(args, "--recursive", "--archive", "--mirror")) tree(out, "rsync -r", ...local);
+    else read(out, "rsync", ...local);
+  },
+  scp: (_p, args, _w, out) => {
+    const operands = [...args.operands];
+    const destination = operands.length >= 2 ? operands.pop() : undefined;
+    if (destination && !isRemote(destination)) write(out, "scp", destination);
+    const local = operands.filter((each) => !isRemote(each));
+    if (hasOption(args, "-r")) tree(out, "scp -r", ...local);
+    else read(out, "scp", ...local);
+  },
+  curl: (_p, args, _w, out) => {
+    const dir = optionValue(args, "--output-dir");
+    const inDir = (path: ShellWord): ShellWord =>
+      dir && path.value !== undefined && dir.value !== undefined && !path.value.startsWith("/") ? word(`${dir.value}/${path.value}`) : path;
+    for (const option of args.options) {
+      if (option.name === "--output" && option.value) write(out, "curl -o", inDir(option.value));
+      if (["--cookie-jar", "--dump-header", "--trace", "--trace-ascii", "--stderr"].includes(option.name) && option.value?.value !== "-") {
+        write(out, `curl ${option.name}`, option.value);
+      }
+      if (["--upload-file", "--config", "--netrc-file", "--cacert", "--cert", "--key"].includes(option.name)) read(out, `curl ${option.name}`, option.value);
+      const data = option.value?.value;
+      if (data !== undefined && ["--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "--form"].includes(option.name)) {
+        const at = data.indexOf("@");
+        if (at !== -1 && (at === 0 || option.name === "--form" || option.name === "--data-urlencode")) read(out, `curl ${option.name} @`, word(data.slice(at + 1).split(";")[0] as string));
+      }
+    }
+    if (hasOption(args, "--remote-name", "--remote-name-all")) {
+      for (const url of args.operands) write(out, "curl -O", url.value === undefined ? url : inDir(word(urlName(url.value))));
+      if (hasOption(args, "--remote-header-name")) out.uncertain = "curl -J names the file from the server's answer";
+    }
+  },
+  wget: (_p, args, _w, out) => {
+    const document = optionValue(args, "--output-document");
+    const prefix = optionValue(args, "--directory-prefix");
+    if (hasOption(args, "--execute")) out.uncertain = "wget -e runs wgetrc commands, which may write anywhere";
+    write(out, "wget -o", optionValue(args, "--output-file"), optionValue(args, "--append-output"));
+    read(out, "wget", optionValue(args, "--input-file"), optionValue(args, "--post-file"), optionValue(args, "--body-file"));
+    if (document) return write(out, "wget -O", document);
+    if (hasOption(args, "--recursive", "--mirror", "--page-requisites")) return write(out, "wget -r", prefix ?? DOT);
+    for (const url of args.operands) {
+      const name = url.value === undefined ? url : word(urlName(url.value));
+      write(out, "wget", prefix && prefix.value !== undefined && name.value !== undefined ? word(`${prefix.value}/${name.value}`) : name);
+    }
+  },
+  find: (_p, _args, words, out) => {
+    const roots: ShellWord[] = [];
+    let start = 1;
+    // find's own options come before its roots: -H, -L, -P, -D debug, -O level.
+    while (start < words.length && /^-([HLP]|D|O\d*)$/.test(words[start]?.value ?? "")) start += words[start]?.value === "-D" ? 2 : 1;
+    for (const each of words.slice(start)) {
+      if (each.value !== undefined && /^[-(!)]/.test(each.value) && each.value !== "-") break;
+      roots.push(each);
+    }
+    if (roots.length === 0) roots.push(DOT);
+    tree(out, "find", ...roots);
+    if (words.some((each) => each.value === "-delete")) write(out, "find -delete", ...roots);
+  },
+  grep: (p, args, _w, out) => {
+    const recursive = p === "rg" || p === "ag" || p === "ack" || hasOption(args, "--recursive", "--dereference-recursive") || optionValue(args, "--directories")?.value === "recurse";
+    read(out, `${p} -f`, optionValue(args, "--file"));
+    const files = hasOption(args, "--regexp", "--file") ? args.operands : args.operands.slice(1);
+    if (recursive) tree(out, `${p} -r`, ...(files.length > 0 ? files : [DOT]));
+  },
+  ls: (_p, args, _w, out) => {
+    if (hasOption(args, "--recursive")) tree(out, "ls -R", ...(args.operands.length > 0 ? args.operands : [DOT]));
+  },
+  tree: (_p, args, _w, out) => tree(out, "tree", ...(args.operands.length > 0 ? args.operands.filter((each) => !/^\d+$/.test(each.value ?? "")) : [DOT])),
+  git: (_p, args, _w, out) => gitEffects(args, out),
+  npx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  bunx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  npm: (p, args, words, out) => {
+    if (["exec", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} exec`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+  },
+  source: (_p, args, _w, out) => {
+    if (args.operands[0]?.value !== undefined) out.script = args.operands[0];
+  },
+  awk: (_p, args, _w, out) => {
+    if (optionValue(args, "--file") || optionValue(args, "--source")) {
+      const source = optionValue(args, "--source");
+      if (source) out.inline = source.value ?? source.text;
+      return;
+    }
+    const program = args.operands[0];
+    if (!program) return;
+    const text = program.value;
+    if (text === undefined || /\bsystem\s*\(|>|\||\bgetline\b/.test(text)) out.inline = text ?? program.text;
+  },
+};
+readers.chown = readers.chmod as Reader;
+readers.pnpm = (p, args, words, out) => {
+  if (["exec", "dlx", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+};
+readers.yarn = (p, args, words, out) => {
+  if (["exec", "dlx"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+};
+readers.chgrp = readers.chmod as Reader;
+for (const name of ["rg", "ag", "ack", "egrep", "fgrep"]) readers[name] = readers.grep as Reader;
+for (const name of ["gawk", "mawk", "nawk"]) readers[name] = readers.awk as Reader;
+readers.gsed = readers.sed as Reader;
+readers["."] = readers.source as Reader;
+
+/** git -c keys that make git run a program: at least ask. */
+const DANGEROUS_GIT_KEYS =
+  /^(alias\..*|core\.(sshcommand|pager|editor|hookspath|fsmonitor|gitproxy|askpass|worktree)|credential\..*|diff\..*\.(textconv|command)|diff\.external|filter\..*|merge\..*\.driver|mergetool\..*|difftool\..*|sequence\.editor|gpg\..*program|pager\..*|protocol\..*|remote\..*\.(uploadpack|receivepack|proxy)|uploadpack\..*|include\..*|includeif\..*|man\..*|web\.browser|browser\..*|instaweb\..*|sendemail\..*|ssh\.variant|init\.templatedir|http\..*proxy|receive\..*hook.*|submodule\..*\.update|url\..*|core\.sshcommand)$/;
+
+function gitEffects(args: ParsedArguments, out: Effects): void {
+  for (const option of args.options) {
+    if (option.name === "-c" || option.name === "--config-env" || (option.name === "--config" && args.subcommand === "clone")) {
+      const value = option.value?.value;
+      const key = value?.slice(0, value.includes("=") ? value.indexOf("=") : undefined).toLowerCase();
+      if (key === undefined || DANGEROUS_GIT_KEYS.test(key) || option.name === "--config-env") {
+        out.uncertain = `git ${option.name} ${option.value?.text ?? ""}: a setting that can make git run a program`;
+      }
+    }
+    if (option.name === "--exec-path" || option.name === "--upload-pack" || option.name === "--receive-pack" || option.name === "--template") {
+      out.uncertain = `git ${option.name}: makes git run programs from a path or name it gives`;
+    }
+    if (option.name === "--output") write(out, `git ${args.subcommand ?? ""} --output`.replace("  ", " "), option.value);
+  }
+  const operands = args.operands.slice(1);
+  switch (args.subcommand) {
+    case "clone": {
+      const [url, dir] = operands;
+      // `git -C DIR clone` clones relative to DIR.
+      const base = optionValue(args, "-C");
+      const under = (path: ShellWord): ShellWord =>
+        base === undefined || path.value?.startsWith("/") ? path : base.value === undefined || path.value === undefined ? base : word(`${base.value}/${path.value}`);
+      if (dir) write(out, "git clone", under(dir));
+      else if (url?.value !== undefined) write(out, "git clone", under(word(urlName(url.value).replace(/\.git$/, ""))));
+      else if (url) write(out, "git clone", url);
+      break;
+    }
+    case "config": {
+      const key = operands[0]?.value?.toLowerCase();
+      if (operands.length >= 2 && (key === undefined || DANGEROUS_GIT_KEYS.test(key))) {
+        out.uncertain = `git config ${operands[0]?.text}: a setting that can make git run a program`;
+      }
+      break;
+    }
+    case "submodule":
+      if (operands[0]?.value === "foreach") {
+        const rest = operands.slice(1).filter((each) => !/^--(recursive|quiet)$/.test(each.value ?? ""));
+        run(out, "git submodule foreach", rest, true);
+      }
+      break;
+    case "rebase":
+      for (const option of args.options) if (option.name === "--exec" && option.value) run(out, "git rebase --exec", [option.value], true);
+      break;
+    case "bisect":
+      if (operands[0]?.value === "run") run(out, "git bisect run", operands.slice(1), false);
+      break;
+    case "archive":
+      write(out, "git archive -o", optionValue(args, "-o", "--output"));
+      break;
+    default:
+      break;
+  }
+}
+
+/** The command an `npx` / `npm exec` runs: its words after its own options (`-y`, `-p pkg`, `--`). */
+function packageCommand(words: ShellWord[]): ShellWord[] {
+  let i = 0;
+  for (; i < words.length; i++) {
+    const value = words[i]?.value;
+    if (value === undefined || !value.startsWith("-")) break;
+    if (value === "--") {
+      i += 1;
+      break;
+    }
+    if (/^(-p|--package|-c|--call|--shell|-w|--workspace|--prefix)$/.test(value)) i += 1;
+  }
+  return words.slice(i);
+}
+
+/** The file name a download of this URL gets. */
+function urlName(url: string): string {
+  const path = url.replace(/[?#].*$/, "").replace(/\/+$/, "");
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return name === "" || name.includes(":") ? "index.html" : name;
+}
+
+/**
+ * The effects of a simple command (after wrappers), from its program and words. Interpreters
+ * given a program in an argument or on standard input (`python -c`, `perl -e`, `node -e`,
+ * `python3 -` with a heredoc), awk programs that run commands or write files, and shells reading
+ * a script file are marked.
+ */
+export function effectsOf(program: string, words: ShellWord[], args: ParsedArguments): Effects {
+  const out: Effects = { writes: [], reads: [], trees: [] };
+  readers[program]?.(program, args, words, out);
+  for (const [pattern, options] of INLINE_OPTIONS) {
+    if (!pattern.test(program)) continue;
+    const code = optionValue(args, ...options);
+    if (code) out.inline = code.value ?? code.text;
+    else if (/^(node|nodejs|bun)$/.test(program) && hasOption(args, "--print")) out.inline = args.operands[0]?.value ?? "(the first argument)";
+    else if (/^perl/.test(program) && hasOption(args, "-i") && args.operands.length > 1) write(out, "perl -i", ...args.operands.slice(1));
+    if (/^perl/.test(program) && code && hasOption(args, "-i")) write(out, "perl -i", ...args.operands);
+  }
+  if (out.inline === undefined && STDIN_INTERPRETERS.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c")) {
+    const first = args.operands[0];
+    if (!first || first.value === "-" || STDIN_FILES.has(first.value ?? "")) out.inline = "(standard input)";
+    else if (first.value === undefined) out.inline = `(a script known only at run time: ${first.text})`;
+  }
+  if (program === "deno" && args.operands[0]?.value === "eval") out.inline = args.operands[1]?.value ?? "(an argument)";
+  return out;
+}

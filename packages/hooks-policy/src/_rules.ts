@@ -1,0 +1,103 @@
+import { ErrorCode, messageOf, ToolhostError } from "@toolhost/core";
+import picomatch from "picomatch";
+import { CommandPattern, type Match } from "./_command-pattern.js";
+import type { MatchedRule } from "./_explanation.js";
+import { toolMatcher, wordGlob } from "./_glob.js";
+import { compilePathPattern, type PathAnchors } from "./_paths.js";
+import type { Decision, PolicyRule } from "./_schema.js";
+
+/** A rule made ready to match: its matcher compiled, its id and place known. */
+export interface CompiledRule {
+  id: string;
+  /** Its place among all rules, so explanations list matches in the order rules are written. */
+  order: number;
+  rule: PolicyRule;
+  decision: Decision;
+  reason: string | undefined;
+  tool: (name: string) => boolean;
+  command: CommandPattern | undefined;
+  path: ((path: string) => boolean) | undefined;
+  url: RegExp | undefined;
+  host: RegExp | undefined;
+  inline: boolean;
+  args: Array<[string, ArgMatcher]> | undefined;
+}
+
+export type ArgMatcher = (value: unknown) => Match;
+
+export const MATCHERS = ["command", "path", "url", "host", "inline", "args"] as const;
+
+/** Compiles one rule; throws a `ToolhostError` that names the rule when it is invalid. */
+export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, where: string): CompiledRule {
+  const matchers = MATCHERS.filter((key) => rule[key] !== undefined);
+  if (matchers.length > 1) {
+    throw new ToolhostError(
+      ErrorCode.INVALID_PLUGIN_OPTIONS,
+      `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: it has ${matchers.join(" and ")}; a rule matches one of ${MATCHERS.join(", ")}. Split it into ${matchers.length} rules.`,
+    );
+  }
+  if (rule.command !== undefined && rule.command.trim() === "") {
+    throw new ToolhostError(ErrorCode.INVALID_PLUGIN_OPTIONS, `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: "command" is empty; write "*" for every command.`);
+  }
+  let path: CompiledRule["path"];
+  try {
+    path = rule.path === undefined ? undefined : compilePathPattern(rule.path, anchors);
+  } catch (error) {
+    throw new ToolhostError(
+      ErrorCode.INVALID_PLUGIN_OPTIONS,
+      `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: the path pattern ${JSON.stringify(rule.path)} is not a valid glob (${messageOf(error)}).`,
+    );
+  }
+  return {
+    id,
+    order: 0,
+    rule,
+    decision: rule.decision,
+    reason: rule.reason,
+    tool: toolMatcher(rule.tool ?? "*"),
+    command: rule.command === undefined ? undefined : new CommandPattern(rule.command),
+    path,
+    url: rule.url === undefined ? undefined : urlGlob(rule.url),
+    host: rule.host === undefined ? undefined : wordGlob(rule.host.toLowerCase()),
+    inline: rule.inline === true,
+    args: rule.args === undefined ? undefined : Object.entries(rule.args).map(([field, expected]) => [field, argMatcher(expected)]),
+  };
+}
+
+/** A glob on URLs: `*` stays within a segment (no `/`), `**` crosses them. */
+export function urlGlob(glob: string): RegExp {
+  let source = "";
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i] as string;
+    if (char === "\\" && i + 1 < glob.length) source += (glob[++i] as string).replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    else if (char === "*" && glob[i + 1] === "*") {
+      while (glob[i + 1] === "*") i++;
+      source += "[\\s\\S]*";
+    } else if (char === "*") source += "[^/]*";
+    else if (char === "?") source += "[^/]";
+    else source += char.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  }
+  return new RegExp(`^${source}$`);
+}
+
+function argMatcher(expected: string | number | boolean): ArgMatcher {
+  if (typeof expected !== "string") return (value) => (value === expected ? "yes" : "no");
+  const exact = picomatch(expected, { dot: true });
+  const loose = picomatch(expected, { dot: true, nocase: true });
+  return (value) => (typeof value !== "string" ? "no" : exact(value) ? "yes" : loose(value) ? "maybe" : "no");
+}
+
+export const isWhole = (rule: CompiledRule): boolean => MATCHERS.every((key) => rule.rule[key] === undefined);
+
+
+/** Whether a rule names the tool itself (`bash`, `mcp_*`), not every tool (`*`) nor only a kind of access. */
+export function namesTool(rule: CompiledRule, tool: string): boolean {
+  const globs = rule.rule.tool === undefined ? [] : Array.isArray(rule.rule.tool) ? rule.rule.tool : [rule.rule.tool];
+  return globs.some((glob) => !/^\*+$/.test(glob) && toolMatcher(glob)(tool));
+}
+
+
+
+export function matchOf(rule: CompiledRule, decision: Decision): MatchedRule {
+  return rule.reason === undefined ? { id: rule.id, decision } : { id: rule.id, decision, reason: rule.reason };
+}

@@ -1,0 +1,97 @@
+import { timingSafeEqual } from "node:crypto";
+import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ErrorCode, ToolhostError, type AgentHarness } from "@toolhost/core";
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import { hostHeaderValidation, originValidation, toNodeHandler } from "@modelcontextprotocol/node";
+import { type McpServeOptions, createServerFactory } from "./_server.js";
+import type { RunningServer } from "./_stdio.js";
+
+/** Where and how the Streamable HTTP endpoint listens. */
+export interface HttpServeOptions extends McpServeOptions {
+  /** Default `127.0.0.1`. Anything not on loopback needs `token`. */
+  host?: string;
+  /** `0` picks a free port. */
+  port: number;
+  /** A bearer token every request must carry (`Authorization: Bearer <token>`). */
+  token?: string;
+  /** Host names accepted in the `Host` and `Origin` headers besides the loopback names and `host`. */
+  allowedHosts?: string[];
+}
+
+export interface RunningHttpServer extends RunningServer {
+  /** The endpoint, e.g. `http://127.0.0.1:4123/mcp`. */
+  url: string;
+}
+
+const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
+
+/** Whether a host name or address is on the loopback interface. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * Serves the tools of `harness` over Streamable HTTP at `/mcp`, statelessly (each request is served
+ * on its own, so replicas behind one load balancer can answer any request). The Host and Origin
+ * headers are checked against the loopback names, `host` and `allowedHosts` (DNS rebinding).
+ */
+export async function serveToolsOverHttp(harness: AgentHarness, options: HttpServeOptions): Promise<RunningHttpServer> {
+  const host = options.host ?? "127.0.0.1";
+  if (!isLoopback(host) && !options.token) {
+    throw new ToolhostError(
+      ErrorCode.INVALID_PLUGIN_OPTIONS,
+      `Serving MCP on ${host}, which is not a loopback address, needs a bearer token: anyone who reaches the port could run tools. Set one (toolhost mcp serve --token-env NAME), or serve on 127.0.0.1.`,
+    );
+  }
+  const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  const allowed = [...new Set([...LOOPBACK, bracketed, ...(options.allowedHosts ?? [])])];
+  const checkHost = hostHeaderValidation(allowed);
+  const checkOrigin = originValidation(allowed);
+  const handler = createMcpHandler(createServerFactory(harness, options), {
+    onerror: (error) => process.stderr.write(`toolhost mcp: ${error.message}\n`),
+  });
+  const serve = toNodeHandler(handler);
+  const expected = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (!checkHost(req, res) || !checkOrigin(req, res)) return;
+    if (expected && !tokenMatches(req.headers.authorization, expected)) {
+      res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized: send Authorization: Bearer <token>." } }));
+      return;
+    }
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (path !== "/mcp") {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("Not found: the MCP endpoint is /mcp.\n");
+      return;
+    }
+    void serve(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  let done!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  return {
+    url: `http://${bracketed}:${address.port}/mcp`,
+    closed,
+    async close() {
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      done();
+    },
+  };
+}
+
+function tokenMatches(header: string | undefined, expected: Buffer): boolean {
+  if (header === undefined) return false;
+  const given = Buffer.from(header);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

@@ -1,0 +1,169 @@
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool, type Transport } from "@modelcontextprotocol/client";
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { messageOf } from "@toolhost/core";
+import { McpErrorCode } from "./_errors.js";
+import type { ServerSpec } from "./_options.js";
+import { ProcessTransport } from "./_process-transport.js";
+
+/** Why a server could not start: which, why, after how long, and what it printed on stderr. */
+export class ServerStartError extends Error {
+  readonly code = McpErrorCode.SERVER_FAILED;
+
+  constructor(
+    readonly server: string,
+    readonly reason: string,
+    readonly ms: number,
+    readonly stderr: string,
+  ) {
+    super(`MCP server "${server}" did not start (after ${(ms / 1000).toFixed(1)} s): ${reason}${stderr ? `\n  its stderr ended with:\n${indent(stderr)}` : ""}`);
+  }
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .slice(-12)
+    .map((line) => `    ${line}`)
+    .join("\n");
+}
+
+export interface CallOptions {
+  signal: AbortSignal;
+  timeoutMs: number | undefined;
+  onProgress: (message: string | undefined, progress: number, total: number | undefined) => void;
+}
+
+/**
+ * One MCP server: started and listed at load, called by the tools, restarted on the next call after
+ * it stopped, and ended on `close`.
+ */
+export class McpConnection {
+  #client: Client | undefined;
+  #transport: Transport | undefined;
+  #starting: Promise<Client> | undefined;
+  #closed = false;
+
+  constructor(
+    readonly name: string,
+    private readonly spec: ServerSpec,
+    private readonly cwd: string,
+    private readonly startupTimeoutMs: number,
+    private readonly version: string,
+  ) {}
+
+  /** Whether the server is a child process (stdio). */
+  get isProcess(): boolean {
+    return "command" in this.spec;
+  }
+
+  /** What the server printed on stderr lately (stdio servers). */
+  get stderrTail(): string {
+    return this.#transport instanceof ProcessTransport ? this.#transport.stderrTail : "";
+  }
+
+  /** How the server process ended, if it did. */
+  get exit(): ProcessTransport["exit"] {
+    return this.#transport instanceof ProcessTransport ? this.#transport.exit : undefined;
+  }
+
+  /** Starts the server and lists its tools, within the startup timeout. */
+  async start(): Promise<Tool[]> {
+    const started = performance.now();
+    try {
+      const client = await this.#connect();
+      const { tools } = await client.listTools(undefined, { timeout: this.startupTimeoutMs });
+      return tools;
+    } catch (error) {
+      const ms = performance.now() - started;
+      const stderr = this.stderrTail;
+      await this.close();
+      throw new ServerStartError(this.name, this.#startReason(error, ms), ms, stderr);
+    }
+  }
+
+  #startReason(error: unknown, ms: number): string {
+    const message = messageOf(error);
+    if (ms >= this.startupTimeoutMs - 50 || /timed? ?out/i.test(message)) {
+      return `it did not answer initialize within ${this.startupTimeoutMs / 1000} s (startupTimeout)`;
+    }
+    const exit = this.exit;
+    if (exit) return `its process exited (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`}) before it was ready: ${message}`;
+    return message;
+  }
+
+  /** The connected client: the running one, or a new connection after the server stopped. */
+  #connect(): Promise<Client> {
+    if (this.#closed) return Promise.reject(new Error(`MCP server "${this.name}" was stopped (the harness was disposed).`));
+    if (this.#client) return Promise.resolve(this.#client);
+    this.#starting ??= this.#open().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  async #open(): Promise<Client> {
+    const transport = this.#makeTransport();
+    this.#transport = transport;
+    const client = new Client({ name: "toolhost", version: this.version }, { capabilities: {} });
+    client.onclose = () => {
+      if (this.#client === client) this.#client = undefined;
+    };
+    client.onerror = () => {
+      // Reported through the failing request; a stray protocol error alone changes nothing.
+    };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // The SDK's own timeout covers the initialize request; the race also covers a spawn or a
+      // connection that never settles.
+      await Promise.race([
+        client.connect(transport, { timeout: this.startupTimeoutMs }),
+        new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`timed out after ${this.startupTimeoutMs} ms`)), this.startupTimeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      await transport.close().catch(() => {});
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.#client = client;
+    return client;
+  }
+
+  #makeTransport(): Transport {
+    if ("url" in this.spec) {
+      return new StreamableHTTPClientTransport(new URL(this.spec.url), {
+        requestInit: { headers: this.spec.headers ?? {} },
+      });
+    }
+    return new ProcessTransport({
+      command: this.spec.command,
+      args: this.spec.args ?? [],
+      env: { ...getDefaultEnvironment(), ...this.spec.env },
+      cwd: this.spec.cwd ?? this.cwd,
+    });
+  }
+
+  /** Calls a tool by the server's own name; restarts a server that stopped since the last call. */
+  async call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    const client = await this.#connect();
+    return (await client.callTool(
+      { name: tool, arguments: args },
+      {
+        signal: options.signal,
+        ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : { timeout: 2 ** 31 - 1 }),
+        onprogress: (progress) => options.onProgress(progress.message, progress.progress, progress.total),
+      },
+    )) as CallToolResult;
+  }
+
+  /** Ends the connection and, for stdio servers, the process tree. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+    await this.#transport?.close().catch(() => {});
+  }
+}

@@ -1,0 +1,110 @@
+import { isAbsolute, resolve } from "node:path";
+import type { Tool } from "@modelcontextprotocol/client";
+import { type AgentTool, type AccessEnvironment, type TSchema, type ToolAccess, type ToolAnnotations, Type, messageOf } from "@toolhost/core";
+import type { McpConnection } from "./_connection.js";
+import { McpErrorCode } from "./_errors.js";
+import { type McpResultDetails, errorResult, toolhostResult } from "./_results.js";
+import type { ArgumentCheck } from "./_schema.js";
+
+/** Argument fields that name files, judged by path rules of a policy. */
+const PATH_FIELDS = ["path", "paths", "source", "destination"];
+
+export interface McpToolOptions {
+  name: string;
+  connection: McpConnection;
+  tool: Tool;
+  toolTimeoutMs: number | undefined;
+  maxResultChars: number;
+}
+
+/**
+ * Core's annotations from the server's hints, only in the strict direction: `destructive` and
+ * `openWorld` take MCP's defaults (true) unless the server says false; `readOnly` is kept (it is
+ * what schedules a call in parallel); `idempotent` is dropped, since it would allow retries.
+ */
+export function coreAnnotations(hints: Tool["annotations"]): ToolAnnotations {
+  const readOnly = hints?.readOnlyHint === true;
+  return {
+    ...(readOnly ? { readOnly: true } : { destructive: hints?.destructiveHint !== false }),
+    openWorld: hints?.openWorldHint !== false,
+  };
+}
+
+/** The paths a call names in its top-level path fields, absolute: reads for read-only tools, writes otherwise. */
+export function accessOf(args: unknown, env: AccessEnvironment, readOnly: boolean): ToolAccess | undefined {
+  if (typeof args !== "object" || args === null) return undefined;
+  const paths: string[] = [];
+  for (const field of PATH_FIELDS) {
+    const value = (args as Record<string, unknown>)[field];
+    const values = Array.isArray(value) ? value : [value];
+    for (const each of values) {
+      if (typeof each === "string" && each !== "") paths.push(isAbsolute(each) ? each : resolve(env.cwd, each));
+    }
+  }
+  if (paths.length === 0) return undefined;
+  return readOnly ? { reads: paths } : { writes: paths };
+}
+
+/** An MCP server's tool as a toolhost tool. Its full input schema is checked by `check` (tool-mcp's validate tap). */
+export function createMcpTool(options: McpToolOptions): { tool: AgentTool<TSchema, McpResultDetails>; schema: Record<string, unknown> } {
+  const { connection, tool, name } = options;
+  const schema = { type: "object", ...(tool.inputSchema as Record<string, unknown>) };
+  const readOnly = tool.annotations?.readOnlyHint === true;
+  const agentTool: AgentTool<TSchema, McpResultDetails> = {
+    name,
+    label: tool.title ?? tool.annotations?.title ?? `${tool.name} (${connection.name})`,
+    description: tool.description ?? `${tool.name}, a tool of the MCP server "${connection.name}".`,
+    // Type.Unsafe carries the server's JSON Schema to models and MCP clients as it is; the kernel's
+    // own check only sees it is an object, the full check is tool-mcp's validate tap (Ajv).
+    parameters: Type.Unsafe<Record<string, unknown>>(schema),
+    annotations: coreAnnotations(tool.annotations),
+    executionMode: readOnly ? "parallel" : "sequential",
+    access: (args, env) => accessOf(args, env, readOnly),
+    async execute(_id, params, signal, onUpdate) {
+      try {
+        const result = await connection.call(tool.name, params as Record<string, unknown>, {
+          signal,
+          timeoutMs: options.toolTimeoutMs,
+          onProgress: (message, progress, total) =>
+            onUpdate({
+              content: [{ type: "text", text: message ?? `${progress}${total !== undefined ? ` of ${total}` : ""}` }],
+              details: { server: connection.name, tool: tool.name },
+            }),
+        });
+        return toolhostResult(result, connection.name, tool.name, options.maxResultChars);
+      } catch (error) {
+        return failure(error, options, signal);
+      }
+    },
+  };
+  return { tool: agentTool, schema };
+}
+
+function failure(error: unknown, options: McpToolOptions, signal: AbortSignal): ReturnType<typeof errorResult> {
+  const { connection, tool } = options;
+  const server = connection.name;
+  const message = messageOf(error);
+  if (signal.aborted) {
+    return errorResult("TOOLHOST_ABORTED", `The call of ${tool.name} on MCP server "${server}" was aborted; the server was sent a cancellation.`, server, tool.name);
+  }
+  if (/time(d)? ?out/i.test(message) && options.toolTimeoutMs !== undefined) {
+    return errorResult(
+      McpErrorCode.TIMED_OUT,
+      `MCP server "${server}" did not answer ${tool.name} within ${options.toolTimeoutMs / 1000} s (tool-mcp's toolTimeout); the call was cancelled.`,
+      server,
+      tool.name,
+    );
+  }
+  const exit = connection.exit;
+  if (exit || /closed|not running|did not start|ECONNREFUSED|fetch failed/i.test(message)) {
+    const how = exit ? ` (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})` : "";
+    const stderr = connection.stderrTail ? `\nIts stderr ended with:\n${connection.stderrTail.split("\n").slice(-12).join("\n")}` : "";
+    return errorResult(
+      McpErrorCode.SERVER_EXITED,
+      `MCP server "${server}" stopped during the call of ${tool.name}${how}: ${message}. The next call starts it again.${stderr}`,
+      server,
+      tool.name,
+    );
+  }
+  return errorResult(McpErrorCode.CALL_FAILED, `MCP server "${server}" refused the call of ${tool.name}: ${message}`, server, tool.name);
+}
