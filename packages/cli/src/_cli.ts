@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { Host } from "@toolhost/core/config";
-import { CONFIG_HINTS, DEFAULT_PLUGINS, KNOWN_PLUGINS } from "./_defaults.js";
+import { CLI_DIR, cliHostOptions } from "./_defaults.js";
 import { ExitCode, painter, write } from "./_output.js";
 import type { Progress } from "./_progress.js";
 
@@ -27,8 +27,7 @@ export class UsageError extends Error {
 
 const CONFIG_ORDER = "toolhost.config.json, .yaml, .yml, .js, .mjs, .ts";
 
-/** The CLI's own folder: plugins are resolved from here after the config file's folder. */
-export const CLI_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+export { CLI_DIR };
 
 /** What a command gets: the global options, the host (created once, on first use), output, and Ctrl-C. */
 export class Cli {
@@ -93,14 +92,7 @@ export class Cli {
   async #createHost(needsModel: boolean): Promise<Host> {
     const { createHost } = await import("@toolhost/core/config");
     const { config, cwd, quiet } = this.globals;
-    const host = await createHost({
-      cwd,
-      ...(config !== undefined ? { configPath: config } : {}),
-      resolveFrom: [{ dir: CLI_DIR, what: "the toolhost CLI's install location" }],
-      defaultPlugins: DEFAULT_PLUGINS,
-      knownPlugins: KNOWN_PLUGINS,
-      hints: CONFIG_HINTS,
-    });
+    const host = await createHost(cliHostOptions(cwd, config));
     for (const ignored of host.ignoredConfigs) {
       await this.note(`using ${host.configPath}; ignoring ${ignored} beside it (a folder's first config file is read, in the order ${CONFIG_ORDER}). Remove the one you do not use.`);
     }

@@ -1,4 +1,6 @@
-import type { ConfigHints, PluginEntry } from "@toolhost/core/config";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ConfigHints, CreateHostOptions, PluginEntry } from "@toolhost/core/config";
 
 /**
  * The plugins used when there is no config file, each where installed, and what `toolhost init`
@@ -30,4 +32,19 @@ export const CONFIG_HINTS: ConfigHints = Object.freeze({
 /** The names of the plugins of a list, for an `npm i -D` line. */
 export function pluginNames(entries: readonly PluginEntry[]): string[] {
   return entries.map((entry) => (typeof entry === "string" ? entry : entry[0]));
+}
+
+/** The CLI's own folder: plugins are resolved from here after the config file's folder. */
+export const CLI_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** What every host the CLI creates is made with: where plugins resolve, the defaults, the wording. */
+export function cliHostOptions(cwd: string, configPath: string | undefined): CreateHostOptions {
+  return {
+    cwd,
+    ...(configPath !== undefined ? { configPath } : {}),
+    resolveFrom: [{ dir: CLI_DIR, what: "the toolhost CLI's install location" }],
+    defaultPlugins: DEFAULT_PLUGINS,
+    knownPlugins: KNOWN_PLUGINS,
+    hints: CONFIG_HINTS,
+  };
 }

@@ -1,18 +1,33 @@
 #!/usr/bin/env node
-import { main } from "./main.js";
-
 // A reader that stops early (`toolhost list | head`) is not an error of ours.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
   throw error;
 });
 
-// Exit explicitly: a prompt's stdin or a plugin's handle must not keep the process alive once the
-// command is done (the output is already written: main waits for each write).
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`toolhost: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+const [command, host, ...rest] = process.argv.slice(2);
+if (command === "hook" && (host === "claude-code" || host === "gemini") && !rest.includes("--help") && !rest.includes("-h")) {
+  // Another agent host runs this once per tool call: skip the command parser and load only the
+  // policy. Whatever fails, the call is blocked (exit 2): the hosts read other codes as "go ahead".
+  import("./_hook-run.js")
+    .then(({ hookRunOptions, runHook }) => runHook(hookRunOptions(host, rest)))
+    .then(
+      (code) => process.exit(code),
+      (error: unknown) => {
+        process.stderr.write(`toolhost refused this call: ${error instanceof Error ? error.message : String(error)} (TOOLHOST_HOOK_FAILED)\n`);
+        process.exit(2);
+      },
+    );
+} else {
+  // Exit explicitly: a prompt's stdin or a plugin's handle must not keep the process alive once the
+  // command is done (the output is already written: main waits for each write).
+  import("./main.js")
+    .then(({ main }) => main())
+    .then(
+      (code) => process.exit(code),
+      (error: unknown) => {
+        process.stderr.write(`toolhost: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+}

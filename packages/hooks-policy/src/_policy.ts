@@ -371,6 +371,8 @@ class CompiledPolicy implements Policy {
       else words.push(word);
     }
     for (const touch of part.reads ?? []) words.push(touch.path);
+    // xargs' input: arguments that come at run time.
+    if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
     const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
     for (const word of words) {
       const value = word.value;

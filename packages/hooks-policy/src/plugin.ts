@@ -1,9 +1,12 @@
+import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { type AgentHarness, definePlugin, messageOf, type PolicyService, ToolhostError } from "@toolhost/core";
 import { AuditLog } from "./_audit.js";
 import { createPolicy, PolicyErrorCode, type PolicyExplanation } from "./_policy.js";
 import { Redactor } from "./_redact.js";
 import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 /** The plugin's name: the name of its taps, and `blockedBy` / `askedBy` of the calls it stops. */
 export const PLUGIN_NAME = "@toolhost/hooks-policy";
@@ -19,7 +22,7 @@ export const POLICY_SERVICE = "policy";
  */
 const plugin = definePlugin({
   name: PLUGIN_NAME,
-  version: "0.1.0",
+  version,
   options: PolicyOptionsSchema,
   apply(harness: AgentHarness, options: PolicyOptions) {
     const policy = createPolicy(options, { cwd: harness.cwd, workspace: harness.workspace });

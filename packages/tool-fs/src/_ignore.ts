@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { Ignore } from "ignore";
-import { isInside } from "./_paths.js";
+import { isInside, readRegularFile } from "./_paths.js";
+import { walk } from "./_walk.js";
 
 /**
  * Whether a path under `base` is ignored by a `.gitignore`: those of `base`'s folders up to its
@@ -17,20 +17,16 @@ export async function loadGitignore(
     folders.push(folder);
     if (folder === root || dirname(folder) === folder) break;
   }
-  const [{ default: ignore }, { glob }] = await Promise.all([import("ignore"), import("tinyglobby")]);
-  const below = await glob("**/.gitignore", {
-    cwd: base,
-    dot: true,
-    followSymbolicLinks: false,
-    ignore: ["**/.git/**"],
-    ...(signal ? { signal } : {}),
-  });
+  const { default: ignore } = await import("ignore");
+  const below = await walk({ cwd: base, pattern: "**/.gitignore", expandDirectories: true, ...(signal ? { signal } : {}) });
   const files = [...folders.map((folder) => join(folder, ".gitignore")), ...below.map((file) => join(base, file))];
   const rules: { folder: string; rules: Ignore }[] = [];
   for (const file of files) {
     let text: string;
     try {
-      text = await readFile(file, "utf8");
+      const bytes = await readRegularFile(file);
+      if (bytes === undefined) continue;
+      text = bytes.toString("utf8");
     } catch {
       continue;
     }

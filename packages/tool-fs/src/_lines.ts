@@ -5,7 +5,7 @@ export interface LineRangeRequest {
   startLine: number;
   /** 1-based, inclusive, last line to return at most. */
   endLine: number;
-  /** The most bytes to return; a longer range is cut, mid-line if need be. */
+  /** The most bytes to return: the range ends at the last whole line that fits; only a first line longer than this is cut. */
   maxBytes: number;
   /** Keep counting lines to the end of the file once the range is read (for `totalLines`). */
   countAll: boolean;
@@ -32,8 +32,10 @@ export interface LineRange {
   bytes: Buffer;
   /** How many lines (whole or cut) `bytes` holds. */
   lines: number;
-  /** The line cut at `maxBytes`, if one was. */
+  /** The line cut at `maxBytes` (a single line longer than the limit), if one was. */
   cutLine?: number;
+  /** Where in the file the returned part of `cutLine` ends (a UTF-8 character boundary). */
+  cutAt?: number;
   /** Lines in the file, when the end was reached. */
   totalLines?: number;
   /** Whether the file has lines after the last one returned. */
@@ -61,6 +63,10 @@ export async function readLineRange(file: FileHandle, request: LineRangeRequest)
   let nextCheckpoint = onCheckpoint ? (Math.floor((line - 1) / CHECKPOINT_LINES) + 1) * CHECKPOINT_LINES + 1 : Number.POSITIVE_INFINITY;
   let lastByte = -1;
   let cutLine: number | undefined;
+  let cutAt: number | undefined;
+  let lastLine = startLine - 1; // the last line (whole or cut) in `parts`
+  let lineParts = 0; // parts.length where the current line starts
+  let lineKept = 0; // kept where the current line starts
   let done = false; // the range is read
   let atEnd = false;
 
@@ -74,6 +80,7 @@ export async function readLineRange(file: FileHandle, request: LineRangeRequest)
         break;
       }
       const view = (buffers[which] as Buffer).subarray(0, bytesRead);
+      const chunkStart = position;
       position += bytesRead;
       if (position < size) {
         which ^= 1;
@@ -86,22 +93,36 @@ export async function readLineRange(file: FileHandle, request: LineRangeRequest)
         const end = next === -1 ? bytesRead : next + 1;
         if (!done && line >= startLine) {
           const room = maxBytes - kept;
-          if (end - i > room) {
-            if (room > 0) parts.push(Buffer.from(view.subarray(i, i + room)));
-            kept += Math.max(room, 0);
-            cutLine = line;
-            done = true;
-          } else {
+          if (end - i <= room) {
             parts.push(Buffer.from(view.subarray(i, end)));
             kept += end - i;
+            lastLine = line;
+          } else if (lineKept === 0) {
+            // A single line longer than the whole limit: cut it, at a character boundary.
+            let k = i + room;
+            while (k > i && ((view[k] as number) & 0xc0) === 0x80) k--;
+            parts.push(Buffer.from(view.subarray(i, k)));
+            kept += k - i;
+            cutLine = line;
+            cutAt = chunkStart + k;
+            lastLine = line;
+            done = true;
+          } else {
+            // The page ends before this line: take back what of it was kept.
+            parts.length = lineParts;
+            kept = lineKept;
+            lastLine = line - 1;
+            done = true;
           }
         }
         if (next === -1) break;
         if (!done && line >= endLine) done = true;
         line += 1;
         i = end;
+        lineParts = parts.length;
+        lineKept = kept;
         if (line === nextCheckpoint) {
-          const offset = position - bytesRead + i;
+          const offset = chunkStart + i;
           if (offset < size) (onCheckpoint as (position: LinePosition) => void)({ line, offset });
           nextCheckpoint += CHECKPOINT_LINES;
         }
@@ -115,19 +136,16 @@ export async function readLineRange(file: FileHandle, request: LineRangeRequest)
   // Every newline of the last chunk read was counted: having read up to the size is the end.
   if (position >= size) atEnd = true;
 
-  // `line` is now the number of the line the reader stands in.
   const bytes = Buffer.concat(parts, kept);
-  const lastReturned = cutLine ?? Math.min(endLine, line);
-  const lines = Math.max(0, (cutLine ?? lastReturned) - startLine + 1);
-  if (!atEnd) {
-    return { bytes, lines, ...(cutLine === undefined ? {} : { cutLine }), more: true };
-  }
+  const cut = cutLine === undefined ? {} : { cutLine, cutAt: cutAt as number };
+  if (!atEnd) return { bytes, lines: Math.max(0, lastLine - startLine + 1), ...cut, more: true };
+  // `line` is now the number of the line the reader stands in.
   const totalLines = position === 0 ? 0 : lastByte === NEWLINE ? line - 1 : line;
-  const returned = Math.min(lastReturned, totalLines);
+  const returned = Math.min(lastLine, totalLines);
   return {
     bytes,
     lines: Math.max(0, returned - startLine + 1),
-    ...(cutLine === undefined ? {} : { cutLine }),
+    ...cut,
     totalLines,
     more: totalLines > returned,
   };

@@ -1,9 +1,14 @@
-import { Type, type Static, type AgentTool, type AgentToolResult } from "@toolhost/core";
+import { isUtf8 } from "node:buffer";
+import { Type, type AgentTool, type AgentToolResult, type Static } from "@toolhost/core";
+import { both } from "./_access.js";
+import { type Args, rename } from "./_arguments.js";
 import { writeAtomic } from "./_atomic.js";
-import { asResult, FsError, FsErrorCode } from "./_errors.js";
+import { createContext, type FsContext } from "./_context.js";
+import { echo } from "./_echo.js";
+import { FsError } from "./_errors.js";
 import { withPathLock } from "./_lock.js";
-import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
-import { checkPath, openChecked, statOrExplain, type CheckedPath } from "./_paths.js";
+import { describeDifference, findText, type Match, RELAXED_MAX_BYTES } from "./_match.js";
+import { type CheckedPath, checkPath, locate, openChecked } from "./_paths.js";
 import { closestBlock } from "./_similar.js";
 import { SNIFF_BYTES, sniff } from "./_sniff.js";
 import {
@@ -19,16 +24,39 @@ import {
   startOfLineBefore,
   type LineEndings,
 } from "./_text.js";
+import { type FsCall, fsTool } from "./_tool.js";
+import { FsErrorCode } from "./errors.js";
+import type { FsToolOptions } from "./options.js";
 
-export const EditParameters = Type.Object({
-  path: Type.String({ description: "The file to edit, relative to the working directory or absolute." }),
-  startLine: Type.Optional(Type.Integer({ minimum: 1, description: "Lines form: first line to replace (1-based)." })),
-  endLine: Type.Optional(Type.Integer({ minimum: 1, description: "Lines form: last line to replace (inclusive)." })),
-  content: Type.Optional(Type.String({ description: "Lines form: the new lines; empty deletes the range." })),
-  oldText: Type.Optional(Type.String({ description: "Text form: the exact text to replace; must occur once unless replaceAll." })),
-  newText: Type.Optional(Type.String({ description: "Text form: the text to put in its place." })),
-  replaceAll: Type.Optional(Type.Boolean({ description: "Text form: replace every occurrence of oldText." })),
-});
+const TextEdit = Type.Object(
+  {
+    oldText: Type.String({ description: "The exact text to replace." }),
+    newText: Type.String({ description: "The text to put in its place." }),
+    replaceAll: Type.Optional(Type.Boolean({ description: "Replace every occurrence of oldText." })),
+  },
+  { additionalProperties: false },
+);
+
+export const EditParameters = Type.Object(
+  {
+    path: Type.String({ description: "The file to edit, relative to the working directory or absolute." }),
+    startLine: Type.Optional(Type.Integer({ minimum: 1, description: "Lines form: first line to replace (1-based)." })),
+    endLine: Type.Optional(Type.Integer({ minimum: 1, description: "Lines form: last line to replace (inclusive)." })),
+    content: Type.Optional(Type.String({ description: "Lines form: the new lines; empty deletes the range." })),
+    oldText: Type.Optional(Type.String({ description: "Text form: the exact text to replace; must occur once unless replaceAll." })),
+    newText: Type.Optional(Type.String({ description: "Text form: the text to put in its place." })),
+    replaceAll: Type.Optional(Type.Boolean({ description: "Text form: replace every occurrence of oldText." })),
+    edits: Type.Optional(
+      Type.Array(TextEdit, {
+        minItems: 1,
+        maxItems: 100,
+        description: "Several text edits, applied in order to the same content, all or nothing.",
+      }),
+    ),
+    dryRun: Type.Optional(Type.Boolean({ description: "Return the diff and change nothing." })),
+  },
+  { additionalProperties: false },
+);
 
 /** `details` of an `edit` result. */
 export interface EditDetails {
@@ -37,118 +65,227 @@ export interface EditDetails {
   startLine: number;
   /** Last line of the file the edit touched (before the edit). */
   endLine: number;
-  /** Lines of the old file that were replaced. */
+  /** Lines of the old file in the changed region. */
   linesChanged: number;
   /** A unified diff of the change, with three lines of context. */
   diff: string;
-  /** Text form: how many occurrences were replaced. */
+  /** Text forms: how many occurrences were replaced, over every edit. */
   replacements?: number;
+  /** Text forms: for each edit that matched only after relaxing, which relaxation (by edit index). */
+  relaxations?: Record<number, string>;
+  /** `dryRun`: nothing was written. */
+  dryRun?: boolean;
 }
 
-/** The `edit` tool: replaces a line range or an exact text, keeping line endings, BOM and final newline. */
+/** The `edit` tool: replaces a line range or texts, keeping line endings, BOM and final newline. */
 export function createEditTool(options: FsToolOptions = {}): AgentTool<typeof EditParameters, EditDetails> {
   return editTool(createContext(options));
 }
 
 export function editTool(ctx: FsContext): AgentTool<typeof EditParameters, EditDetails> {
-  return {
+  return fsTool(ctx, {
     name: "edit",
     label: "Edit file",
     description:
-      "Edit a file in one of two ways: replace lines startLine..endLine (1-based, inclusive) with content, or replace oldText (exact, once; or every occurrence with replaceAll) with newText. Line endings, BOM and final newline are kept.",
+      "Edit a file: replace lines startLine..endLine (1-based, inclusive) with content; or replace oldText (once; every occurrence with replaceAll) with newText; or apply edits: [{oldText, newText}] in order, all or nothing. dryRun returns the diff without writing. If oldText is not found exactly, small differences (trailing spaces, Unicode forms, typographic quotes, indentation) are forgiven when the match is unique; the result says so. Line endings, BOM and final newline are kept.",
     parameters: EditParameters,
     executionMode: "sequential",
-    execute: (_id, params, signal) =>
-      asResult(signal, params.path, () => edit(ctx, params, signal)) as Promise<AgentToolResult<EditDetails>>,
-  };
+    annotations: { readOnly: false, destructive: true, idempotent: false },
+    aliases: ["file_path", "old_string", "new_string", "replace_all"],
+    dialect: editDialect,
+    target: (params) => params.path,
+    access: async (ctx, params) => ({ writes: both((await locate(ctx, params.path)).path) }),
+    run: edit,
+  });
+}
+
+/** Claude Code's Edit and MultiEdit names; the MCP server's `edits` and `dryRun` are ours already. */
+function editDialect(args: Args): Args {
+  rename(args, "file_path", "path");
+  rename(args, "old_string", "oldText");
+  rename(args, "new_string", "newText");
+  rename(args, "replace_all", "replaceAll");
+  if (Array.isArray(args.edits)) {
+    args.edits = args.edits.map((item: unknown) => {
+      if (typeof item !== "object" || item === null || Array.isArray(item)) return item;
+      const copy = { ...(item as Args) };
+      rename(copy, "old_string", "oldText");
+      rename(copy, "new_string", "newText");
+      rename(copy, "replace_all", "replaceAll");
+      return copy;
+    });
+  }
+  return args;
 }
 
 type EditParams = Static<typeof EditParameters>;
-/** Byte ranges of the file body to replace, in order, with the bytes to put there. */
-type Change = { from: number; to: number; bytes: Buffer }[];
+type TextEditParams = Static<typeof TextEdit>;
 
 function formOf(params: EditParams): "lines" | "text" {
   const lines = (["startLine", "endLine", "content"] as const).filter((key) => params[key] !== undefined);
-  const text = (["oldText", "newText", "replaceAll"] as const).filter((key) => params[key] !== undefined);
+  const text = (["oldText", "newText", "replaceAll", "edits"] as const).filter((key) => params[key] !== undefined);
   const forms =
-    "Give either { path, startLine, endLine, content } to replace lines, or { path, oldText, newText } to replace text.";
+    "Give either { path, startLine, endLine, content } to replace lines, { path, oldText, newText } to replace text, or { path, edits: [{ oldText, newText }] }.";
   if (lines.length > 0 && text.length > 0) {
     throw new FsError(FsErrorCode.BAD_EDIT, `edit got both forms (${[...lines, ...text].join(", ")}). ${forms}`);
+  }
+  if (params.edits !== undefined && (params.oldText !== undefined || params.newText !== undefined || params.replaceAll !== undefined)) {
+    throw new FsError(FsErrorCode.BAD_EDIT, `edit got edits and oldText/newText; put every change in edits. ${forms}`);
   }
   if (lines.length === 0 && text.length === 0) throw new FsError(FsErrorCode.BAD_EDIT, `edit got no change to make. ${forms}`);
   const missing =
     lines.length > 0
       ? (["startLine", "endLine", "content"] as const).filter((key) => params[key] === undefined)
-      : (["oldText", "newText"] as const).filter((key) => params[key] === undefined);
+      : params.edits !== undefined
+        ? []
+        : (["oldText", "newText"] as const).filter((key) => params[key] === undefined);
   if (missing.length > 0) throw new FsError(FsErrorCode.BAD_EDIT, `edit is missing ${missing.join(" and ")}. ${forms}`);
   return lines.length > 0 ? "lines" : "text";
 }
 
-async function edit(ctx: FsContext, params: EditParams, signal?: AbortSignal): Promise<AgentToolResult<EditDetails>> {
+/** The changed region: `[from, toBefore)` of the old body became `[from, toAfter)` of the new one. */
+interface Region {
+  from: number;
+  toBefore: number;
+  toAfter: number;
+}
+
+async function edit(ctx: FsContext, params: EditParams, call: FsCall): Promise<AgentToolResult<EditDetails>> {
   const form = formOf(params);
-  const path = await checkPath(ctx, params.path);
+  const located = await locate(ctx, params.path);
+  if (located.note) call.notes.push(located.note);
+  const path = await checkPath(ctx, located.path.input);
   const roots = await ctx.realRoots();
   return withPathLock(path.real, async () => {
-    const info = await statOrExplain(ctx, path);
-    if (info.isDirectory()) {
-      throw new FsError(FsErrorCode.IS_DIRECTORY, `"${path.input}" is a folder; edit takes a file.`, { path: path.absolute });
-    }
-    const file = await openChecked(ctx, path);
-    let bytes: Buffer;
-    try {
-      bytes = await file.readFile();
-    } finally {
-      await file.close();
-    }
-    const kind = sniff(bytes.subarray(0, SNIFF_BYTES));
-    if (kind.kind !== "text") {
-      throw new FsError(FsErrorCode.BINARY_FILE, `"${path.input}" is a binary file (${kind.type}, ${bytes.length} bytes); edit changes text files only.`, {
-        path: path.absolute,
-        size: bytes.length,
-        type: kind.type,
-      });
-    }
+    const bytes = await readText(ctx, path);
     // The file is edited as bytes: only the changed region is ever decoded, bytes that are not valid
     // UTF-8 stay as they were, and the BOM and line endings are kept because nothing else is touched.
     const bom = bomLength(bytes);
     const body = bytes.subarray(bom);
     const endings = lineEndingsOf(body);
-
-    let change: Change;
-    let startLine: number;
-    let endLine: number;
-    let linesChanged: number;
-    let replacements: number | undefined;
+    const relaxations: Record<number, string> = {};
+    let changed: { after: Buffer; region: Region; replacements?: number };
     if (form === "lines") {
-      startLine = params.startLine as number;
-      endLine = params.endLine as number;
-      change = [linesChange(path, body, startLine, endLine, params.content as string, endings)];
-      linesChanged = endLine - startLine + 1;
+      const change = linesChange(path, body, params.startLine as number, params.endLine as number, params.content as string, endings);
+      const after = Buffer.concat([body.subarray(0, change.from), change.bytes, body.subarray(change.to)]);
+      changed = { after, region: { from: change.from, toBefore: change.to, toAfter: change.from + change.bytes.length } };
     } else {
-      const found = textChange(path, body, params.oldText as string, params.newText as string, params.replaceAll === true, endings);
-      ({ change, startLine, endLine, linesChanged } = found);
-      replacements = change.length;
+      const edits: TextEditParams[] = params.edits ?? [
+        { oldText: params.oldText as string, newText: params.newText as string, ...(params.replaceAll ? { replaceAll: true } : {}) },
+      ];
+      changed = applyEdits(path, body, edits, endings, relaxations, params.edits !== undefined);
     }
-
-    const pieces: Buffer[] = [bytes.subarray(0, bom)];
-    let unchanged = true;
-    let at = 0;
-    for (const piece of change) {
-      pieces.push(body.subarray(at, piece.from), piece.bytes);
-      if (unchanged && !piece.bytes.equals(body.subarray(piece.from, piece.to))) unchanged = false;
-      at = piece.to;
+    const unchanged = changed.after.equals(body);
+    call.signal?.throwIfAborted();
+    if (!unchanged && !params.dryRun) {
+      await writeAtomic(path, roots, [bytes.subarray(0, bom), changed.after], { overwriteReadOnly: ctx.overwriteReadOnly });
     }
-    pieces.push(body.subarray(at));
-    signal?.throwIfAborted();
-    if (!unchanged) await writeAtomic(path, roots, pieces);
-
-    const diff = await diffOf(path.input, body, change, startLine, endings);
-    const times = replacements !== undefined && replacements > 1 ? ` (${replacements} replacements)` : "";
-    const same = unchanged ? " (no change: the new text equals the old)" : "";
-    const details: EditDetails = { path: path.absolute, startLine, endLine, linesChanged, diff };
-    if (replacements !== undefined) details.replacements = replacements;
-    return { content: [{ type: "text", text: `✓ Edited lines ${startLine}-${endLine} in ${path.input}${times}${same}` }], details };
+    return describe(path, params, body, changed, endings, relaxations, unchanged);
   });
+}
+
+/** The file's bytes, through a checked, non-blocking handle; a binary file is refused. */
+async function readText(ctx: FsContext, path: CheckedPath): Promise<Buffer> {
+  const { file } = await openChecked(ctx, path, "edit");
+  let bytes: Buffer;
+  try {
+    bytes = await file.readFile();
+  } finally {
+    await file.close();
+  }
+  const kind = sniff(bytes.subarray(0, SNIFF_BYTES));
+  if (kind.kind !== "text") {
+    throw new FsError(FsErrorCode.BINARY_FILE, `${echo(path.input)} is a binary file (${kind.type}, ${bytes.length} bytes); edit changes text files only.`, {
+      path: path.absolute,
+      size: bytes.length,
+      type: kind.type,
+    });
+  }
+  return bytes;
+}
+
+/** The result: what changed where, the diff, and which relaxations matched. */
+async function describe(
+  path: CheckedPath,
+  params: EditParams,
+  body: Buffer,
+  changed: { after: Buffer; region: Region; replacements?: number },
+  endings: LineEndings,
+  relaxations: Record<number, string>,
+  unchanged: boolean,
+): Promise<AgentToolResult<EditDetails>> {
+  const { region, replacements } = changed;
+  const startLine = countOf(body, 10, 0, region.from) + 1;
+  const endLine = Math.max(startLine, countOf(body, 10, 0, Math.max(region.from, region.toBefore - 1)) + 1);
+  const diff = await diffOf(path.input, body, changed.after, region, startLine, endings);
+  const details: EditDetails = { path: path.absolute, startLine, endLine, linesChanged: endLine - startLine + 1, diff };
+  if (replacements !== undefined) details.replacements = replacements;
+  if (Object.keys(relaxations).length > 0) details.relaxations = relaxations;
+  const times = replacements !== undefined && replacements > 1 ? ` (${replacements} replacements)` : "";
+  const same = unchanged ? " (no change: the new text equals the old)" : "";
+  let text = `✓ Edited lines ${startLine}-${endLine} in ${path.input}${times}${same}`;
+  if (params.dryRun) {
+    details.dryRun = true;
+    text = `Dry run: nothing was written. This edit would change lines ${startLine}-${endLine} of ${path.input}${times}:\n${diff}`;
+  }
+  const notes = Object.entries(relaxations).map(([index, how]) =>
+    params.edits ? `[Edit ${Number(index) + 1} matched only with ${how}.]` : `[oldText matched only with ${how}.]`,
+  );
+  if (notes.length > 0) text += `\n${notes.join("\n")}`;
+  return { content: [{ type: "text", text }], details };
+}
+
+/** Applies text edits in order to the body, each to the result of the one before; any failure fails all. */
+function applyEdits(
+  path: CheckedPath,
+  body: Buffer,
+  edits: readonly TextEditParams[],
+  endings: LineEndings,
+  relaxations: Record<number, string>,
+  several: boolean,
+): { after: Buffer; region: Region; replacements: number } {
+  let current = body;
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = 0;
+  let replacements = 0;
+  edits.forEach((each, index) => {
+    const which = several ? `edits[${index}]: ` : "";
+    if (each.oldText.length === 0) {
+      throw new FsError(FsErrorCode.BAD_EDIT, `${which}oldText is empty; give the exact text to replace in ${echo(path.input)}, or use the lines form to insert.`);
+    }
+    const found = findText(current, each.oldText, each.newText, each.replaceAll === true, endings === "crlf");
+    if (found.ambiguous) {
+      const lines = found.ambiguous.lines;
+      const more = lines.length > 20 ? "more than 20 times" : `${lines.length} times`;
+      const why = found.ambiguous.why ? ` (${found.ambiguous.why})` : "";
+      throw new FsError(
+        FsErrorCode.MULTIPLE_MATCHES,
+        `${which}oldText occurs ${more} in ${echo(path.input)}${why}, at lines ${lines.slice(0, 20).join(", ")}. Include more of the surrounding lines so it matches once${found.relaxation ? "" : ", or set replaceAll to replace every one"}.${several ? " Nothing was changed." : ""}`,
+        { path: path.absolute, lines: lines.slice(0, 20), ...(several ? { edit: index } : {}) },
+      );
+    }
+    if (found.matches.length === 0) throw noMatch(path, current, each.oldText, endings, which, several ? index : undefined);
+    if (found.relaxation) relaxations[index] = found.relaxation;
+    const pieces: Buffer[] = [];
+    let at = 0;
+    let delta = 0;
+    for (const match of found.matches) {
+      pieces.push(current.subarray(at, match.from), match.bytes);
+      at = match.to;
+      delta += match.bytes.length - (match.to - match.from);
+    }
+    pieces.push(current.subarray(at));
+    const first = found.matches[0] as Match;
+    const last = found.matches[found.matches.length - 1] as Match;
+    const lastEnd = last.to + delta;
+    // The changed region, in the coordinates of the new content.
+    hi = hi === 0 && lo === Number.POSITIVE_INFINITY ? lastEnd : Math.max(hi <= first.from ? hi : hi >= last.to ? hi + delta : lastEnd, lastEnd);
+    lo = Math.min(lo, first.from);
+    current = Buffer.concat(pieces);
+    replacements += found.matches.length;
+  });
+  const suffix = current.length - hi;
+  return { after: current, region: { from: lo, toBefore: body.length - suffix, toAfter: hi }, replacements };
 }
 
 function linesChange(
@@ -158,7 +295,7 @@ function linesChange(
   endLine: number,
   content: string,
   endings: LineEndings,
-): Change[number] {
+): Match {
   const from = startLine <= endLine ? lineStart(body, startLine) : -1;
   const last = from === -1 ? -1 : lineStart(body, endLine);
   if (from === -1 || last === -1) {
@@ -169,7 +306,7 @@ function linesChange(
         : `the range ${startLine}-${endLine} goes past the end`;
     throw new FsError(
       FsErrorCode.BAD_RANGE,
-      `Cannot edit "${path.input}": ${why}; the file has ${total} line${total === 1 ? "" : "s"}.${total === 0 ? " Use write to give an empty file content." : ` Use a range within 1-${total}.`}`,
+      `Cannot edit ${echo(path.input)}: ${why}; the file has ${total} line${total === 1 ? "" : "s"}.${total === 0 ? " Use write to give an empty file content." : ` Use a range within 1-${total}.`}`,
       { path: path.absolute, totalLines: total },
     );
   }
@@ -183,55 +320,11 @@ function linesChange(
   return { from, to, bytes: encodeFor(replacement, endings) };
 }
 
-function textChange(
-  path: CheckedPath,
-  body: Buffer,
-  oldText: string,
-  newText: string,
-  replaceAll: boolean,
-  endings: LineEndings,
-): { change: Change; startLine: number; endLine: number; linesChanged: number } {
-  if (oldText.length === 0) {
-    throw new FsError(FsErrorCode.BAD_EDIT, `oldText is empty; give the exact text to replace in "${path.input}", or use the lines form to insert.`);
-  }
-  const needle = encodeFor(oldText, endings);
-  const at: number[] = [];
-  for (let i = body.indexOf(needle); i !== -1; i = body.indexOf(needle, i + needle.length)) {
-    at.push(i);
-    if (!replaceAll && at.length > 20) break;
-  }
-  if (at.length === 0) throw noMatch(path, body, oldText, endings);
-  let line = 1;
-  let counted = 0;
-  const lines = at.map((offset) => {
-    line += countOf(body, 10, counted, offset);
-    counted = offset;
-    return line;
-  });
-  if (at.length > 1 && !replaceAll) {
-    const more = at.length > 20 ? "more than 20 times" : `${at.length} times`;
-    throw new FsError(
-      FsErrorCode.MULTIPLE_MATCHES,
-      `oldText occurs ${more} in "${path.input}", at lines ${lines.slice(0, 20).join(", ")}. Include more of the surrounding lines so it matches once, or set replaceAll to replace every one.`,
-      { path: path.absolute, lines: lines.slice(0, 20) },
-    );
-  }
-  const plain = oldText.replaceAll("\r\n", "\n");
-  const spanLines = Math.max(1, countOf(Buffer.from(plain), 10) + 1 - (plain.endsWith("\n") ? 1 : 0));
-  const replacement = encodeFor(newText, endings);
-  return {
-    change: at.map((from) => ({ from, to: from + needle.length, bytes: replacement })),
-    startLine: lines[0] as number,
-    endLine: (lines[lines.length - 1] as number) + spanLines - 1,
-    linesChanged: at.length * spanLines,
-  };
-}
-
 /** How much of a file a failed match is compared with, to keep a miss in a huge file cheap. */
 const CLOSEST_SCAN_BYTES = 8 * 1024 * 1024;
 
-function noMatch(path: CheckedPath, body: Buffer, oldText: string, endings: LineEndings): FsError {
-  const lines = decodeForDiff(body.subarray(0, CLOSEST_SCAN_BYTES), endings).split("\n");
+function noMatch(path: CheckedPath, body: Buffer, oldText: string, endings: LineEndings, which: string, index: number | undefined): FsError {
+  const lines = decodeForDiff(body.subarray(0, CLOSEST_SCAN_BYTES), endings).replaceAll("\r\n", "\n").split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   const wanted = oldText.replaceAll("\r\n", "\n").replace(/\n$/, "").split("\n");
   const best = closestBlock(lines, wanted);
@@ -246,31 +339,37 @@ function noMatch(path: CheckedPath, body: Buffer, oldText: string, endings: Line
       .map((line, k) => `${String(first + k + 1).padStart(width)}| ${line}`)
       .join("\n");
     const diffs = best.score === 1 ? " (they differ only in leading or trailing spaces)" : "";
-    hint = ` The closest lines are ${best.start + 1}-${best.start + shown}${diffs}:\n${excerpt}\nCopy the text exactly (spaces and indentation too), or use the lines form.`;
+    const differences: string[] = [];
+    for (let k = 0; k < Math.min(wanted.length, 20) && differences.length < 5; k++) {
+      const fileLine = lines[best.start + k];
+      const difference = fileLine === undefined ? undefined : describeDifference(fileLine, wanted[k] as string);
+      if (difference) differences.push(`  line ${best.start + k + 1}, ${difference}`);
+    }
+    const where = differences.length > 0 ? `\nWhere they differ:\n${differences.join("\n")}` : "";
+    hint = ` The closest lines are ${best.start + 1}-${best.start + shown}${diffs}:\n${excerpt}${where}\nCopy the text exactly (spaces and indentation too), or use the lines form.`;
   }
-  return new FsError(FsErrorCode.NO_MATCH, `oldText was not found in "${path.input}".${hint}`, {
+  const exactOnly =
+    body.length > RELAXED_MAX_BYTES
+      ? ` (The file is over ${RELAXED_MAX_BYTES / 1024 / 1024} MiB, so only exact matches were tried.)`
+      : isUtf8(body)
+        ? ""
+        : " (The file is not valid UTF-8, so only exact matches were tried.)";
+  return new FsError(FsErrorCode.NO_MATCH, `${which}oldText was not found in ${echo(path.input)}.${exactOnly}${hint}${which ? " Nothing was changed." : ""}`, {
     path: path.absolute,
     ...(best ? { closestLine: best.start + 1 } : {}),
+    ...(index === undefined ? {} : { edit: index }),
   });
 }
 
 /** A unified diff of the changed region only (3 lines of context), so a small edit of a huge file stays cheap. */
-async function diffOf(name: string, body: Buffer, change: Change, firstChangedLine: number, endings: LineEndings): Promise<string> {
+async function diffOf(name: string, body: Buffer, after: Buffer, region: Region, firstChangedLine: number, endings: LineEndings): Promise<string> {
   // Loaded on the first edit: a host that only reads never pays for it.
   const { FILE_HEADERS_ONLY, formatPatch, structuredPatch } = await import("diff");
-  const first = change[0] as Change[number];
-  const lastChange = change[change.length - 1] as Change[number];
-  const { start, moved } = startOfLineBefore(body, first.from, 3);
-  const end = endOfLineAfter(body, lastChange.to, 3);
-  const after: Buffer[] = [];
-  let at = start;
-  for (const piece of change) {
-    after.push(body.subarray(at, piece.from), piece.bytes);
-    at = piece.to;
-  }
-  after.push(body.subarray(at, end));
+  const { start, moved } = startOfLineBefore(body, region.from, 3);
+  const end = endOfLineAfter(body, region.toBefore, 3);
+  const afterEnd = end + (after.length - body.length);
   const before = decodeForDiff(body.subarray(start, end), endings);
-  const patch = structuredPatch(name, name, before, decodeForDiff(Buffer.concat(after), endings), "", "", { context: 3 });
+  const patch = structuredPatch(name, name, before, decodeForDiff(after.subarray(start, afterEnd), endings), "", "", { context: 3 });
   const offset = firstChangedLine - moved - 1;
   for (const hunk of patch.hunks) {
     hunk.oldStart += offset;

@@ -1,5 +1,7 @@
+import { createRequire } from "node:module";
 import { definePlugin, ErrorCode, ToolhostError, Type } from "@toolhost/core";
-import { createContext, DEFAULTS, type ImageProcessor } from "./_options.js";
+import { createContext, DEFAULTS } from "./_context.js";
+import type { ImageProcessor } from "./options.js";
 import { toolsOf } from "./tools.js";
 
 /** The plugin's options; the host fills the defaults and validates them before `apply`. */
@@ -18,6 +20,10 @@ export const FsPluginOptions = Type.Object(
       description: "Bytes ls, find and grep return at most per call.",
     }),
     ripgrep: Type.Boolean({ default: true, description: "false: grep uses its plain Node search even when ripgrep is installed." }),
+    overwriteReadOnly: Type.Boolean({
+      default: false,
+      description: "true: write and edit replace read-only files (keeping their mode). Default: they refuse, as editors do.",
+    }),
     // A function cannot be described in JSON Schema: `apply` checks it.
     imageProcessor: Type.Optional(
       Type.Any({ description: "Code configs only: (image: Buffer, { path, mimeType }) => a text or image block." }),
@@ -26,9 +32,11 @@ export const FsPluginOptions = Type.Object(
   { additionalProperties: false },
 );
 
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
+
 export default definePlugin({
   name: "@toolhost/tool-fs",
-  version: "0.1.0",
+  version,
   options: FsPluginOptions,
   async apply(harness, options) {
     const imageProcessor: unknown = options.imageProcessor;
@@ -44,6 +52,9 @@ export default definePlugin({
       maxLines: options.maxLines,
       maxTotalSize: options.maxTotalSize,
       ripgrep: options.ripgrep,
+      overwriteReadOnly: options.overwriteReadOnly,
+      // Looked up at each call: a policy plugin may be applied after this one.
+      policy: () => harness.getService("policy"),
       ...(options.roots ? { roots: options.roots } : {}),
       ...(imageProcessor ? { imageProcessor: imageProcessor as ImageProcessor } : {}),
     });

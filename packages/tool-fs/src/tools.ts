@@ -1,5 +1,6 @@
 import type { AnyAgentTool } from "@toolhost/core";
-import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
+import { createContext, type FsContext } from "./_context.js";
+import type { FsToolOptions } from "./options.js";
 import { editTool } from "./edit.js";
 import { findTool } from "./find.js";
 import { grepTool } from "./grep.js";

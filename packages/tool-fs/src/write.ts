@@ -1,14 +1,20 @@
-import { Type, type Static, type AgentTool, type AgentToolResult } from "@toolhost/core";
+import { Type, type AgentTool, type AgentToolResult, type Static } from "@toolhost/core";
+import { both } from "./_access.js";
+import { rename } from "./_arguments.js";
 import { writeAtomic } from "./_atomic.js";
-import { asResult } from "./_errors.js";
+import { createContext, type FsContext } from "./_context.js";
 import { withPathLock } from "./_lock.js";
-import { createContext, type FsContext, type FsToolOptions } from "./_options.js";
 import { checkPath } from "./_paths.js";
+import { fsTool } from "./_tool.js";
+import type { FsToolOptions } from "./options.js";
 
-export const WriteParameters = Type.Object({
-  path: Type.String({ description: "The file to write, relative to the working directory or absolute. Missing folders are created." }),
-  content: Type.String({ description: "The whole new content of the file." }),
-});
+export const WriteParameters = Type.Object(
+  {
+    path: Type.String({ description: "The file to write, relative to the working directory or absolute. Missing folders are created." }),
+    content: Type.String({ description: "The whole new content of the file." }),
+  },
+  { additionalProperties: false },
+);
 
 /** `details` of a `write` result. */
 export interface WriteDetails {
@@ -24,22 +30,31 @@ export function createWriteTool(options: FsToolOptions = {}): AgentTool<typeof W
 }
 
 export function writeTool(ctx: FsContext): AgentTool<typeof WriteParameters, WriteDetails> {
-  return {
+  return fsTool(ctx, {
     name: "write",
     label: "Write file",
     description:
       "Create or replace a file with the given content (atomically: readers see the old or the new file, never a mix). Creates missing folders. To change part of a file, use edit.",
     parameters: WriteParameters,
     executionMode: "sequential",
-    execute: (_id, params, signal) =>
-      asResult(signal, params.path, () => write(ctx, params)) as Promise<AgentToolResult<WriteDetails>>,
-  };
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+    aliases: ["file_path"],
+    dialect(args) {
+      rename(args, "file_path", "path"); // Claude Code
+      return args;
+    },
+    target: (params) => params.path,
+    access: async (ctx, params) => ({ writes: both(await checkPath(ctx, params.path)) }),
+    run: write,
+  });
 }
 
 async function write(ctx: FsContext, params: Static<typeof WriteParameters>): Promise<AgentToolResult<WriteDetails>> {
   const path = await checkPath(ctx, params.path);
   const roots = await ctx.realRoots();
-  const { bytesWritten, created } = await withPathLock(path.real, () => writeAtomic(path, roots, params.content));
+  const { bytesWritten, created } = await withPathLock(path.real, () =>
+    writeAtomic(path, roots, params.content, { overwriteReadOnly: ctx.overwriteReadOnly }),
+  );
   return {
     content: [{ type: "text", text: `✓ Wrote ${bytesWritten} bytes to ${path.input}` }],
     details: { path: path.absolute, bytesWritten, created },

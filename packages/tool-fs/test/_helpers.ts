@@ -35,3 +35,8 @@ export function byName(tools: AnyAgentTool[]): Record<"read" | "write" | "edit" 
   };
   return { read: get("read"), write: get("write"), edit: get("edit"), ls: get("ls"), find: get("find"), grep: get("grep") };
 }
+
+/** The text without the bracketed note a read ends with ("[Lines 4-6 of 10: …]"). */
+export function linesOf(result: { content: { type: string; text?: string }[] }): string {
+  return textOf(result).replace(/\n*\[[^\]]*\]$/, "");
+}

@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createReadTool } from "../src/index.js";
-import { run, tempDir, textOf } from "./_helpers.js";
+import { run, tempDir, linesOf, textOf } from "./_helpers.js";
 
 const LINE = 100; // bytes per line, newline included
 const LINES = 6_000_000; // 600 MB
@@ -51,7 +51,8 @@ fs.closeSync(fd);`,
     peak = Math.max(peak, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
 
     const expected = Array.from({ length: 5 }, (_, i) => lineText(LINES - 10 + i)).join("\n");
-    expect(textOf(result)).toBe(expected);
+    expect(linesOf(result)).toBe(expected);
+    expect(textOf(result)).toContain(`Use startLine=${LINES - 5} to continue.`);
     expect(result.details).toMatchObject({ linesRead: 5, truncated: false });
     expect(peak - before).toBeLessThan(100 * 1024 * 1024);
 

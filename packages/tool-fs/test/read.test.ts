@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { crc32, deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { createReadTool, FsErrorCode } from "../src/index.js";
-import { run, tempDir, textOf } from "./_helpers.js";
+import { linesOf, run, tempDir, textOf } from "./_helpers.js";
 
 function numbered(count: number, eol = "\n"): string {
   return Array.from({ length: count }, (_, i) => `line ${i + 1}`).join(eol) + eol;
@@ -41,7 +41,9 @@ describe("read", () => {
     const root = await tempDir();
     await writeFile(join(root, "f.txt"), numbered(10));
     const result = await run(createReadTool({ cwd: root }), { path: "f.txt", startLine: 4, endLine: 6 });
-    expect(textOf(result)).toBe("line 4\nline 5\nline 6");
+    expect(linesOf(result)).toBe("line 4\nline 5\nline 6");
+    expect(textOf(result)).toBe("line 4\nline 5\nline 6\n\n[Lines 4-6 of 10: 4 more lines follow. Use startLine=7 to continue.]");
+    expect(result.details).toMatchObject({ nextStartLine: 7 });
     expect(result.details).toMatchObject({ linesRead: 3, totalLines: 10, truncated: false });
   });
 
@@ -81,7 +83,7 @@ describe("read", () => {
         const start = 1 + Math.floor(random() * all.length);
         const end = Math.min(all.length + 5, start + Math.floor(random() * 50));
         const result = await run(read, { path: "f.txt", startLine: start, endLine: end });
-        expect(textOf(result)).toBe(all.slice(start - 1, end).join("\n"));
+        expect(linesOf(result)).toBe(all.slice(start - 1, end).join("\n"));
         expect(result.details.linesRead).toBe(Math.min(end, all.length) - start + 1);
         expect(result.details.truncated).toBe(false);
       }
@@ -100,7 +102,7 @@ describe("read", () => {
     const read = createReadTool({ cwd: root });
     const check = async (start: number, count: number): Promise<void> => {
       const result = await run(read, { path: "big.txt", startLine: start, endLine: start + count - 1 });
-      expect(textOf(result)).toBe(all.slice(start - 1, start - 1 + count).join("\n"));
+      expect(linesOf(result)).toBe(all.slice(start - 1, start - 1 + count).join("\n"));
     };
     for (const start of [250_000, 250_100, 70_000, 131_073, 131_072, 196_609, 299_990, 1, 65_537]) await check(start, 20);
     // Same size, but a dash of line 10 becomes a newline, so every later line moves down one: the
@@ -113,7 +115,7 @@ describe("read", () => {
     all = all.map((line) => `${line}+`);
     await writeFile(join(root, "big.txt"), `${all.join("\n")}\n`);
     for (const start of [299_999, 200_000]) await check(start, 2);
-  });
+  }, 60_000);
 
   it("does not call a read cut when maxLines ends exactly at the last line", async () => {
     const root = await tempDir();

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { AgentHarness } from "@toolhost/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import fsPlugin, { createFindTool, createGrepTool, createLsTool, FsErrorCode } from "../src/index.js";
-import { run, tempDir, textOf } from "./_helpers.js";
+import { run, tempDir, linesOf, textOf } from "./_helpers.js";
 
 let root: string;
 
@@ -161,7 +161,7 @@ describe("the plugin", () => {
       { id: "1", name: "read", arguments: { path: "src/a.ts", endLine: 1 } },
       { id: "2", name: "read", arguments: { path: "README.md" } },
     ]);
-    expect(textOf(inside as never)).toBe("export const alpha = 1;");
+    expect(linesOf(inside as never)).toBe("export const alpha = 1;");
     expect((outside?.details as { code: string }).code).toBe(FsErrorCode.OUTSIDE_ROOTS);
   });
 

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { writeAtomic } from "../src/_atomic.js";
-import { createContext } from "../src/_options.js";
+import { createContext } from "../src/_context.js";
 import { checkPath } from "../src/_paths.js";
 import { createWriteTool, FsErrorCode } from "../src/index.js";
 import { run, tempDir, textOf } from "./_helpers.js";
@@ -125,7 +125,7 @@ describe("write", () => {
     const inside = (await readdir(join(root, "real"))).length;
     expect(written).toBeGreaterThan(0);
     expect(inside).toBe(written);
-  });
+  }, 60_000);
 
   it("leaves the old or the new file, never a mix, when the writing process is killed -9", async () => {
     const root = await tempDir();

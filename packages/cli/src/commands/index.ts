@@ -2,6 +2,7 @@ import type { CommandModule } from "../_cli.js";
 import { agent } from "./agent.js";
 import { call } from "./call.js";
 import { config } from "./config.js";
+import { hook } from "./hook.js";
 import { init } from "./init.js";
 import { list } from "./list.js";
 import { mcp } from "./mcp.js";
@@ -11,4 +12,4 @@ import { schema } from "./schema.js";
 import { worker } from "./worker.js";
 
 /** Every command, in the order `toolhost --help` lists them. Add a command here. */
-export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy, worker, mcp];
+export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy, hook, worker, mcp];

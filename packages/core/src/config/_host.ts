@@ -7,7 +7,7 @@ import { type ConfigHints, hintText } from "./_hints.js";
 import { findConfig } from "./_load.js";
 import { importPlugin, locate, notFound, resolvePlaces } from "./_locate-plugin.js";
 import { optionProblems } from "./_option-problems.js";
-import type { ResolvePlace } from "./_resolve.js";
+import { isPathSpecifier, type ResolvePlace } from "./_resolve.js";
 import type { PluginEntry, ToolhostConfig } from "./_schema.js";
 
 export interface CreateHostOptions {
@@ -21,6 +21,12 @@ export interface CreateHostOptions {
    * the default plugins are resolved from these only. Never the working directory.
    */
   resolveFrom?: ReadonlyArray<string | ResolvePlace>;
+  /**
+   * Apply only the plugins that provide this service, as their package.json says
+   * (`"toolhost": { "provides": ["policy"] }`), e.g. a policy check that needs no tools. A plugin
+   * named by a path has no package to read and is applied.
+   */
+  onlyProviding?: string;
   /** More options of the `AgentHarness`; they win over the config's. */
   harnessOptions?: AgentHarnessOptions;
   /**
@@ -102,6 +108,9 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
           continue;
         }
         throw notFound(name, configPath, found.tried, options.knownPlugins ?? []);
+      }
+      if (options.onlyProviding !== undefined && !isPathSpecifier(name) && !("provides" in found && found.provides?.includes(options.onlyProviding))) {
+        continue;
       }
       const plugin = await importPlugin(name, found.file, where, at);
       const before = new Set(harness.tools.map((tool) => tool.name));

@@ -16,7 +16,7 @@ export async function locate(
   name: string,
   configDir: string,
   places: readonly ResolvePlace[],
-): Promise<{ file: string; packageVersion?: string | undefined } | { tried: string[] }> {
+): Promise<{ file: string; packageVersion?: string | undefined; provides?: string[] | undefined } | { tried: string[] }> {
   if (!isPathSpecifier(name)) return resolvePackage(name, places);
   const file = resolve(configDir, name);
   try {

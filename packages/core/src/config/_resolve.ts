@@ -13,6 +13,8 @@ export interface ResolvedModule {
   file: string;
   /** The version in its package.json, when it is a package. */
   packageVersion?: string | undefined;
+  /** The services the package says it provides (`"toolhost": { "provides": ["policy"] }` in its package.json). */
+  provides?: string[] | undefined;
 }
 
 const CONDITIONS = new Set(["import", "node", "default"]);
@@ -61,7 +63,7 @@ export async function resolvePackage(
 }
 
 async function packageEntry(packageDir: string, subpath: string): Promise<ResolvedModule | undefined> {
-  let manifest: { version?: unknown; exports?: unknown; main?: unknown };
+  let manifest: { version?: unknown; exports?: unknown; main?: unknown; toolhost?: { provides?: unknown } };
   try {
     manifest = JSON.parse(await readFile(join(packageDir, "package.json"), "utf8"));
   } catch {
@@ -78,7 +80,9 @@ async function packageEntry(packageDir: string, subpath: string): Promise<Resolv
   }
   if (target === undefined) return undefined;
   const file = resolve(packageDir, target);
-  return (await isFile(file)) ? { file, packageVersion: version } : undefined;
+  const provides = manifest.toolhost?.provides;
+  const services = Array.isArray(provides) ? provides.filter((item): item is string => typeof item === "string") : undefined;
+  return (await isFile(file)) ? { file, packageVersion: version, provides: services } : undefined;
 }
 
 /** The file an `exports` map gives for a subpath under the conditions of an ESM import in Node. */

@@ -1,43 +1,10 @@
 import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
-import { ErrorCode, ToolhostError, type ImageContent, type TextContent } from "@toolhost/core";
-import { FsError, FsErrorCode } from "./_errors.js";
+import { ErrorCode, ToolhostError, type PolicyService } from "@toolhost/core";
+import { FsError } from "./_errors.js";
 import { expandHome } from "./_paths.js";
-
-/** What `imageProcessor` is told about the image it gets. */
-export interface ImageInfo {
-  /** The path as the model gave it. */
-  path: string;
-  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
-  mimeType: string;
-}
-
-/**
- * Called by `read` with the bytes of an image (at most `maxSize`): return the block the model
- * sees instead of the image, e.g. a resized image or a text description.
- */
-export type ImageProcessor = (
-  image: Buffer,
-  info: ImageInfo,
-) => TextContent | ImageContent | Promise<TextContent | ImageContent>;
-
-/** Options of the file tools, shared by every factory and the plugin. */
-export interface FsToolOptions {
-  /** Relative paths resolve against it. Default `process.cwd()` (the plugin uses the harness's `cwd`). */
-  cwd?: string;
-  /** The folders the tools may touch, after symlinks are resolved. Default `[cwd]`. */
-  roots?: string[];
-  /** Bytes: the most `read` returns in one call, and the largest image it returns. Default 1 MiB. */
-  maxSize?: number;
-  /** The most lines `read` returns in one call. Default 2000. */
-  maxLines?: number;
-  /** Bytes: the most output `ls`, `find` and `grep` return in one call. Default 10 MiB. */
-  maxTotalSize?: number;
-  /** Turns the images `read` finds into what the model sees. Default: the image itself. */
-  imageProcessor?: ImageProcessor;
-  /** `false` makes `grep` use its plain Node search even when ripgrep is installed. Default `true`. */
-  ripgrep?: boolean;
-}
+import { FsErrorCode } from "./errors.js";
+import type { FsToolOptions, ImageProcessor } from "./options.js";
 
 export const DEFAULTS = Object.freeze({
   maxSize: 1024 * 1024,
@@ -57,6 +24,9 @@ export interface FsContext {
   maxTotalSize: number;
   imageProcessor: ImageProcessor | undefined;
   ripgrep: boolean;
+  overwriteReadOnly: boolean;
+  /** The policy service in force for this call, if any. */
+  policy(): PolicyService | undefined;
 }
 
 export function createContext(options: FsToolOptions = {}): FsContext {
@@ -98,5 +68,7 @@ export function createContext(options: FsToolOptions = {}): FsContext {
     maxTotalSize: positive("maxTotalSize", options.maxTotalSize, DEFAULTS.maxTotalSize),
     imageProcessor: options.imageProcessor,
     ripgrep: options.ripgrep ?? true,
+    overwriteReadOnly: options.overwriteReadOnly ?? false,
+    policy: typeof options.policy === "function" ? options.policy : () => options.policy as PolicyService | undefined,
   };
 }

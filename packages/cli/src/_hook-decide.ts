@@ -1,0 +1,158 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute } from "node:path";
+import { ErrorCode, ToolhostError, Type, type AgentHarness, type AnyAgentTool } from "@toolhost/core";
+import type { Host } from "@toolhost/core/config";
+import type { HookHost } from "./_hook-hosts.js";
+
+/** One tool call of another host, as its hook payload gives it. */
+export interface HookCall {
+  tool: string;
+  input: Record<string, unknown>;
+  /** The folder the host runs in: where the config is searched from and relative paths start. */
+  cwd: string;
+  /** The host's id of the call, when it sends one. */
+  id: string;
+}
+
+/** toolhost's answer to one call. */
+export interface HookVerdict {
+  decision: "allow" | "ask" | "deny";
+  reason: string;
+}
+
+/** A payload that cannot be judged: the call is refused (exit 2 with the reason). */
+export class HookInputError extends Error {
+  override name = "HookInputError";
+  readonly code = "TOOLHOST_HOOK_BAD_PAYLOAD";
+}
+
+const MAX_PAYLOAD = 8 * 1024 * 1024;
+
+/** Reads a hook payload: one JSON object with `tool_name`, `tool_input` and `cwd`. */
+export async function parsePayload(hookHost: HookHost, text: string): Promise<HookCall> {
+  if (text.length > MAX_PAYLOAD) throw new HookInputError(`The ${hookHost.title} hook payload is over 8 MiB; refused.`);
+  if (text.trim() === "") {
+    throw new HookInputError(`No ${hookHost.title} hook payload on standard input: expected one JSON object with tool_name and tool_input.`);
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch (error) {
+    throw new HookInputError(`The ${hookHost.title} hook payload is not valid JSON (${(error as Error).message}).`);
+  }
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
+    throw new HookInputError(`The ${hookHost.title} hook payload is not a JSON object.`);
+  }
+  const { tool_name: tool, tool_input: input, cwd, hook_event_name: event, tool_use_id: id } = payload as Record<string, unknown>;
+  if (typeof event === "string" && event !== hookHost.event) {
+    throw new HookInputError(`toolhost hook ${hookHost.id} answers ${hookHost.event} events, not "${event}": register it for ${hookHost.event} only.`);
+  }
+  if (typeof tool !== "string" || tool === "") throw new HookInputError(`The ${hookHost.title} hook payload has no tool_name.`);
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    throw new HookInputError(`The ${hookHost.title} hook payload's tool_input is not an object.`);
+  }
+  const folder = typeof cwd === "string" && cwd !== "" ? cwd : process.cwd();
+  const isFolder = isAbsolute(folder) && (await stat(folder).then((info) => info.isDirectory(), () => false));
+  if (!isFolder) throw new HookInputError(`The ${hookHost.title} hook payload's cwd ${JSON.stringify(folder)} is not an existing absolute folder.`);
+  return { tool, input: input as Record<string, unknown>, cwd: folder, id: typeof id === "string" && id !== "" ? id : "hook" };
+}
+
+const HOOK_TAP = { name: "toolhost hook", stage: -100_000 };
+const ALLOWED = "toolhost hook: allowed";
+const ForeignParameters = Type.Object({}, { additionalProperties: true });
+
+/**
+ * Decides other hosts' calls with the policy of a host's harness, through the harness's own
+ * pipeline (validate, access, beforeToolCall, approve), so the audit log, redaction and every other
+ * tap apply as for toolhost's own calls. Nothing runs: the execute stage answers "allowed".
+ */
+export class HookJudge {
+  readonly #pending = new Map<string, { tool: AnyAgentTool; asked?: string }>();
+  #sequence = 0;
+
+  constructor(readonly host: Host) {
+    const hooks = host.harness.hooks;
+    hooks.resolveTool.tap(HOOK_TAP, (call) => this.#pending.get(call.id)?.tool);
+    hooks.approve.tap(HOOK_TAP, (request) => {
+      const pending = this.#pending.get(request.toolCall.id);
+      if (pending) pending.asked = `${request.reason} (asked by ${request.askedBy})`;
+      return { approved: false, reason: "an ask is answered by the host that called the hook" };
+    });
+    hooks.executeToolCall.tap(HOOK_TAP, (ctx) =>
+      this.#pending.has(ctx.toolCall.id) ? { content: [{ type: "text", text: ALLOWED }], details: { allowed: true } } : undefined,
+    );
+  }
+
+  /**
+   * An allowed call that reads a tree: toolhost's own tools leave out what the policy denies, the
+   * host's cannot, so a tree that holds such a path is asked about, naming them.
+   */
+  async #treeCheck(hookHost: HookHost, call: HookCall): Promise<HookVerdict> {
+    const declare = hookHost.tools[call.tool];
+    const trees = declare?.(call.input, { cwd: call.cwd, workspace: this.host.workspace }).readTrees ?? [];
+    const hidden = trees.length > 0 ? await hiddenIn(this.host.harness, trees) : [];
+    if (hidden.length === 0) return { decision: "allow", reason: "allowed by toolhost's policy" };
+    const shown = hidden.slice(0, 3).join(", ") + (hidden.length > 3 ? ` and ${hidden.length - 3} more` : "");
+    return {
+      decision: "ask",
+      reason: `${call.tool} reads a tree that holds paths toolhost's policy denies to read (${shown}), and ${hookHost.title}'s tool cannot leave them out`,
+    };
+  }
+
+  /** The verdict on one call. Never throws: a failure anywhere is a deny that says what failed. */
+  async decide(hookHost: HookHost, call: HookCall): Promise<HookVerdict> {
+    const harness: AgentHarness = this.host.harness;
+    if (!harness.getService("policy")) {
+      const where = this.host.configPath ?? "a toolhost.config.json (toolhost init writes one)";
+      return { decision: "deny", reason: `toolhost has no policy to decide with: add "@toolhost/hooks-policy" to the plugins of ${where}.` };
+    }
+    const id = `${call.id}#${++this.#sequence}`;
+    const tool = foreignTool(hookHost, call.tool);
+    this.#pending.set(id, { tool });
+    try {
+      const [result] = await harness.executeToolCalls([{ id, name: call.tool, arguments: call.input }]);
+      const pending = this.#pending.get(id);
+      const text = result?.content.map((block) => (block.type === "text" ? block.text : "")).join("\n") ?? "";
+      const code = (result?.details as { code?: unknown } | undefined)?.code;
+      if (result && !result.isError && text === ALLOWED) return await this.#treeCheck(hookHost, call);
+      if (code === ErrorCode.NOT_APPROVED && pending?.asked) return { decision: "ask", reason: pending.asked };
+      return { decision: "deny", reason: text || `refused (${String(code)})` };
+    } catch (error) {
+      return { decision: "deny", reason: `toolhost could not decide, so the call is refused: ${(error as Error).message}` };
+    } finally {
+      this.#pending.delete(id);
+    }
+  }
+}
+
+/** A verdict of the tree check: the host's own tool cannot leave out what the policy hides. */
+async function hiddenIn(harness: AgentHarness, trees: readonly string[]): Promise<string[]> {
+  const policy = harness.getService("policy");
+  const hidden: string[] = [];
+  for (const tree of trees) hidden.push(...((await policy?.protectedPaths(tree))?.denyRead ?? []));
+  return hidden;
+}
+
+/** A stand-in for another host's tool: its access as the host table says; it never runs. */
+function foreignTool(hookHost: HookHost, name: string): AnyAgentTool {
+  const declare = hookHost.tools[name];
+  return {
+    name,
+    label: `${hookHost.title} ${name}`,
+    description: `${hookHost.title}'s ${name} tool, judged by toolhost's policy`,
+    parameters: ForeignParameters,
+    ...(declare && {
+      access: (input: Record<string, unknown>, env: { cwd: string; workspace: string }) => {
+        const access = declare(input, env);
+        if (Object.keys(access).length === 0) {
+          throw new ToolhostError(
+            "TOOLHOST_HOOK_UNKNOWN_ACCESS",
+            `${hookHost.title}'s ${name} call does not say what it touches (its input lacks the usual fields), so it is refused.`,
+          );
+        }
+        return access;
+      },
+    }),
+    execute: async () => ({ content: [{ type: "text", text: ALLOWED }], details: { allowed: true } }),
+  };
+}

@@ -1,0 +1,80 @@
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { CLI_DIR, UsageError } from "./_cli.js";
+import type { HookHost } from "./_hook-hosts.js";
+
+export type HookScope = "project" | "user";
+
+/** Where each host keeps its settings, per scope. */
+export function settingsPath(host: HookHost["id"], scope: HookScope, cwd: string): string {
+  const folder = host === "claude-code" ? ".claude" : ".gemini";
+  return join(scope === "user" ? homedir() : cwd, folder, "settings.json");
+}
+
+/**
+ * The command the host runs per call. A project's settings are shared, so they name the project's
+ * own install (through the host's project-folder variable); a user's name this very CLI.
+ */
+export function hookCommand(host: HookHost["id"], scope: HookScope): string {
+  if (scope === "project") {
+    const variable = host === "claude-code" ? "CLAUDE_PROJECT_DIR" : "GEMINI_PROJECT_DIR";
+    return `"$${variable}"/node_modules/.bin/toolhost hook ${host}`;
+  }
+  return `"${process.execPath}" "${join(CLI_DIR, "dist", "bin.js")}" hook ${host}`;
+}
+
+/** The hook entry for the host's settings: every tool, before it runs. */
+function entry(host: HookHost["id"], command: string): { event: string; group: Record<string, unknown> } {
+  if (host === "claude-code") {
+    return { event: "PreToolUse", group: { matcher: "*", hooks: [{ type: "command", command, timeout: 30 }] } };
+  }
+  return { event: "BeforeTool", group: { matcher: ".*", hooks: [{ type: "command", name: "toolhost-policy", command, timeout: 30000 }] } };
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * The settings with toolhost's hook added, everything else kept as it was. `changed` is false when
+ * a toolhost hook for this host is already there.
+ */
+export function mergeSettings(existing: unknown, host: HookHost["id"], command: string, file: string): { settings: Json; changed: boolean } {
+  if (!isObject(existing)) throw new UsageError(`${file} does not hold a JSON object; fix it or move it away, then run this again.`);
+  const { event, group } = entry(host, command);
+  const hooks = existing.hooks ?? {};
+  if (!isObject(hooks)) throw new UsageError(`"hooks" in ${file} is not an object; fix it by hand, then run this again.`);
+  const groups = hooks[event] ?? [];
+  if (!Array.isArray(groups)) throw new UsageError(`"hooks.${event}" in ${file} is not a list; fix it by hand, then run this again.`);
+  const ours = new RegExp(`(toolhost|bin\\.js)"? hook ${host}\\b`);
+  const present = groups.some(
+    (item) => isObject(item) && Array.isArray(item.hooks) && item.hooks.some((hook) => isObject(hook) && typeof hook.command === "string" && ours.test(hook.command)),
+  );
+  if (present) return { settings: existing, changed: false };
+  return { settings: { ...existing, hooks: { ...hooks, [event]: [...groups, group] } }, changed: true };
+}
+
+/** Reads a settings file: `{}` when there is none; an error naming the file when it is not JSON. */
+export async function readSettings(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new UsageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+  }
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file} is not valid JSON (${(error as Error).message}); nothing was changed. Fix it, or add the hook by hand.`);
+  }
+}
+
+/** Writes the settings whole or not at all (a temporary file renamed over it). */
+export async function writeSettings(file: string, settings: Json): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const temporary = `${file}.toolhost-${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o644 });
+  await rename(temporary, file);
+}
