@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { type AgentHarness, definePlugin, messageOf, type PolicyService, ToolhostError } from "@toolhost/core";
+import { type AgentHarness, definePlugin, messageOf, type PolicyService } from "@toolhost/core";
 import { AuditLog } from "./_audit.js";
-import { createPolicy, PolicyErrorCode, type PolicyExplanation } from "./_policy.js";
+import { createPolicy, type PolicyExplanation } from "./_policy.js";
 import { Redactor } from "./_redact.js";
 import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
 
@@ -75,13 +75,6 @@ const plugin = definePlugin({
 
     if (redactor.active) {
       harness.hooks.redact.tap(PLUGIN_NAME, (text) => redactor.text(text));
-      harness.hooks.afterToolCall.tapPromise(PLUGIN_NAME, async (result) => {
-        try {
-          return redactor.result(result);
-        } catch (error) {
-          throw new ToolhostError(PolicyErrorCode.REDACTION_FAILED, `redaction failed (${messageOf(error)}), so the result is withheld`, { cause: error });
-        }
-      });
     }
   },
 });
