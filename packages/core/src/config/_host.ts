@@ -7,7 +7,7 @@ import { type ConfigHints, hintText } from "./_hints.js";
 import { findConfig } from "./_load.js";
 import { importPlugin, locate, notFound, resolvePlaces } from "./_locate-plugin.js";
 import { optionProblems } from "./_option-problems.js";
-import type { ResolvePlace } from "./_resolve.js";
+import { isPathSpecifier, type ResolvePlace } from "./_resolve.js";
 import type { PluginEntry, ToolhostConfig } from "./_schema.js";
 
 export interface CreateHostOptions {
