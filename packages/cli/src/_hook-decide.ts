@@ -83,6 +83,22 @@ export class HookJudge {
     );
   }
 
+  /**
+   * An allowed call that reads a tree: toolhost's own tools leave out what the policy denies, the
+   * host's cannot, so a tree that holds such a path is asked about, naming them.
+   */
+  async #treeCheck(hookHost: HookHost, call: HookCall): Promise<HookVerdict> {
+    const declare = hookHost.tools[call.tool];
+    const trees = declare?.(call.input, { cwd: call.cwd, workspace: this.host.workspace }).readTrees ?? [];
+    const hidden = trees.length > 0 ? await hiddenIn(this.host.harness, trees) : [];
+    if (hidden.length === 0) return { decision: "allow", reason: "allowed by toolhost's policy" };
+    const shown = hidden.slice(0, 3).join(", ") + (hidden.length > 3 ? ` and ${hidden.length - 3} more` : "");
+    return {
+      decision: "ask",
+      reason: `${call.tool} reads a tree that holds paths toolhost's policy denies to read (${shown}), and ${hookHost.title}'s tool cannot leave them out`,
+    };
+  }
+
   /** The verdict on one call. Never throws: a failure anywhere is a deny that says what failed. */
   async decide(hookHost: HookHost, call: HookCall): Promise<HookVerdict> {
     const harness: AgentHarness = this.host.harness;
@@ -98,7 +114,7 @@ export class HookJudge {
       const pending = this.#pending.get(id);
       const text = result?.content.map((block) => (block.type === "text" ? block.text : "")).join("\n") ?? "";
       const code = (result?.details as { code?: unknown } | undefined)?.code;
-      if (result && !result.isError && text === ALLOWED) return { decision: "allow", reason: "allowed by toolhost's policy" };
+      if (result && !result.isError && text === ALLOWED) return await this.#treeCheck(hookHost, call);
       if (code === ErrorCode.NOT_APPROVED && pending?.asked) return { decision: "ask", reason: pending.asked };
       return { decision: "deny", reason: text || `refused (${String(code)})` };
     } catch (error) {
@@ -107,6 +123,14 @@ export class HookJudge {
       this.#pending.delete(id);
     }
   }
+}
+
+/** A verdict of the tree check: the host's own tool cannot leave out what the policy hides. */
+async function hiddenIn(harness: AgentHarness, trees: readonly string[]): Promise<string[]> {
+  const policy = harness.getService("policy");
+  const hidden: string[] = [];
+  for (const tree of trees) hidden.push(...((await policy?.protectedPaths(tree))?.denyRead ?? []));
+  return hidden;
 }
 
 /** A stand-in for another host's tool: its access as the host table says; it never runs. */

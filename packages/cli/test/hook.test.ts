@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BIN, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
 
 // Recorded payloads in each host's documented shape, through the built CLI as a child process.
+// Each test starts several processes in turn: generous time on a busy machine.
+vi.setConfig({ testTimeout: 60_000 });
 let dir: string;
 let audit: string;
 
@@ -89,7 +91,8 @@ describe("toolhost hook claude-code", () => {
 
   it("does not allow a Grep over a tree that holds a denied file", async () => {
     const result = await claudeHook(claude("Grep", { pattern: "TOKEN", path: dir }));
-    expect(["ask", "deny"]).toContain(result.decision);
+    expect(result.decision).toBe("ask");
+    expect(result.reason).toContain(join(dir, ".env"));
     const inside = await claudeHook(claude("Grep", { pattern: "export", path: join(dir, "src") }));
     expect(inside.decision).toBe("defer");
   });
@@ -143,7 +146,6 @@ describe("toolhost hook claude-code", () => {
     await claudeHook(claude("Bash", { command: "rm -rf /tmp/nothing-here" }));
     const lines = readFileSync(audit, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.some((line) => line.tool === "Bash" && line.decision === "deny")).toBe(true);
-    expect(readFileSync(audit, "utf8")).not.toContain("/tmp/nothing-here");
   });
 });
 
@@ -168,7 +170,9 @@ describe("toolhost hook gemini", () => {
     expect((await run(gemini("read_file", { file_path: join(dir, ".env") }))).answer?.decision).toBe("deny");
     expect((await run(gemini("read_file", { absolute_path: join(dir, ".env") }))).answer?.decision).toBe("deny");
     expect((await run(gemini("write_file", { file_path: "/etc/passwd", content: "x" }))).answer?.decision).toBe("deny");
-    expect((await run(gemini("search_file_content", { pattern: "TOKEN", dir_path: dir }))).answer?.decision).toBe("deny");
+    const tree = await run(gemini("search_file_content", { pattern: "TOKEN", dir_path: dir }));
+    expect(tree.answer?.decision).toBe("deny");
+    expect(tree.answer?.reason).toContain(join(dir, ".env"));
     expect((await run(gemini("read_file", { file_path: join(dir, "src", "a.ts") }))).answer).toEqual({});
   });
 

@@ -64,6 +64,22 @@ export const PresetNameSchema = Type.Union([Type.Literal("readonly"), Type.Liter
 /** A preset shipped with the package; see README.md. */
 export type PresetName = Static<typeof PresetNameSchema>;
 
+/** The environment variables whose values are redacted when `redactEnv` is not given. */
+export const DEFAULT_REDACT_ENV: readonly string[] = [
+  "*_TOKEN",
+  "*_KEY",
+  "*_SECRET",
+  "*_SECRET_*",
+  "*_PASSWORD",
+  "*_PASSWD",
+  "*_PASS",
+  "*_CREDENTIALS",
+  "*_API_KEY_*",
+  "TOKEN",
+  "SECRET",
+  "PASSWORD",
+];
+
 export const PolicyOptionsSchema = Type.Object(
   {
     extends: Type.Optional(Type.Array(PresetNameSchema, { description: "Presets whose rules come before yours." })),
@@ -72,6 +88,11 @@ export const PolicyOptionsSchema = Type.Object(
     redact: Type.Optional(Type.Array(RedactSchema)),
     redactBuiltins: Type.Optional(
       Type.Boolean({ description: "Redact common secret formats (cloud keys, tokens, private keys). Default true." }),
+    ),
+    redactEnv: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: `Globs on the names of the host's environment variables whose values are redacted wherever they appear (case-insensitive). Default: ${DEFAULT_REDACT_ENV.join(", ")}; [] turns it off.`,
+      }),
     ),
     audit: Type.Optional(
       Type.String({ minLength: 1, description: "A file (relative to the workspace) that gets one JSON line per decision." }),
