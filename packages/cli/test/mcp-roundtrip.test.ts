@@ -31,11 +31,11 @@ beforeAll(async () => {
         {
           default: "deny",
           rules: [
-            // Tool and args rules: they judge any tool, whether or not it declares its access.
             { tool: ["read", "ls"], decision: "allow" },
             { tool: "read", args: { path: "secret.txt" }, decision: "deny", reason: "server side: secrets stay here" },
-            { tool: "bash", args: { command: "echo *" }, decision: "allow" },
-            { tool: "bash", args: { command: "sleep *" }, decision: "allow" },
+            // bash declares the command it runs: command rules judge it (args rules would leave it to the default).
+            { tool: "bash", command: "echo *", decision: "allow" },
+            { tool: "bash", command: "sleep *", decision: "allow" },
           ],
         },
       ],
