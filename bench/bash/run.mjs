@@ -1,4 +1,5 @@
-// bench/bash: 100 MB of output through the bash tool, beside the same command spawned raw.
+// bench/bash: 100 MB of output through the bash tool, unsandboxed and in its bubblewrap sandbox,
+// beside the same command spawned raw; and the sandbox's cost per call (`true`, 200 times).
 // Each measurement runs in a fresh Node process so that its peak RSS is its own.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -13,6 +14,7 @@ if (!existsSync(dist)) {
 }
 const COMMAND = `yes ${"x".repeat(100)} | head -c 100M`;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CALLS = 200;
 const MiB = 1024 * 1024;
 
 // Each script prints one JSON line: { ms, maxRSS (KiB), ...extra }.
@@ -53,12 +55,19 @@ const scripts = {
       console.log(JSON.stringify({ ms, maxRSS: process.resourceUsage().maxRSS }));
     });
   `,
-  tool: `
+  tool: toolScript("off"),
+  toolSandbox: toolScript("required"),
+};
+
+function toolScript(sandbox) {
+  return `
     import { rmSync } from "node:fs";
     import { dirname } from "node:path";
     const { createBashTool } = await import(${JSON.stringify(pathToFileURL(dist).href)});
     const loadedRSS = process.resourceUsage().maxRSS;
-    const tool = createBashTool();
+    const tool = createBashTool({ sandbox: "${sandbox}" });
+    // The sandbox is probed once, at the first call: not part of the run.
+    await tool.execute("warm", { command: "true" }, new AbortController().signal, () => {});
     const started = performance.now();
     let updates = 0;
     const result = await tool.execute("bench", { command: ${JSON.stringify(COMMAND)} }, new AbortController().signal, () => {
@@ -68,9 +77,28 @@ const scripts = {
     const maxRSS = process.resourceUsage().maxRSS;
     const path = result.details.fullOutputPath;
     if (path) rmSync(dirname(path), { recursive: true, force: true });
-    console.log(JSON.stringify({ ms, maxRSS, loadedRSS, updates, truncated: result.details.truncated, exitCode: result.details.exitCode }));
-  `,
-};
+    console.log(JSON.stringify({ ms, maxRSS, loadedRSS, updates, truncated: result.details.truncated, exitCode: result.details.exitCode, sandboxed: result.details.sandbox.enforced }));
+  `;
+}
+
+/** `true` CALLS times through the tool, after a few calls to warm up: ms per call. */
+function perCallScript(sandbox) {
+  return `
+    const { createBashTool } = await import(${JSON.stringify(pathToFileURL(dist).href)});
+    const tool = createBashTool({ sandbox: "${sandbox}" });
+    const never = new AbortController().signal;
+    for (let i = 0; i < 5; i++) await tool.execute("warm", { command: "true" }, never, () => {});
+    const started = performance.now();
+    let sandboxed = false;
+    const failed = [];
+    for (let i = 0; i < ${CALLS}; i++) {
+      const result = await tool.execute("bench", { command: "true" }, never, () => {});
+      if (result.isError) failed.push(result.content[0].text);
+      sandboxed = result.details.sandbox.enforced;
+    }
+    console.log(JSON.stringify({ ms: (performance.now() - started) / ${CALLS}, maxRSS: 0, sandboxed, failed }));
+  `;
+}
 
 function measure(name) {
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", scripts[name]], { encoding: "utf8" });
@@ -82,15 +110,17 @@ const median = (values) => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
-const runs = { idle: [], raw: [], rawCat: [], rawPipe: [], rawFile: [], tool: [] };
+const runs = { idle: [], raw: [], rawCat: [], rawPipe: [], rawFile: [], tool: [], toolSandbox: [] };
 // Interleaved, so that a busy moment of the machine hits every kind alike.
 for (let round = 0; round < ROUNDS; round++) {
   for (const name of Object.keys(runs)) runs[name].push(measure(name));
 }
-const last = runs.tool.at(-1);
-if (!last.truncated || last.exitCode !== 0) {
-  console.error(`The tool run did not behave: ${JSON.stringify(last)}`);
-  process.exit(1);
+for (const [name, sandboxed] of [["tool", false], ["toolSandbox", true]]) {
+  const last = runs[name].at(-1);
+  if (!last.truncated || last.exitCode !== 0 || last.sandboxed !== sandboxed) {
+    console.error(`The ${name} run did not behave (is bubblewrap installed?): ${JSON.stringify(last)}`);
+    process.exit(1);
+  }
 }
 
 const idleRSS = median(runs.idle.map((r) => r.maxRSS)) / 1024;
@@ -103,14 +133,15 @@ const raw = row("raw: bash -c, output to /dev/null", "raw");
 const rawCat = row("raw, output piped through cat to /dev/null", "rawCat");
 const rawPipe = row("raw, output piped to Node and dropped", "rawPipe");
 const rawFile = row("raw, output piped to Node and written to a file", "rawFile");
-const tool = row("bash tool (createBashTool().execute)", "tool");
+const tool = row("bash tool, unsandboxed (sandbox: off)", "tool");
+const toolSandbox = row("bash tool, sandboxed (bubblewrap)", "toolSandbox");
 const loadedRSS = median(runs.tool.map((r) => r.loadedRSS)) / 1024;
 
 console.log(`command: ${COMMAND.replace(/x{100}/, "<100 x>")}   (${ROUNDS} rounds, medians)\n`);
 console.log("| run | wall ms | peak RSS MiB | RSS over idle Node MiB |");
 console.log("|---|---:|---:|---:|");
 console.log(`| idle Node | – | ${idleRSS.toFixed(1)} | 0 |`);
-for (const r of [raw, rawCat, rawPipe, rawFile, tool]) {
+for (const r of [raw, rawCat, rawPipe, rawFile, tool, toolSandbox]) {
   console.log(`| ${r.label} | ${r.ms.toFixed(0)} | ${r.rss.toFixed(1)} | ${(r.rss - idleRSS).toFixed(1)} |`);
 }
 console.log(`| (tool loaded, before the run) | – | ${loadedRSS.toFixed(1)} | ${(loadedRSS - idleRSS).toFixed(1)} |`);
@@ -129,3 +160,26 @@ console.log(`peak RSS over idle Node: ${overIdle.toFixed(1)} MiB   (target <= 40
 console.log(`peak RSS over the tool loaded and idle: ${(tool.rss - loadedRSS).toFixed(1)} MiB; over raw piped into Node: ${(tool.rss - rawPipe.rss).toFixed(1)} MiB`);
 const rates = runs.tool.map((r) => (r.updates * 1000) / r.ms);
 console.log(`onUpdate: at most ${Math.max(...rates).toFixed(1)} updates a second (target about 10)`);
+
+const sandboxRatio = toolSandbox.ms / tool.ms;
+console.log(`100 MB: sandboxed / unsandboxed = ${sandboxRatio.toFixed(2)}x   (target <= 1.1x: ${sandboxRatio <= 1.1 ? "met" : "NOT met"})`);
+
+// Per call: interleaved rounds, each a fresh Node process running `true` CALLS times.
+const perCall = { off: [], required: [] };
+for (let round = 0; round < ROUNDS; round++) {
+  for (const sandbox of Object.keys(perCall)) {
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", perCallScript(sandbox)], { encoding: "utf8" });
+    const result = JSON.parse(out.trim().split("\n").pop());
+    if (result.sandboxed !== (sandbox === "required")) {
+      console.error(`The per-call run with sandbox "${sandbox}" did not behave: ${out}`);
+      process.exit(1);
+    }
+    if (result.failed.length > 0) console.log(`  (${sandbox}: ${result.failed.length} of ${CALLS} calls failed: ${[...new Set(result.failed)].join("; ")})`);
+    perCall[sandbox].push(result.ms);
+  }
+}
+const off = median(perCall.off);
+const on = median(perCall.required);
+console.log("");
+console.log(`per call (\`true\`, ${CALLS} calls, medians of ${ROUNDS}): unsandboxed ${off.toFixed(1)} ms, sandboxed ${on.toFixed(1)} ms`);
+console.log(`sandbox overhead per call: ${(on - off).toFixed(1)} ms   (target <= 15 ms: ${on - off <= 15 ? "met" : "NOT met"})`);

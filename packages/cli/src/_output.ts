@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+import { preview } from "@toolhost/core";
 
 /** Exit codes of every command. */
 export const ExitCode = Object.freeze({
@@ -50,4 +51,30 @@ export function contentText(content: ReadonlyArray<{ type: string; text?: string
       block.type === "text" ? (block.text ?? "") : `[${block.type}${block.mimeType ? ` ${block.mimeType}` : ""}, ${block.data?.length ?? 0} base64 characters]`,
     )
     .join("\n");
+}
+
+/** How much of a value JSON cannot hold (too deep, a cycle, a BigInt) is shown, as a preview. */
+const MAX_PREVIEW = 10_000;
+
+/**
+ * A value as one JSON line, whatever it holds, never throwing: a property that JSON cannot write
+ * (nested too deep, cyclic, a BigInt) is written as a bounded preview text in its place, so that a
+ * result whose tool echoed a 5,000-level argument is printed instead of crashing the command.
+ */
+export function jsonLine(value: unknown): string {
+  return `${printable(value, 0)}\n`;
+}
+
+function printable(value: unknown, depth: number): string {
+  try {
+    return JSON.stringify(value) ?? "null";
+  } catch {
+    if (depth >= 2 || value === null || typeof value !== "object" || Array.isArray(value)) return JSON.stringify(preview(value, MAX_PREVIEW));
+    try {
+      const parts = Object.keys(value).map((key) => `${JSON.stringify(key)}:${printable((value as Record<string, unknown>)[key], depth + 1)}`);
+      return `{${parts.join(",")}}`;
+    } catch {
+      return JSON.stringify(preview(value, MAX_PREVIEW));
+    }
+  }
 }

@@ -38,7 +38,8 @@ function workspace(): string {
 async function agentFor(server: FakeOpenAI, dir: string, extra: (harness: AgentHarness) => Promise<unknown> | void = () => {}) {
   const harness = new AgentHarness({ cwd: dir, workspace: dir });
   await harness.use(fs);
-  await harness.use(bash, { timeout: 30 });
+  // Unsandboxed: a test reads the pid a command writes, which inside tool-bash's sandbox is one of its own PID namespace.
+  await harness.use(bash, { timeout: 30, sandbox: "off" });
   await extra(harness);
   cleanups.push(() => harness.dispose());
   const agent = new Agent({

@@ -32,7 +32,8 @@ beforeAll(async () => {
           default: "deny",
           rules: [
             { tool: ["read", "ls"], decision: "allow" },
-            { tool: "read", path: "${workspace}/secret.txt", decision: "deny", reason: "server side: secrets stay here" },
+            { tool: "read", args: { path: "secret.txt" }, decision: "deny", reason: "server side: secrets stay here" },
+            // bash declares the command it runs: command rules judge it (args rules would leave it to the default).
             { tool: "bash", command: "echo *", decision: "allow" },
             { tool: "bash", command: "sleep *", decision: "allow" },
           ],

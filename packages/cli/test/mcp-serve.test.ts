@@ -23,15 +23,17 @@ beforeAll(() => {
   configPath = writeConfig(dir, {
     plugins: [
       "@toolhost/tool-fs",
-      "@toolhost/tool-bash",
+      // Unsandboxed: a test counts the command's processes by their command line and reads its shell's pid.
+      ["@toolhost/tool-bash", { sandbox: "off" }],
       "./plugins/annotated-plugin.mjs",
       [
         "@toolhost/hooks-policy",
         {
           default: "ask",
           rules: [
+            // Tool and args rules: they judge any tool, whether or not it declares its access.
             { tool: "bash", decision: "allow" },
-            { tool: "bash", command: "rm", decision: "deny", reason: "nothing is deleted here" },
+            { tool: "bash", args: { command: "rm *" }, decision: "deny", reason: "nothing is deleted here" },
             { tool: ["read", "ls", "noop"], decision: "allow" },
             { tool: "drop_table", decision: "ask", reason: "it drops data" },
           ],
@@ -64,7 +66,7 @@ describe("toolhost mcp serve over stdio, with the MCP Inspector", () => {
   it("refuses a call the policy denies, with the reason and the stable code", async () => {
     const marker = join(dir, "kept.txt");
     writeFileSync(marker, "x");
-    const { json } = await inspector(dir, stdioTarget(), ["tools/call", "--tool-name", "bash", "--tool-arg", `command=rm ${marker}`]);
+    const { json } = await inspector(dir, stdioTarget(), ["tools/call", "--tool-name", "bash", "--tool-arg", "command=rm kept.txt"]);
     const result = json as CallResult;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("nothing is deleted here");

@@ -58,7 +58,7 @@ describe("the changesets release flow, dry-run", { timeout: 240_000 }, () => {
     expect(version("packages/core")).toBe("0.2.0");
     expect(version("packages/tool-fs")).toBe("0.1.1");
     expect(version("packages/cli")).toBe("0.1.1");
-    for (const plugin of ["packages/tool-bash", "packages/hooks-policy", "packages/provider-openai", "packages/queue"]) expect(version(plugin)).toBe("0.1.0");
+    for (const plugin of ["packages/tool-bash", "packages/hooks-policy", "packages/provider-openai", "packages/queue", "packages/tool-mcp"]) expect(version(plugin)).toBe("0.1.0");
     expect(readFileSync(join(copy, "packages", "core", "CHANGELOG.md"), "utf8")).toContain("## 0.2.0\n\n### Minor Changes\n\n- A new export.");
     expect(readFileSync(join(copy, "packages", "cli", "CHANGELOG.md"), "utf8")).toContain("@toolhost/core@0.2.0");
     expect(existsSync(join(copy, ".changeset", "new-export.md"))).toBe(false);

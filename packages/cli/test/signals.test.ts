@@ -51,7 +51,7 @@ describe("Ctrl-C", () => {
   });
 
   it("ends a bash command's processes too (tool-bash)", async () => {
-    writeConfig(dir, { plugins: ["@toolhost/tool-bash"] });
+    writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off" }]] }); // the pid is read from the command: unsandboxed
     const pidFile = join(dir, "bash.pid");
     const { code, pid } = await interrupt("bash", { command: `echo $$ > ${pidFile}; exec sleep 300` }, pidFile);
     expect(code).toBe(130);
@@ -62,7 +62,7 @@ describe("Ctrl-C", () => {
 describe("SIGTERM and SIGHUP (a closed terminal)", () => {
   for (const signal of ["SIGTERM", "SIGHUP"] as const) {
     it(`${signal} aborts the call, ends a bash command's processes, and exits 130`, async () => {
-      writeConfig(dir, { plugins: ["@toolhost/tool-bash"] });
+      writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off" }]] }); // the pid is read from the command: unsandboxed
       const pidFile = join(dir, "bash.pid");
       const { code, pid } = await interrupt("bash", { command: `echo $$ > ${pidFile}; exec sleep 300` }, pidFile, signal);
       expect(code).toBe(130);

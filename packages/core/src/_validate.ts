@@ -77,14 +77,3 @@ export function problemsOf(schema: TSchema, value: unknown): ValidationProblem[]
 export function formatProblems(problems: readonly ValidationProblem[]): string {
   return problems.map((problem) => `  - ${problem.path}: ${problem.message}`).join("\n");
 }
-
-/** A value as JSON for a message, cut to a readable length. */
-export function preview(value: unknown, max = 2000): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
-}

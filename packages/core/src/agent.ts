@@ -1,7 +1,9 @@
 import { ErrorCode, ToolhostError, messageOf } from "./errors.js";
-import { AgentHarness, type AgentEventListener } from "./harness.js";
+import { AgentHarness } from "./harness.js";
+import { toolError } from "./results.js";
 import type {
   AgentContext,
+  AgentEventListener,
   AssistantMessage,
   AssistantMessageEvent,
   ExecutionMode,
@@ -152,45 +154,52 @@ export class Agent {
           state.error = `stopped after ${this.#maxTurns} turns (maxTurns)`;
           break;
         }
-        emit({ type: "turn_start" });
-        const assistant = await this.#streamAssistant(signal);
-        append(assistant);
-        const toolCalls = assistant.content.filter((block): block is ToolCall => block.type === "toolCall");
-
-        let toolResults: ToolResultMessage[] = [];
-        if (assistant.stopReason === "error" || assistant.stopReason === "aborted") {
-          state.error = assistant.errorMessage ?? assistant.stopReason;
-        } else if (assistant.stopReason === "length" && toolCalls.length > 0) {
-          toolResults = toolCalls.map((call) => cutOffResult(call));
-          state.error = "the model's output was cut off (length) in the middle of its tool calls";
-        } else if (toolCalls.length > 0) {
-          toolResults = await this.harness.executeToolCalls(toolCalls, {
-            signal,
-            ...(this.#toolExecution ? { toolExecution: this.#toolExecution } : {}),
-          });
-        }
-        const cutOff = assistant.stopReason === "length";
-        for (const message of toolResults) {
-          // The harness told its own results' messages; the cut-off ones are told here.
-          if (cutOff) emit({ type: "message_start", message });
-          append(message);
-          if (cutOff) emit({ type: "message_end", message });
-          for (const name of message.addedToolNames ?? []) this.#activate(name);
-        }
-        emit({ type: "turn_end", message: assistant, toolResults });
-
-        if (state.error !== undefined || toolResults.length === 0) break;
-        if (signal.aborted) {
-          state.error = "aborted";
-          break;
-        }
-        if (toolResults.every((result) => result.terminate === true)) break;
+        if (!(await this.#turn(signal, append))) break;
       }
     } finally {
       state.isRunning = false;
       this.#controller = undefined;
       emit({ type: "agent_end", messages: runMessages });
     }
+  }
+
+  /** One turn: the model's message, then its tool calls run. Whether the loop goes on. */
+  async #turn(signal: AbortSignal, append: (message: Message) => void): Promise<boolean> {
+    const state = this.#state;
+    const emit = this.harness.emit.bind(this.harness);
+    emit({ type: "turn_start" });
+    const assistant = await this.#streamAssistant(signal);
+    append(assistant);
+    const toolCalls = assistant.content.filter((block): block is ToolCall => block.type === "toolCall");
+
+    let toolResults: ToolResultMessage[] = [];
+    if (assistant.stopReason === "error" || assistant.stopReason === "aborted") {
+      state.error = assistant.errorMessage ?? assistant.stopReason;
+    } else if (assistant.stopReason === "length" && toolCalls.length > 0) {
+      toolResults = toolCalls.map((call) => cutOffResult(call));
+      state.error = "the model's output was cut off (length) in the middle of its tool calls";
+    } else if (toolCalls.length > 0) {
+      toolResults = await this.harness.executeToolCalls(toolCalls, {
+        signal,
+        ...(this.#toolExecution ? { toolExecution: this.#toolExecution } : {}),
+      });
+    }
+    const cutOff = assistant.stopReason === "length";
+    for (const message of toolResults) {
+      // The harness told its own results' messages; the cut-off ones are told here.
+      if (cutOff) emit({ type: "message_start", message });
+      append(message);
+      if (cutOff) emit({ type: "message_end", message });
+      for (const name of message.addedToolNames ?? []) this.#activate(name);
+    }
+    emit({ type: "turn_end", message: assistant, toolResults });
+
+    if (state.error !== undefined || toolResults.length === 0) return false;
+    if (signal.aborted) {
+      state.error = "aborted";
+      return false;
+    }
+    return !toolResults.every((result) => result.terminate === true);
   }
 
   /** Streams one assistant message, telling its deltas; never throws. */
@@ -291,20 +300,9 @@ function applyDelta(
 }
 
 function cutOffResult(call: ToolCall): ToolResultMessage {
-  return {
-    role: "toolResult",
-    toolCallId: call.id,
-    toolName: call.name,
-    content: [
-      {
-        type: "text",
-        text: `Not run: your output was cut off (length limit) before this call of "${call.name}" was complete, so its arguments may be half-written. Make the call again with shorter output.`,
-      },
-    ],
-    details: { code: ErrorCode.OUTPUT_CUT_OFF },
-    isError: true,
-    timestamp: Date.now(),
-  };
+  const text = `Not run: your output was cut off (length limit) before this call of "${call.name}" was complete, so its arguments may be half-written. Make the call again with shorter output.`;
+  const { content, details } = toolError(ErrorCode.OUTPUT_CUT_OFF, text);
+  return { role: "toolResult", toolCallId: call.id, toolName: call.name, content, details, isError: true, timestamp: Date.now() };
 }
 
 function emptyUsage(): Usage {

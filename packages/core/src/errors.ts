@@ -1,8 +1,12 @@
+import { preview } from "./preview.js";
+
 /**
  * Stable codes of the errors toolhost reports. Results made by the kernel carry theirs in
  * `details.code`; thrown errors are `ToolhostError`s with `code`.
  */
 export const ErrorCode = Object.freeze({
+  INVALID_BATCH: "TOOLHOST_INVALID_BATCH",
+  INVALID_CALL: "TOOLHOST_INVALID_CALL",
   TOOL_NOT_FOUND: "TOOLHOST_TOOL_NOT_FOUND",
   TOOL_RESOLVE_FAILED: "TOOLHOST_TOOL_RESOLVE_FAILED",
   PREPARE_FAILED: "TOOLHOST_PREPARE_FAILED",
@@ -15,6 +19,7 @@ export const ErrorCode = Object.freeze({
   TOOL_FAILED: "TOOLHOST_TOOL_FAILED",
   INVALID_RESULT: "TOOLHOST_INVALID_RESULT",
   AFTER_HOOK_FAILED: "TOOLHOST_AFTER_HOOK_FAILED",
+  REDACTION_FAILED: "TOOLHOST_REDACTION_FAILED",
   ABORTED: "TOOLHOST_ABORTED",
   TIMED_OUT: "TOOLHOST_TIMED_OUT",
   INVALID_TOOL: "TOOLHOST_INVALID_TOOL",
@@ -27,6 +32,8 @@ export const ErrorCode = Object.freeze({
   HARNESS_DISPOSED: "TOOLHOST_HARNESS_DISPOSED",
   AGENT_BUSY: "TOOLHOST_AGENT_BUSY",
   OUTPUT_CUT_OFF: "TOOLHOST_OUTPUT_CUT_OFF",
+  /** A bug of toolhost itself, never of what a caller sent. */
+  INTERNAL: "TOOLHOST_INTERNAL",
 } as const);
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -42,15 +49,24 @@ export class ToolhostError extends Error {
   }
 }
 
-/** The message of anything thrown, for a result or a log line. */
+const MAX_MESSAGE = 2_000;
+
+/**
+ * The message of anything thrown, for a result or a log line: at most 2,000 characters, and never
+ * throwing itself (a thrown Proxy, a getter that throws, an object without a prototype).
+ */
 export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
   try {
-    return JSON.stringify(error) ?? String(error);
+    if (typeof error === "string") return cut(error);
+    if (error instanceof Error) return cut(String(error.message || error.name));
+    return preview(error, MAX_MESSAGE);
   } catch {
-    return String(error);
+    return "(an error that could not be described)";
   }
+}
+
+function cut(text: string): string {
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}… (${text.length - MAX_MESSAGE} more characters)` : text;
 }
 
 /**

@@ -1,16 +1,10 @@
-export {
-  AgentHarness,
-  HarnessStage,
-  resolvePluginOptions,
-  type AgentEventListener,
-  type AgentHarnessOptions,
-  type ExecuteToolCallsOptions,
-  type HarnessHooks,
-  type PrepareContext,
-} from "./harness.js";
+export { AgentHarness, HarnessStage, type AnyAgentHarness, type HarnessHooks } from "./harness.js";
+export { resolvePluginOptions } from "./_options.js";
 export { Agent, type AgentInitialState, type AgentOptions, type AgentState } from "./agent.js";
 export { definePlugin, isPlugin, PLUGIN_API_VERSION, type PluginDefinition, type ToolhostPlugin } from "./plugin.js";
 export { ErrorCode, ToolhostError, describeError, messageOf } from "./errors.js";
+export { toolError } from "./results.js";
+export { preview } from "./preview.js";
 export type * from "./types.js";
 export { problemsOf as checkValue } from "./_validate.js";
 /**

@@ -12,6 +12,7 @@ export interface AuditEntry {
   argsDigest: string;
   decision: PolicyExplanation["decision"];
   rules: string[];
+  /** Why, with secrets masked by the `redact` hook. */
   reason: string;
 }
 
@@ -20,7 +21,11 @@ export class AuditLog {
   #queue: Promise<void> = Promise.resolve();
   #ready: Promise<unknown> | undefined;
 
-  constructor(readonly file: string) {}
+  /** `redact` masks secrets in the reason; when it throws, the reason is withheld, never written raw. */
+  constructor(
+    readonly file: string,
+    readonly redact: (text: string) => string = (text) => text,
+  ) {}
 
   record(tool: string, args: unknown, explanation: PolicyExplanation): Promise<void> {
     const entry: AuditEntry = {
@@ -29,7 +34,7 @@ export class AuditLog {
       argsDigest: digest(args),
       decision: explanation.decision,
       rules: explanation.rules,
-      reason: explanation.reason,
+      reason: this.#redacted(explanation.reason),
     };
     const line = `${JSON.stringify(entry)}\n`;
     this.#ready ??= mkdir(dirname(this.file), { recursive: true });
@@ -40,7 +45,18 @@ export class AuditLog {
     this.#queue = next.catch(() => undefined);
     return next;
   }
+
+  #redacted(reason: string): string {
+    try {
+      return this.redact(reason);
+    } catch {
+      return REASON_WITHHELD;
+    }
+  }
 }
+
+/** The reason an audit line holds when redacting it failed. */
+export const REASON_WITHHELD = "[reason withheld: redaction failed]";
 
 /** sha256 of canonical JSON: object keys sorted at every level. */
 export function digest(value: unknown): string {

@@ -1,43 +1,34 @@
 import { type AgentToolResult, ToolhostError } from "@toolhost/core";
+import picomatch from "picomatch";
 import type { RedactRule } from "./_schema.js";
+import { applyEdits, type Edit, eachMatch, expand, type Redaction } from "./_edits.js";
+import { builtinRedactions } from "./_secrets.js";
 
-interface Redaction {
-  name: string;
-  regex: RegExp;
-  replacement: string;
+/** Environment variables shorter than this are not redacted: they would match ordinary words. */
+export const MIN_KNOWN_VALUE_LENGTH = 8;
+
+/** What the redactor masks besides the patterns: values of the host's environment variables. */
+export interface KnownValues {
+  /** Globs on variable names (`*_TOKEN`), matched without regard to case. */
+  names: readonly string[];
+  /** The environment to read; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The built-in redactions: common secret formats. Each replacement names what was there. */
-const BUILTINS: ReadonlyArray<Redaction> = [
-  {
-    name: "private key",
-    regex: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g,
-    replacement: "[redacted private key]",
-  },
-  { name: "AWS access key", regex: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[0-9A-Z]{16}\b/g, replacement: "[redacted AWS key]" },
-  { name: "GitHub token", regex: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g, replacement: "[redacted GitHub token]" },
-  { name: "Slack token", regex: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g, replacement: "[redacted Slack token]" },
-  { name: "API key", regex: /\bsk-(?:ant-|proj-|svcacct-)?[A-Za-z0-9_-]{20,}/g, replacement: "[redacted API key]" },
-  { name: "Stripe key", regex: /\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}\b/g, replacement: "[redacted Stripe key]" },
-  { name: "Google API key", regex: /\bAIza[0-9A-Za-z_-]{35}/g, replacement: "[redacted Google API key]" },
-  { name: "JWT", regex: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}/g, replacement: "[redacted JWT]" },
-  { name: "bearer token", regex: /\b(Bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g, replacement: "$1[redacted token]" },
-  { name: "URL password", regex: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]{3,}@/gi, replacement: "$1[redacted]@" },
-  {
-    name: "secret assignment",
-    regex:
-      /\b((?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:password|passwd|secret|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token|access[_-]?token|token)["']?\s*[:=]\s*["']?)(?!\[redacted)[^\s"'`,;]{6,}/gi,
-    replacement: "$1[redacted]",
-  },
-];
-
-/** Rewrites the text of results. Compiled once; throws at load time on an invalid pattern. */
+/**
+ * Rewrites every text that leaves the kernel: the values of the named environment variables, your
+ * patterns and the built-in formats are all found in the text as it came, and every match is
+ * replaced (where two overlap, both are masked). Compiled once; throws at load time on an
+ * invalid pattern.
+ */
 export class Redactor {
-  readonly #redactions: Redaction[];
+  readonly #redactions: Redaction[] = [];
 
-  constructor(rules: readonly RedactRule[], builtins: boolean) {
-    this.#redactions = rules.map((rule, index) => compile(rule, index));
-    if (builtins) this.#redactions.push(...BUILTINS);
+  constructor(rules: readonly RedactRule[], builtins: boolean, known?: KnownValues) {
+    const values = known ? knownValues(known) : undefined;
+    if (values) this.#redactions.push(values);
+    this.#redactions.push(...rules.map((rule, index) => compile(rule, index)));
+    if (builtins) this.#redactions.push(...builtinRedactions());
   }
 
   get active(): boolean {
@@ -46,12 +37,10 @@ export class Redactor {
 
   /** Redacts one string. */
   text(text: string): string {
-    let out = text;
-    for (const { regex, replacement } of this.#redactions) {
-      regex.lastIndex = 0;
-      out = out.replace(regex, replacement);
-    }
-    return out;
+    if (typeof text !== "string") throw new TypeError(`the redactor was given ${typeof text}, not text`);
+    const edits: Edit[] = [];
+    for (const redaction of this.#redactions) redaction(text, edits);
+    return applyEdits(text, edits);
   }
 
   /**
@@ -124,6 +113,29 @@ function compile(rule: RedactRule, index: number): Redaction {
       `Invalid options for @toolhost/hooks-policy: redact[${index}].pattern ${JSON.stringify(rule.pattern)} matches empty text, so it would rewrite everything. Make it match at least one character.`,
     );
   }
-  regex.lastIndex = 0;
-  return { name: `redact[${index}]`, regex, replacement: rule.replacement ?? "[redacted]" };
+  const replacement = rule.replacement ?? "[redacted]";
+  return eachMatch(regex, (match) => ({ replacement: expand(replacement, match) }));
+}
+
+/**
+ * One redaction for the values of the environment variables whose names match: each value is
+ * replaced by `[redacted $NAME]` wherever it appears. Longest values first, so a value that holds
+ * another is masked whole. Undefined when no variable matches.
+ */
+function knownValues({ names, env = process.env }: KnownValues): Redaction | undefined {
+  if (names.length === 0) return undefined;
+  const isSecretName = picomatch([...names], { nocase: true, dot: true });
+  const byValue = new Map<string, string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value.length < MIN_KNOWN_VALUE_LENGTH || !isSecretName(name)) continue;
+    if (!byValue.has(value)) byValue.set(value, name);
+  }
+  if (byValue.size === 0) return undefined;
+  const values = [...byValue.keys()].sort((a, b) => b.length - a.length);
+  const regex = new RegExp(values.map(escapeRegExp).join("|"), "g");
+  return eachMatch(regex, ([value]) => ({ replacement: `[redacted $${byValue.get(value) ?? "secret"}]` }));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&");
 }

@@ -79,6 +79,22 @@ export const LayerSchema = Type.Object(
 /** A layer of rules written inline in `extends`: where a preset or an organisation's policy would go. */
 export type PolicyLayer = Static<typeof LayerSchema>;
 
+/** The environment variables whose values are redacted when `redactEnv` is not given. */
+export const DEFAULT_REDACT_ENV: readonly string[] = [
+  "*_TOKEN",
+  "*_KEY",
+  "*_SECRET",
+  "*_SECRET_*",
+  "*_PASSWORD",
+  "*_PASSWD",
+  "*_PASS",
+  "*_CREDENTIALS",
+  "*_API_KEY_*",
+  "TOKEN",
+  "SECRET",
+  "PASSWORD",
+];
+
 export const PolicyOptionsSchema = Type.Object(
   {
     extends: Type.Optional(
@@ -91,6 +107,11 @@ export const PolicyOptionsSchema = Type.Object(
     redact: Type.Optional(Type.Array(RedactSchema)),
     redactBuiltins: Type.Optional(
       Type.Boolean({ description: "Redact common secret formats (cloud keys, tokens, private keys). Default true." }),
+    ),
+    redactEnv: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: `Globs on the names of the host's environment variables whose values are redacted wherever they appear (case-insensitive). Default: ${DEFAULT_REDACT_ENV.join(", ")}; [] turns it off.`,
+      }),
     ),
     audit: Type.Optional(
       Type.String({ minLength: 1, description: "A file (relative to the workspace) that gets one JSON line per decision." }),

@@ -13,10 +13,11 @@ export {
   type PolicyExplanation,
   type PolicyPart,
 } from "./_policy.js";
-export { Redactor } from "./_redact.js";
+export { Redactor, MIN_KNOWN_VALUE_LENGTH, type KnownValues } from "./_redact.js";
 export type { AuditEntry } from "./_audit.js";
 export { PRESETS, type Preset } from "./presets.js";
 export {
+  DEFAULT_REDACT_ENV,
   PolicyOptionsSchema,
   type Decision,
   type PolicyOptions,

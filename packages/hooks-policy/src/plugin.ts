@@ -1,9 +1,12 @@
+import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { type AgentHarness, definePlugin, messageOf, type PolicyService, ToolhostError } from "@toolhost/core";
+import { type AgentHarness, definePlugin, messageOf, type PolicyService } from "@toolhost/core";
 import { AuditLog } from "./_audit.js";
-import { createPolicy, matcherText, PolicyErrorCode, type PolicyExplanation } from "./_policy.js";
+import { createPolicy, matcherText, type PolicyExplanation } from "./_policy.js";
 import { Redactor } from "./_redact.js";
-import { type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
+import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
+
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 /** The plugin's name: the name of its taps, and `blockedBy` / `askedBy` of the calls it stops. */
 export const PLUGIN_NAME = "@toolhost/hooks-policy";
@@ -13,18 +16,24 @@ export const POLICY_SERVICE = "policy";
 
 /**
  * Decides every call before it runs (`beforeToolCall`: allow, ask, deny) from what its tool
- * declares it touches (`ctx.access`) and its arguments, redacts every result after
- * (`afterToolCall`), records decisions in the audit file, and offers `explain` and
+ * declares it touches (`ctx.access`) and its arguments, masks secrets in every text that leaves
+ * the kernel (`redact`), records decisions in the audit file, and offers `explain` and
  * `protectedPaths` as the `policy` service.
  */
 const plugin = definePlugin({
   name: PLUGIN_NAME,
-  version: "0.1.0",
+  version,
   options: PolicyOptionsSchema,
   apply(harness: AgentHarness, options: PolicyOptions) {
     const policy = createPolicy(options, { cwd: harness.cwd, workspace: harness.workspace });
-    const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true);
-    const audit = options.audit ? new AuditLog(resolve(harness.workspace, options.audit)) : undefined;
+    const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true, {
+      names: options.redactEnv ?? DEFAULT_REDACT_ENV,
+    });
+    // The audit log is an outward channel too: its reasons quote commands, so they pass through
+    // the same redaction as everything else (every tap of `redact`, not only this plugin's).
+    const audit = options.audit
+      ? new AuditLog(resolve(harness.workspace, options.audit), (text) => harness.hooks.redact.call(text))
+      : undefined;
 
     const service: PolicyService = {
       async explain(request) {
@@ -76,13 +85,7 @@ const plugin = definePlugin({
     });
 
     if (redactor.active) {
-      harness.hooks.afterToolCall.tapPromise(PLUGIN_NAME, async (result) => {
-        try {
-          return redactor.result(result);
-        } catch (error) {
-          throw new ToolhostError(PolicyErrorCode.REDACTION_FAILED, `redaction failed (${messageOf(error)}), so the result is withheld`, { cause: error });
-        }
-      });
+      harness.hooks.redact.tap(PLUGIN_NAME, (text) => redactor.text(text));
     }
   },
 });

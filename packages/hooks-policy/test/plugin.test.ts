@@ -224,7 +224,7 @@ describe("redaction", () => {
     expect(result?.details).toEqual({ msg: "[ticket]" });
   });
 
-  it("a result that cannot be redacted is withheld, never passed through", async () => {
+  it("a result whose details cannot all be read passes no secret", async () => {
     const details = {
       secret: AWS,
       get broken(): string {
@@ -232,10 +232,7 @@ describe("redaction", () => {
       },
     };
     const result = await run({}, `key ${AWS}`, details);
-    expect(result?.isError).toBe(true);
-    expect((result?.details as { code: string }).code).toBe("TOOLHOST_AFTER_HOOK_FAILED");
-    expect(textOf(result)).toContain("withheld");
-    expect(textOf(result)).toContain("redaction failed");
+    expect(textOf(result)).toBe("key [redacted AWS key]");
     expect(JSON.stringify(result)).not.toContain(AWS);
   });
 

@@ -12,6 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
 /** The built plugins and CLI, by absolute path: a config names them so, and the CLI runs as users run it. */
 export const QUEUE_PLUGIN = join(root, "queue", "dist", "index.js");
+/** Configs give it `sandbox: "off"`: the tests read pids a command writes, which in the sandbox are its own namespace's. */
 export const BASH_PLUGIN = join(root, "tool-bash", "dist", "index.js");
 export const CLI_BIN = join(root, "cli", "dist", "bin.js");
 const CORE = realpathSync(join(here, "..", "node_modules", "@toolhost", "core"));

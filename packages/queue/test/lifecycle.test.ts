@@ -39,7 +39,7 @@ beforeEach(async () => {
   producerDir = join(dir, "producer");
   mkdirSync(workerDir);
   mkdirSync(producerDir);
-  writeConfig(workerDir, [[BASH_PLUGIN, { executionMode: "parallel" }], queueEntry(redis)]);
+  writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], queueEntry(redis)]);
 });
 
 afterEach(async () => {
@@ -116,7 +116,7 @@ describe("loading", () => {
   });
 
   it("tells `toolhost worker` users to add the queue plugin when the config has none", async () => {
-    writeConfig(workerDir, [BASH_PLUGIN]);
+    writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off" }]]);
     const result = await run(["worker", "--queue", "calls"], workerDir);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("No queue is configured");
@@ -147,7 +147,7 @@ describe("a worker's life", () => {
 describe("a worker stopped while its calls run", () => {
   beforeEach(() => {
     writeProbePlugin(dir);
-    writeConfig(workerDir, [[BASH_PLUGIN, { executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(redis)]);
+    writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(redis)]);
   });
 
   it("ends a bash call when the shutdown grace runs out, with a result that says so", async () => {
@@ -195,7 +195,7 @@ describe("call ids and sizes", () => {
   });
 
   it("bounds a large result in Redis, keeping its head and its tail", async () => {
-    writeConfig(workerDir, [[BASH_PLUGIN, { maxOutputBytes: 1024 * 1024 }], queueEntry(redis)]);
+    writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off", maxOutputBytes: 1024 * 1024 }], queueEntry(redis)]);
     await worker();
     const { harness } = await host({ maxResultBytes: 8192 });
     const [result] = await harness.executeToolCalls([

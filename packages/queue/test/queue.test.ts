@@ -41,7 +41,7 @@ beforeEach(async () => {
   mkdirSync(producerDir);
   writeProbePlugin(dir);
   // The worker's own config: bash (calls of a batch may run together) and the probe tools.
-  writeConfig(workerDir, [[BASH_PLUGIN, { executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(redis)]);
+  writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(redis)]);
   // The producer has no tool of its own: it learns the workers' tools from Redis.
   writeConfig(producerDir, [queueEntry(redis)]);
 });

@@ -132,29 +132,78 @@ export class StreamCapture {
 
     const omittedLines = Math.max(0, lineCount - shownHead.length - shownTail.length);
     let cutLines = 0;
+    let shownBytes = 0;
+    let partialShown = false;
+    const lastLine = this.#total > 0 && this.#lastByte !== NEWLINE ? shownTail.at(-1) ?? shownHead.at(-1) : undefined;
     const show = (line: Line): string => {
-      let text = line.text;
-      if (text.length > MAX_LINE_CHARS) {
-        cutLines += 1;
-        text = line.partial
-          ? `${text.slice(0, MAX_LINE_CHARS)}… [line cut]`
-          : `${text.slice(0, MAX_LINE_CHARS)}… [line cut: ${(text.length - MAX_LINE_CHARS).toLocaleString("en-US")} more characters]`;
-      } else if (line.partial) {
-        text = line.startsBefore ? `…${text}` : `${text}…`;
-      }
-      return text;
+      const shown = showLine(line);
+      if (shown.cut) cutLines += 1;
+      if (shown.cut || line.partial) partialShown = true;
+      // The line's newline was shown too, unless the line goes on past what is held or ends the output without one.
+      const newline = (line.partial && !line.startsBefore) || line === lastLine ? 0 : 1;
+      shownBytes += Buffer.byteLength(shown.kept) + newline;
+      return shown.text;
     };
     return {
       head: shownHead.map(show),
       tail: shownTail.map(show),
       separated: droppedBytes > 0 || omittedLines > 0,
       omittedLines,
-      droppedBytes,
+      leftOutBytes: Math.max(0, this.#total - shownBytes),
+      linesCut: partialShown,
       truncated: droppedBytes > 0 || omittedLines > 0 || cutLines > 0,
       totalBytes: this.#total,
       totalLines: lineCount,
     };
   }
+}
+
+/**
+ * A word no longer than this is kept whole or left out whole where a line is cut, so that a
+ * token (a key, a JWT) is never shown in part, where a redactor would miss it. A longer run
+ * without spaces is no token: it is cut where the limit falls.
+ */
+export const WORD_LIMIT = 8192;
+
+const isSpace = (char: string | undefined): boolean => char === " " || char === "\t" || char === "\r" || char === "\f" || char === "\v";
+
+/** The first `limit` characters, less the word the cut falls in; `goesOn`: the text continues past its end. */
+function keepStart(text: string, limit: number, goesOn: boolean): string {
+  const end = Math.min(limit, text.length);
+  if (end === text.length && !goesOn) return text;
+  if (end < text.length && isSpace(text[end])) return text.slice(0, end);
+  let start = end;
+  while (start > 0 && !isSpace(text[start - 1])) start -= 1;
+  let stop = end;
+  while (stop < text.length && !isSpace(text[stop])) stop += 1;
+  if (stop - start >= WORD_LIMIT) return text.slice(0, end);
+  return text.slice(0, start);
+}
+
+/** The text less the word it starts inside of (which began before what is held). */
+function keepEnd(text: string): string {
+  let at = 0;
+  while (at < text.length && !isSpace(text[at])) at += 1;
+  return at >= WORD_LIMIT ? text : text.slice(at);
+}
+
+/** What a line shows (`text`, with marks) and what of the output that is (`kept`). */
+function showLine(line: Line): { text: string; kept: string; cut: boolean } {
+  const startsCut = line.partial && line.startsBefore === true;
+  const goesOn = line.partial && !startsCut;
+  const whole = startsCut ? keepEnd(line.text) : line.text;
+  if (whole.length > MAX_LINE_CHARS) {
+    const kept = keepStart(whole, MAX_LINE_CHARS, goesOn);
+    const more = whole.length - kept.length;
+    const mark = goesOn ? "… [line cut]" : `… [line cut: ${more.toLocaleString("en-US")} more characters]`;
+    return { text: `${startsCut ? "…" : ""}${kept}${mark}`, kept, cut: true };
+  }
+  if (startsCut) return { text: `…${whole}`, kept: whole, cut: false };
+  if (goesOn) {
+    const kept = keepStart(whole, whole.length, true);
+    return { text: `${kept}…`, kept, cut: false };
+  }
+  return { text: whole, kept: whole, cut: false };
 }
 
 interface Line {
@@ -183,7 +232,10 @@ export interface RenderedStream {
   /** Whether something was left out between head and tail. */
   separated: boolean;
   omittedLines: number;
-  droppedBytes: number;
+  /** Every byte of the stream not shown: left out between head and tail, or cut from a shown line. */
+  leftOutBytes: number;
+  /** Whether a shown line shows less than the whole line (cut, or only partly held). */
+  linesCut: boolean;
   truncated: boolean;
   totalBytes: number;
   totalLines: number;
@@ -192,13 +244,11 @@ export interface RenderedStream {
 /** The text of a rendered stream; `note` is what follows "… N lines left out; ". */
 export function streamText(stream: RenderedStream, note: string): string {
   if (!stream.truncated) return stream.head.join("\n");
-  const what =
-    stream.omittedLines > 0 || stream.droppedBytes === 0
-      ? `${stream.omittedLines.toLocaleString("en-US")} ${stream.omittedLines === 1 ? "line" : "lines"} left out`
-      : `${stream.droppedBytes.toLocaleString("en-US")} bytes left out`;
+  const lines = `${stream.omittedLines.toLocaleString("en-US")} ${stream.omittedLines === 1 ? "line" : "lines"}`;
+  const bytes = `${stream.leftOutBytes.toLocaleString("en-US")} bytes left out`;
+  const what = !stream.linesCut ? `${lines} left out` : stream.omittedLines > 0 ? `${bytes} (${lines} among them)` : bytes;
   const marker = stream.separated ? `… ${what}; ${note}` : `… long lines cut; ${note}`;
-  const lines = stream.separated ? [...stream.head, marker, ...stream.tail] : [...stream.head, ...stream.tail, marker];
-  return lines.join("\n");
+  return (stream.separated ? [...stream.head, marker, ...stream.tail] : [...stream.head, ...stream.tail, marker]).join("\n");
 }
 
 function decoder(): TextDecoder {

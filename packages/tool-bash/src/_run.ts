@@ -1,51 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { type AgentToolResult, type AgentToolUpdateCallback, ErrorCode, ToolhostError, messageOf } from "@toolhost/core";
+import { type AgentToolResult, type AgentToolUpdateCallback, messageOf } from "@toolhost/core";
 import { type Options, execa } from "execa";
+import type { FullOutputFiles } from "./_full-output.js";
 import { type RenderedStream, StreamCapture, streamText } from "./_output.js";
 import { type CommandOutputs, commandOutputs } from "./_pipes.js";
+import { findOnPath, isExecutable } from "./_probe.js";
+import { type SandboxPlan, SandboxSetupError, planSandbox } from "./_sandbox.js";
+import { type SandboxUse, sandboxNotes } from "./_sandbox-use.js";
+import type { BashToolDetails } from "./details.js";
+import { BashAbortedError, BashErrorCode } from "./errors.js";
 import { Spill } from "./_spill.js";
 import { ProcessTree, killTreeOnExit } from "./_tree.js";
-
-/** Stable codes in `details.code` of the bash tool's error results. */
-export const BashErrorCode = Object.freeze({
-  /** The working directory does not exist or is not a folder. */
-  CWD_NOT_FOUND: "TOOLHOST_BASH_CWD_NOT_FOUND",
-  /** The shell (the `shell` option, or bash and sh) was not found. */
-  SHELL_NOT_FOUND: "TOOLHOST_BASH_SHELL_NOT_FOUND",
-  /** The operating system refused to start the shell. */
-  SPAWN_FAILED: "TOOLHOST_BASH_SPAWN_FAILED",
-  /** The command ran longer than its timeout and was ended. */
-  TIMED_OUT: "TOOLHOST_BASH_TIMED_OUT",
-  /** The command exited with a code other than 0, or was ended by a signal. */
-  COMMAND_FAILED: "TOOLHOST_BASH_COMMAND_FAILED",
-} as const);
-
-/** The `details` of every bash result. */
-export interface BashToolDetails {
-  command: string;
-  /** The folder the command ran in. */
-  cwd: string;
-  /** The shell's exit code; null when it was ended by a signal or did not start. */
-  exitCode: number | null;
-  /** The signal that ended the shell (`SIGTERM`, …), or null. */
-  signal: string | null;
-  /** What the model sees of stdout: at most `maxOutputBytes` and `maxStdoutLines`, head and tail. */
-  stdout: string;
-  /** What the model sees of stderr, limited the same way. */
-  stderr: string;
-  /** Whether anything was left out of `stdout` or `stderr` (lines, bytes, or the end of long lines). */
-  truncated: boolean;
-  /** When truncated: a file with the whole output, stdout and stderr in the order they came (like `2>&1`). */
-  fullOutputPath: string | null;
-  durationMs: number;
-  /** On error results: a `BashErrorCode`. */
-  code?: string;
-  /** On a timeout: the limit, in seconds. */
-  timeoutSeconds?: number;
-}
 
 /** Everything one call needs, resolved from the tool's options and the call's arguments. */
 export interface RunSettings {
@@ -59,6 +27,13 @@ export interface RunSettings {
   shell: string | undefined;
   env: Record<string, string>;
   killGraceMs: number;
+  /** Run before the command, on a line of its own. */
+  commandPrefix: string | undefined;
+  sandbox: SandboxUse;
+  /** Where full outputs go; undefined: none is kept. */
+  fullOutput: FullOutputFiles | undefined;
+  /** Applied to the full-output file's lines (the harness's `redact` hook, when tapped). */
+  redact: ((text: string) => string) | undefined;
 }
 
 /** A running call, as the tool's `dispose` sees it. */
@@ -105,17 +80,6 @@ const QUIET_MS = 250;
 const DRAIN_LIMIT_MS = 5000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Thrown when the call's signal aborts it; carries the output so far. */
-export class BashAbortedError extends ToolhostError {
-  override name = "AbortError";
-  readonly result: AgentToolResult<BashToolDetails>;
-
-  constructor(message: string, result: AgentToolResult<BashToolDetails>) {
-    super(ErrorCode.ABORTED, message);
-    this.result = result;
-  }
-}
-
 export async function runCommand(
   settings: RunSettings,
   signal: AbortSignal | undefined,
@@ -124,6 +88,7 @@ export async function runCommand(
 ): Promise<AgentToolResult<BashToolDetails>> {
   const started = performance.now();
   const { command, cwd } = settings;
+  let sandboxDetails = settings.sandbox.details;
   const base = (): BashToolDetails => ({
     command,
     cwd,
@@ -133,7 +98,9 @@ export async function runCommand(
     stderr: "",
     truncated: false,
     fullOutputPath: null,
+    fullOutputExpiresAt: null,
     durationMs: Math.round(performance.now() - started),
+    sandbox: sandboxDetails,
   });
   const cannotStart = (code: string, text: string): AgentToolResult<BashToolDetails> => ({
     content: [{ type: "text", text }],
@@ -158,11 +125,31 @@ export async function runCommand(
     );
   }
 
+  const use = settings.sandbox;
+  if (use.kind === "refuse") {
+    return cannotStart(
+      BashErrorCode.SANDBOX_UNAVAILABLE,
+      `Refused: the bash tool must run commands in a sandbox ("sandbox": "required"), and none can be made here: ${use.reason} No command runs until then. Tell the user; they may also set "sandbox": "auto" to run commands unsandboxed.`,
+    );
+  }
+  let plan: SandboxPlan | undefined;
+  if (use.kind === "bwrap") {
+    try {
+      const folder = settings.fullOutput?.tryFolder();
+      const visible = folder !== undefined ? [folder] : [];
+      plan = await planSandbox({ ...use.settings, visible }, cwd, use.policy());
+    } catch (error) {
+      const why = error instanceof SandboxSetupError ? error.message : `setting it up failed: ${messageOf(error)}`;
+      return cannotStart(BashErrorCode.SANDBOX_FAILED, `Refused: the command's sandbox could not be made: ${why}`);
+    }
+    sandboxDetails = { ...sandboxDetails, writable: plan.writable, readOnly: plan.readOnly, hidden: plan.hidden };
+  }
+
   const marker = `${CALL_MARKER}=${randomUUID()}`;
   const outputs = await commandOutputs();
   let child: ReturnType<typeof spawnShell>;
   try {
-    child = spawnShell(shell, settings, marker, outputs.stdio);
+    child = spawnShell(shell, settings, marker, outputs.stdio, plan && use.kind === "bwrap" ? { bwrap: use.settings.bwrap, args: plan.args } : undefined);
   } catch (error) {
     outputs.abandon();
     return cannotStart(BashErrorCode.SPAWN_FAILED, `Cannot run the command: starting ${shell} failed: ${messageOf(error)}`);
@@ -206,7 +193,8 @@ export async function runCommand(
     stdout.pause();
     stderr.pause();
   };
-  const spill = new Spill(resume);
+  const fullOutput = settings.fullOutput;
+  const spill = new Spill(resume, fullOutput ? () => fullOutput.next() : undefined, settings.redact);
 
   let settled = false;
   let updateTimer: NodeJS.Timeout | undefined;
@@ -236,15 +224,15 @@ export async function runCommand(
     if (updateTimer !== undefined || settled || !onUpdate) return;
     updateTimer = setTimeout(sendUpdate, Math.max(0, lastUpdate + UPDATE_INTERVAL_MS - performance.now()));
   };
-  const reader = (capture: StreamCapture) => (chunk: Buffer, release: () => void) => {
+  const reader = (capture: StreamCapture, stream: 0 | 1) => (chunk: Buffer, release: () => void) => {
     lastData = performance.now();
     capture.push(chunk);
-    if (!spill.record(chunk, release)) pause();
+    if (!spill.record(chunk, release, stream)) pause();
     if (capture.overflowed && !spill.started) spill.start();
     scheduleUpdate();
   };
-  stdout.start(reader(out));
-  stderr.start(reader(err));
+  stdout.start(reader(out, 0));
+  stderr.start(reader(err, 1));
   const streamsClosed = Promise.all([stdout.closed, stderr.closed]);
 
   let stopReason: "aborted" | "disposed" | "timeout" | undefined;
@@ -316,9 +304,12 @@ export async function runCommand(
     if (truncated && !spill.started) spill.start();
     await spill.finish();
     const fullOutputPath = truncated && spill.path !== undefined && spill.error === undefined ? spill.path : null;
+    const fullOutputExpiresAt = fullOutputPath !== null ? (spill.expiresAt ?? null) : null;
     const note = fullOutputPath
-      ? `full output: ${fullOutputPath}`
-      : `the full output could not be saved (${spill.error ? messageOf(spill.error) : "no file"})`;
+      ? `full output: ${fullOutputPath}${fullOutputExpiresAt ? ` (kept until ${fullOutputExpiresAt})` : ""}`
+      : !fullOutput
+        ? `the full output is not kept (keepFullOutput: false)`
+        : `the full output could not be saved (${spill.error ? messageOf(spill.error) : "no file"})`;
     const details: BashToolDetails = {
       ...base(),
       exitCode: exit.code,
@@ -327,11 +318,14 @@ export async function runCommand(
       stderr: streamText(e, note),
       truncated,
       fullOutputPath,
+      fullOutputExpiresAt,
     };
+    const failed = stopReason !== undefined || exit.code !== 0;
+    const notes = plan && use.kind === "bwrap" ? sandboxNotes(plan, use.settings.network, command, `${details.stdout}\n${details.stderr}`, failed) : "";
 
     if (stopReason === "aborted" || stopReason === "disposed") {
       const what = stopReason === "aborted" ? "Aborted" : "Ended because the harness was disposed";
-      const result = { content: [{ type: "text" as const, text: assemble(details.stdout, details.stderr, "[aborted]") }], details, isError: true };
+      const result = { content: [{ type: "text" as const, text: assemble(details.stdout, details.stderr, "[aborted]") + notes }], details, isError: true };
       throw new BashAbortedError(
         `${what} after ${formatSeconds(details.durationMs)}; the command and every process it started were ended.${outputSoFar(o, e, details)}`,
         result,
@@ -341,14 +335,14 @@ export async function runCommand(
       const seconds = settings.timeoutSeconds as number;
       const status = `[timed out after ${seconds} s; the command and every process it started were ended]`;
       return {
-        content: [{ type: "text", text: assemble(details.stdout, details.stderr, status) }],
+        content: [{ type: "text", text: assemble(details.stdout, details.stderr, status) + notes }],
         details: { ...details, code: BashErrorCode.TIMED_OUT, timeoutSeconds: seconds },
         isError: true,
       };
     }
     const status =
       exit.signal !== null ? `[ended by signal ${exit.signal}]` : exit.code !== 0 ? `[exit code ${exit.code}]` : undefined;
-    const text = assemble(details.stdout, details.stderr, status);
+    const text = assemble(details.stdout, details.stderr, status) + notes;
     if (status === undefined) return { content: [{ type: "text", text }], details };
     return { content: [{ type: "text", text }], details: { ...details, code: BashErrorCode.COMMAND_FAILED }, isError: true };
   } finally {
@@ -363,7 +357,13 @@ export async function runCommand(
   }
 }
 
-function spawnShell(shell: string, settings: RunSettings, marker: string, [out, err]: CommandOutputs["stdio"]) {
+function spawnShell(
+  shell: string,
+  settings: RunSettings,
+  marker: string,
+  [out, err]: CommandOutputs["stdio"],
+  sandbox: { bwrap: string; args: string[] } | undefined,
+) {
   const separator = marker.indexOf("=");
   const options: Options = {
     cwd: settings.cwd,
@@ -383,7 +383,9 @@ function spawnShell(shell: string, settings: RunSettings, marker: string, [out, 
     cleanup: false,
     forceKillAfterDelay: false,
   };
-  return execa(shell, ["-c", settings.command], options);
+  const command = settings.commandPrefix !== undefined ? `${settings.commandPrefix}\n${settings.command}` : settings.command;
+  if (sandbox) return execa(sandbox.bwrap, [...sandbox.args, "--", shell, "-c", command], options);
+  return execa(shell, ["-c", command], options);
 }
 
 /** stdout, then stderr under a mark, then the status line. */
@@ -420,21 +422,8 @@ function findShell(option: string | undefined, pathVariable: string | undefined,
       if (isExecutable(path)) return path;
       continue;
     }
-    for (const folder of (pathVariable ?? "/usr/bin:/bin").split(delimiter)) {
-      if (folder.length === 0) continue;
-      const path = join(folder, name);
-      if (isExecutable(path)) return path;
-    }
+    const path = findOnPath(name, pathVariable);
+    if (path !== undefined) return path;
   }
   return undefined;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

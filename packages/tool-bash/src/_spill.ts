@@ -1,7 +1,7 @@
-import { close, mkdtempSync, openSync, writev } from "node:fs";
+import { close, openSync, writev } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import type { FullOutputFile } from "./_full-output.js";
+import { LineRedactor } from "./_redact-lines.js";
 
 /** Bytes queued for the file beyond which the readers are asked to pause. */
 const QUEUE_LIMIT = 1024 * 1024;
@@ -22,7 +22,7 @@ interface Pending {
  * order, then released.
  */
 export class Spill {
-  #log: Buffer[] | undefined = [];
+  #log: Array<{ stream: 0 | 1; chunk: Buffer }> | undefined = [];
   #queue: Pending[] = [];
   #queuedBytes = 0;
   #fd: number | undefined;
@@ -31,12 +31,23 @@ export class Spill {
   #position = 0;
   #onDrain: () => void;
   #onIdle: (() => void) | undefined;
+  readonly #makeFile: (() => FullOutputFile) | undefined;
+  readonly #redactor: LineRedactor | undefined;
   path: string | undefined;
+  /** When the file will be deleted (ISO 8601), or undefined: with the harness. */
+  expiresAt: string | undefined;
   error: Error | undefined;
 
-  /** `onDrain` is called when the queue has shrunk after `record` returned false. */
-  constructor(onDrain: () => void) {
+  /**
+   * `onDrain` is called when the queue has shrunk after `record` returned false; `makeFile` names
+   * the file, and without it (`keepFullOutput: false`) nothing is kept or written; `redact`, when
+   * given, is applied to whole lines before they are written (if it throws, the file is not kept).
+   */
+  constructor(onDrain: () => void, makeFile: (() => FullOutputFile) | undefined, redact?: (text: string) => string) {
     this.#onDrain = onDrain;
+    this.#makeFile = makeFile;
+    this.#redactor = redact ? new LineRedactor(redact) : undefined;
+    if (!makeFile) this.#log = undefined;
   }
 
   get started(): boolean {
@@ -44,9 +55,9 @@ export class Spill {
   }
 
   /** Keeps a chunk; false when the file is behind and the readers should pause until `onDrain`. */
-  record(chunk: Buffer, release: () => void): boolean {
+  record(chunk: Buffer, release: () => void, stream: 0 | 1 = 0): boolean {
     if (this.#log) {
-      this.#log.push(Buffer.from(chunk));
+      this.#log.push({ stream, chunk: Buffer.from(chunk) });
       release();
       return true;
     }
@@ -54,28 +65,47 @@ export class Spill {
       release();
       return true;
     }
-    this.#queue.push({ chunk, release });
-    this.#queuedBytes += chunk.length;
+    if (this.#redactor) {
+      this.#enqueue(this.#redacted(() => this.#redactor?.push(stream, chunk)), noop);
+      release();
+    } else this.#enqueue(chunk, release);
     this.#pump();
     return this.#queuedBytes < QUEUE_LIMIT;
+  }
+
+  #enqueue(chunk: Buffer | undefined, release: () => void): void {
+    if (!chunk || chunk.length === 0 || this.error) return;
+    this.#queue.push({ chunk, release });
+    this.#queuedBytes += chunk.length;
+  }
+
+  /** The redactor's output; its failure fails the file (never written unredacted). */
+  #redacted(run: () => Buffer | undefined): Buffer | undefined {
+    try {
+      return run();
+    } catch (error) {
+      this.#fail(new Error(`the redact hook failed on it: ${(error as Error)?.message ?? String(error)}`));
+      return undefined;
+    }
   }
 
   /** Opens the file and queues what was kept so far. */
   start(): void {
     const log = this.#log ?? [];
     this.#log = undefined;
+    if (!this.#makeFile || this.path !== undefined) return;
     try {
-      const folder = mkdtempSync(join(tmpdir(), "toolhost-bash-"));
-      this.path = join(folder, "output.log");
+      const file = this.#makeFile();
+      this.path = file.path;
+      this.expiresAt = file.expiresAt;
       // Output can hold secrets: the file is the user's alone.
       this.#fd = openSync(this.path, "wx", 0o600);
     } catch (error) {
       this.error = error as Error;
       return;
     }
-    for (const chunk of log) {
-      this.#queue.push({ chunk, release: noop });
-      this.#queuedBytes += chunk.length;
+    for (const { stream, chunk } of log) {
+      this.#enqueue(this.#redactor ? this.#redacted(() => this.#redactor?.push(stream, chunk)) : chunk, noop);
     }
     this.#pump();
   }
@@ -135,6 +165,8 @@ export class Spill {
     this.#log = undefined;
     const fd = this.#fd;
     if (fd === undefined) return;
+    for (const stream of [0, 1] as const) this.#enqueue(this.#redacted(() => this.#redactor?.flush(stream)), noop);
+    this.#pump();
     if (this.#writing > 0 || this.#queue.length > 0) {
       await new Promise<void>((resolve) => {
         this.#onIdle = resolve;
@@ -144,7 +176,7 @@ export class Spill {
     this.#fd = undefined;
     await new Promise<void>((resolve) => close(fd, () => resolve()));
     // A file that is not whole would mislead: it goes, and the result says it could not be saved.
-    if (this.error && this.path) await rm(dirname(this.path), { recursive: true, force: true }).catch(() => {});
+    if (this.error && this.path) await rm(this.path, { force: true }).catch(() => {});
   }
 }
 

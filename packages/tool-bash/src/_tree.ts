@@ -179,6 +179,9 @@ export class ProcessTree {
   /** Every live process of the tree now. */
   #scan(withEnvironment: boolean): ProcessEntry[] {
     const all = readAll();
+    // The kernel reuses a pid only once no process has it as group or session id: a new process
+    // under the shell's pid means its group and session are gone, and those now named so are another's.
+    const reused = all.some((entry) => entry.pid === this.#root && entry.startTime !== this.#rootStart);
     const byParent = new Map<number, ProcessEntry[]>();
     const members = new Map<number, ProcessEntry>();
     const candidates: ProcessEntry[] = [];
@@ -190,8 +193,7 @@ export class ProcessTree {
       if (siblings) siblings.push(entry);
       else byParent.set(entry.ppid, [entry]);
       if (
-        entry.pgid === this.#root ||
-        entry.sid === this.#root ||
+        (!reused && (entry.pgid === this.#root || entry.sid === this.#root)) ||
         this.#known.get(entry.pid) === entry.startTime
       ) {
         members.set(entry.pid, entry);
@@ -240,7 +242,9 @@ export class ProcessTree {
 
   /** Signals each entry once: through the process group where `toGroup` and it is a member, else by pid. */
   #signal(entries: readonly ProcessEntry[], signal: NodeJS.Signals, toGroup: boolean): void {
-    const viaGroup = toGroup && entries.some((entry) => entry.pgid === this.#root);
+    const leader = readEntry(this.#root);
+    const viaGroup =
+      toGroup && (!leader || leader.startTime === this.#rootStart) && entries.some((entry) => entry.pgid === this.#root);
     if (viaGroup) send(-this.#root, signal);
     for (const entry of entries) {
       if (viaGroup && entry.pgid === this.#root) continue;
@@ -293,7 +297,7 @@ export class ProcessTree {
       return;
     }
     const alive = this.#scan(true);
-    send(-this.#root, "SIGKILL");
+    this.#signal(alive, "SIGKILL", true);
     this.#signal(alive, "SIGKILL", false);
   }
 

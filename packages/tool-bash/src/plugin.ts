@@ -1,20 +1,34 @@
 import { createRequire } from "node:module";
 import { definePlugin } from "@toolhost/core";
-import { BashToolOptionsSchema } from "./_options.js";
+import { BashToolOptionsSchema } from "./options.js";
+import { describeSandbox } from "./_sandbox-use.js";
 import { createBashToolHandle } from "./tool.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 /**
  * The `@toolhost/tool-bash` plugin: registers the `bash` tool, its `cwd` resolved against the
- * harness's, and ends every command still running when the harness is disposed.
+ * harness's, decides at load whether its commands run sandboxed (and warns once when a sandbox
+ * was asked for and cannot be had), and when the harness is disposed ends every command still
+ * running and deletes its full-output files.
  */
 const bashPlugin = definePlugin({
   name: "@toolhost/tool-bash",
   version,
   options: BashToolOptionsSchema,
-  apply(harness, options) {
-    const handle = createBashToolHandle(options, harness.cwd, true);
+  async apply(harness, options) {
+    const handle = createBashToolHandle(options, {
+      baseCwd: harness.cwd,
+      fixed: true,
+      workspace: harness.workspace,
+      policy: () => harness.getService("policy"),
+      redact: () => (harness.hooks.redact.isUsed() ? (text) => harness.hooks.redact.call(text) : undefined),
+    });
+    // Probed now, so that the choice is known at load: said once when a sandbox was asked for and cannot be had.
+    const use = await handle.sandbox();
+    if (use.kind !== "bwrap" && options.sandbox !== "off") {
+      process.emitWarning(`@toolhost/tool-bash: ${describeSandbox(use)}`, { code: use.kind === "refuse" ? "TOOLHOST_BASH_SANDBOX_UNAVAILABLE" : "TOOLHOST_BASH_UNSANDBOXED" });
+    }
     harness.registerTool(handle.tool);
     harness.hooks.dispose.tapPromise("@toolhost/tool-bash", () => handle.dispose());
   },

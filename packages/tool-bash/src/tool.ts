@@ -1,7 +1,10 @@
 import { resolve } from "node:path";
-import { type AgentTool, type Static, Type } from "@toolhost/core";
-import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./_options.js";
-import { type BashToolDetails, RunningCommands, runCommand } from "./_run.js";
+import { type AgentTool, type PolicyService, type Static, Type } from "@toolhost/core";
+import { FullOutputFiles } from "./_full-output.js";
+import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./options.js";
+import { RunningCommands, runCommand } from "./_run.js";
+import type { BashToolDetails } from "./details.js";
+import { type SandboxUse, describeSandbox, resolveSandbox } from "./_sandbox-use.js";
 
 /** The arguments of a `bash` call. */
 export const BashParameters = Type.Object({
@@ -19,8 +22,26 @@ export type BashParameters = Static<typeof BashParameters>;
 /** The bash tool with the means to end what it still runs. */
 export interface BashToolHandle {
   tool: AgentTool<typeof BashParameters, BashToolDetails>;
-  /** Ends every command still running (their calls throw as aborted) and waits until they have settled. */
+  /** Decides (once) whether calls run sandboxed: probes bubblewrap unless the option is "off". */
+  sandbox(): Promise<SandboxUse>;
+  /**
+   * Ends every command still running (their calls throw as aborted), waits until they have
+   * settled, and deletes every full-output file.
+   */
   dispose(): Promise<void>;
+}
+
+/** Where the tool stands: its folders, and the harness's policy when there is one. */
+export interface BashToolPlace {
+  /** What a relative `cwd` option is resolved against. */
+  baseCwd: string;
+  /** Without a `cwd` option: true runs in `baseCwd`, false in the process's folder at each call. */
+  fixed: boolean;
+  /** The project folder (`${workspace}` in `writable`); default the tool's folder. */
+  workspace?: string;
+  policy?: () => PolicyService | undefined;
+  /** The redactor for full-output files, asked at each call (the harness's `redact` hook when tapped). */
+  redact?: () => ((text: string) => string) | undefined;
 }
 
 /**
@@ -33,17 +54,28 @@ export interface BashToolHandle {
  * ```
  */
 export function createBashTool(options?: BashToolOptions): AgentTool<typeof BashParameters, BashToolDetails> {
-  return createBashToolHandle(resolveBashOptions(options), process.cwd(), false).tool;
+  return createBashToolHandle(resolveBashOptions(options), { baseCwd: process.cwd(), fixed: false }).tool;
 }
 
-/**
- * Options already validated; `cwd` resolved against `baseCwd`, and without it `baseCwd` itself
- * when `fixed` (the plugin: the harness's folder), else the process's folder at each call.
- */
-export function createBashToolHandle(config: BashToolConfig, baseCwd: string, fixed: boolean): BashToolHandle {
+/** Options already validated; `cwd` resolved against the place's `baseCwd`. */
+export function createBashToolHandle(config: BashToolConfig, place: BashToolPlace): BashToolHandle {
   const running = new RunningCommands();
+  const { baseCwd, fixed } = place;
   const fixedCwd = config.cwd !== undefined ? resolve(baseCwd, config.cwd) : fixed ? baseCwd : undefined;
+  const workspace = place.workspace ?? fixedCwd ?? baseCwd;
   const limit = config.timeout > 0 ? config.timeout : undefined;
+  const fullOutput = config.keepFullOutput ? new FullOutputFiles(config.fullOutputLifetime) : undefined;
+  let decided: Promise<SandboxUse> | undefined;
+  const sandbox = (): Promise<SandboxUse> => {
+    decided ??= resolveSandbox(config, workspace, config.env?.PATH ?? process.env.PATH, place.policy ?? (() => undefined)).then(
+      (use) => {
+        tool.description = `${tool.description} ${describeSandbox(use)}`;
+        return use;
+      },
+    );
+    return decided;
+  };
+  const cwdOf = (): string => fixedCwd ?? process.cwd();
   const perStream = `${Math.round(config.maxOutputBytes / 1024)} KiB`;
   const tool: AgentTool<typeof BashParameters, BashToolDetails> = {
     name: "bash",
@@ -51,19 +83,21 @@ export function createBashToolHandle(config: BashToolConfig, baseCwd: string, fi
     description: [
       `Runs a shell command (${config.shell ?? "bash"} -c) in ${fixedCwd ?? "the working directory"}, with stdin closed.`,
       "Returns stdout, then stderr marked [stderr], then the exit code when it is not 0.",
-      `Of each stream you see at most ${perStream}${config.maxStdoutLines ? ` and ${config.maxStdoutLines} stdout lines` : ""}: its head and its tail; when anything is left out, the whole output is saved to a file whose path is given.`,
+      `Of each stream you see at most ${perStream}${config.maxStdoutLines ? ` and ${config.maxStdoutLines} stdout lines` : ""}: its head and its tail${config.keepFullOutput ? "; when anything is left out, the whole output is saved to a file whose path is given" : ""}.`,
       limit !== undefined ? `A command is ended after ${limit} s (less with "timeout").` : `Give "timeout" (seconds) for commands that may not end.`,
       "Processes it leaves in the background (cmd &, nohup, setsid) are ended when the call returns.",
     ].join(" "),
     parameters: BashParameters,
     executionMode: config.executionMode,
-    execute(_toolCallId, params, signal, onUpdate) {
+    annotations: { readOnly: false, destructive: true, openWorld: true },
+    access: (params) => ({ commands: [{ command: params.command, cwd: cwdOf() }] }),
+    async execute(_toolCallId, params, signal, onUpdate) {
       const asked = params.timeout;
       const timeoutSeconds = limit === undefined ? asked : asked === undefined ? limit : Math.min(asked, limit);
       return runCommand(
         {
           command: params.command,
-          cwd: fixedCwd ?? process.cwd(),
+          cwd: cwdOf(),
           timeoutSeconds,
           maxStdoutLines: config.maxStdoutLines,
           maxStderrLines: config.maxStderrLines,
@@ -71,6 +105,10 @@ export function createBashToolHandle(config: BashToolConfig, baseCwd: string, fi
           shell: config.shell,
           env: config.env ?? {},
           killGraceMs: config.killGraceMs,
+          commandPrefix: config.commandPrefix,
+          sandbox: await sandbox(),
+          fullOutput,
+          redact: place.redact?.(),
         },
         signal,
         onUpdate,
@@ -80,6 +118,10 @@ export function createBashToolHandle(config: BashToolConfig, baseCwd: string, fi
   };
   return {
     tool,
-    dispose: () => running.dispose(),
+    sandbox,
+    async dispose() {
+      await running.dispose();
+      await fullOutput?.dispose();
+    },
   };
 }

@@ -57,11 +57,18 @@ describe("bash: results", () => {
     expect(textOf(result)).toBe("partial\n[exit code 3]");
   });
 
-  it("reports a shell ended by a signal", async () => {
-    const result = await run("kill -KILL $$");
+  it("reports a shell ended by a signal (unsandboxed)", async () => {
+    const result = await run("kill -KILL $$", { sandbox: "off" });
     expect(result.isError).toBe(true);
     expect(result.details).toMatchObject({ exitCode: null, signal: "SIGKILL" });
     expect(textOf(result)).toBe("[ended by signal SIGKILL]");
+  });
+
+  it("reports a shell ended by a signal in the sandbox as 128 + the signal's number, as a shell does", async () => {
+    const result = await run("kill -KILL $$", { sandbox: "required" });
+    expect(result.isError).toBe(true);
+    expect(result.details).toMatchObject({ exitCode: 137, signal: null });
+    expect(textOf(result)).toBe("[exit code 137]");
   });
 
   it("says when there is no output", async () => {
@@ -175,7 +182,7 @@ describe("bash: output", () => {
     expect(lines.slice(0, 3)).toEqual(["1", "2", "3"]);
     expect(lines.slice(-2)).toEqual(["99999", "100000"]);
     const marker = lines.find((line) => line.startsWith("… "));
-    const match = /^… ([\d,]+) lines left out; full output: (.+)$/.exec(marker ?? "");
+    const match = /^… ([\d,]+) lines left out; full output: (\S+) \(kept until [\dT:-]+Z\)$/.exec(marker ?? "");
     expect(match?.[2]).toBe(fullOutputPath);
     const shown = lines.filter((line) => /^\d+$/.test(line)).length;
     expect(Number(match?.[1]?.replace(/,/g, ""))).toBe(100000 - shown);
@@ -187,8 +194,10 @@ describe("bash: output", () => {
     const result = await run("seq 1 10; seq 1 9 >&2", { maxStdoutLines: 4, maxStderrLines: 3 });
     expect(result.details.truncated).toBe(true);
     const path = result.details.fullOutputPath as string;
-    expect(result.details.stdout).toBe(`1\n2\n… 6 lines left out; full output: ${path}\n9\n10`);
-    expect(result.details.stderr).toBe(`1\n2\n… 6 lines left out; full output: ${path}\n9`);
+    const until = result.details.fullOutputExpiresAt as string;
+    expect(Date.parse(until) - Date.now()).toBeGreaterThan(3500 * 1000);
+    expect(result.details.stdout).toBe(`1\n2\n… 6 lines left out; full output: ${path} (kept until ${until})\n9\n10`);
+    expect(result.details.stderr).toBe(`1\n2\n… 6 lines left out; full output: ${path} (kept until ${until})\n9`);
     // Both streams, in the order they came.
     expect(readFileSync(path, "utf8")).toBe("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n1\n2\n3\n4\n5\n6\n7\n8\n9\n");
   });
@@ -204,14 +213,31 @@ describe("bash: output", () => {
     expect(truncated).toBe(true);
     expect(statSync(fullOutputPath as string).size).toBe(1048576);
     expect(stdout.length).toBeLessThan(2200);
-    expect(stdout).toMatch(/^a{2000}… \[line cut\]\n… [\d,]+ bytes left out; full output: /);
+    expect(stdout).toMatch(/^a{2000}… \[line cut\]\n… 1,046,576 bytes left out; full output: /);
+  });
+
+  it("counts every byte not shown in the cut notice", async () => {
+    const result = await run("head -c 100000 /dev/zero | tr '\\0' a");
+    expect(result.details.stdout).toMatch(/^a{2000}… \[line cut\]\n… 98,000 bytes left out; full output: /);
+  });
+
+  it("never shows part of a word where a line is cut: a token is shown whole or left out whole", async () => {
+    const token = `ghp_${"A1b2".repeat(9)}`;
+    // The 2,000-character cut falls inside the token; a word of 3,000 characters is no token, but is kept or left out whole too.
+    const result = await run(`printf '%s ' $(seq 1 1000 | head -c 1990) ; printf '${token} tail\\n'; head -c 3000 /dev/zero | tr '\\0' w; echo`);
+    const [first, second] = result.details.stdout.split("\n");
+    expect(first).toMatch(/^[\d ]+… \[line cut: [\d,]+ more characters\]$/);
+    expect(first).not.toContain("ghp_");
+    expect(second).toBe("… [line cut: 3,000 more characters]");
   });
 
   it("cuts long lines even when the output fits", async () => {
-    const result = await run("head -c 3000 /dev/zero | tr '\\0' b; echo; echo short");
-    const { stdout, fullOutputPath } = result.details;
-    expect(stdout).toBe(`${"b".repeat(2000)}… [line cut: 1,000 more characters]\nshort\n… long lines cut; full output: ${fullOutputPath}`);
-    expect(readFileSync(fullOutputPath as string, "utf8")).toBe(`${"b".repeat(3000)}\nshort\n`);
+    const result = await run("for i in $(seq 1 600); do printf 'bbbb '; done; echo; echo short");
+    const { stdout, fullOutputPath, fullOutputExpiresAt } = result.details;
+    expect(stdout).toBe(
+      `${"bbbb ".repeat(400)}… [line cut: 1,000 more characters]\nshort\n… long lines cut; full output: ${fullOutputPath} (kept until ${fullOutputExpiresAt})`,
+    );
+    expect(readFileSync(fullOutputPath as string, "utf8")).toBe(`${"bbbb ".repeat(600)}\nshort\n`);
   });
 
   it("says so when the full output cannot be saved", async () => {
@@ -250,7 +276,7 @@ describe("bash: output", () => {
     expect(details.stdout).toMatch(/\n… [\d,]+ lines left out; the full output could not be saved \(EFBIG: file too large, write\)\n/);
     const { readdirSync } = await import("node:fs");
     expect(readdirSync(dir)).toEqual([]);
-  });
+  }, 30_000);
 
   it("turns invalid UTF-8 into replacement characters", async () => {
     const result = await run("printf 'ok \\377\\376 end\\n'; printf 'cut \\342\\202' >&2");
@@ -266,10 +292,10 @@ describe("bash: output", () => {
 
   it("never shows half a character where the head and the tail are cut", async () => {
     // 3-byte characters, no newline: the cuts fall inside characters.
-    const result = await run("for i in $(seq 1 2000); do printf '€'; done", { maxOutputBytes: 1024 + 1 });
+    const result = await run("for i in $(seq 1 2000); do printf '€€€ '; done", { maxOutputBytes: 1024 + 1 });
     expect(result.details.truncated).toBe(true);
     expect(result.details.stdout).not.toContain("\uFFFD");
-    expect(result.details.stdout).toMatch(/^€+…\n… [\d,]+ bytes left out; full output: /);
+    expect(result.details.stdout).toMatch(/^(€€€ )+…\n… [\d,]+ bytes left out; full output: /);
   });
 
   it("streams the latest output through onUpdate, at most about 10 times a second", async () => {

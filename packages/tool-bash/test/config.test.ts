@@ -36,7 +36,8 @@ describe("the plugin loaded from a config", () => {
       expect(textOf(here as never)).toBe(`${dir}\nyes`);
       const path = (lines?.details as { fullOutputPath: string }).fullOutputPath;
       spills.push(path);
-      expect(textOf(lines as never)).toBe(`1\n… 3 lines left out; full output: ${path}\n5`);
+      const until = (lines?.details as { fullOutputExpiresAt: string }).fullOutputExpiresAt;
+      expect(textOf(lines as never)).toBe(`1\n… 3 lines left out; full output: ${path} (kept until ${until})\n5`);
     } finally {
       await host.harness.dispose();
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StreamCapture, streamText } from "../src/_output.js";
+import { MAX_LINE_CHARS, StreamCapture, WORD_LIMIT, streamText } from "../src/_output.js";
 
 function capture(limit: number, ...chunks: string[]): StreamCapture {
   const stream = new StreamCapture(limit);
@@ -52,25 +52,35 @@ describe("StreamCapture", () => {
     expect(shown.omittedLines).toBe(995);
   });
 
-  it("shows a line longer than the whole budget once, cut", () => {
-    const shown = capture(1024, `${"z".repeat(5000)}\n`).render(undefined);
-    expect(shown.head).toEqual([`${"z".repeat(512)}…`]);
+  it("shows a line longer than the whole budget once, cut at a space, the cut word left out", () => {
+    const shown = capture(1024, `${"zzzz ".repeat(1000)}\n`).render(undefined);
+    expect(shown.head).toEqual([`${"zzzz ".repeat(102)}…`]);
     expect(shown.tail).toEqual([]);
     expect(shown.omittedLines).toBe(0);
-    expect(streamText(shown, "NOTE")).toBe(`${"z".repeat(512)}…\n… 3,977 bytes left out; NOTE`);
+    // 5,001 bytes, of which 510 are shown: the notice counts every other byte.
+    expect(streamText(shown, "NOTE")).toBe(`${"zzzz ".repeat(102)}…\n… 4,491 bytes left out; NOTE`);
+  });
+
+  it("leaves out whole a word the cut falls in, up to WORD_LIMIT characters; a longer run is cut", () => {
+    const word = capture(1024, `${"z".repeat(5000)}\n`).render(undefined);
+    expect(word.head).toEqual(["…"]);
+    expect(streamText(word, "NOTE")).toBe("…\n… 5,001 bytes left out; NOTE");
+    const run = capture(4 * WORD_LIMIT, `${"y".repeat(3 * WORD_LIMIT)}\n`).render(undefined);
+    expect(run.head).toEqual([`${"y".repeat(MAX_LINE_CHARS)}… [line cut: ${(3 * WORD_LIMIT - MAX_LINE_CHARS).toLocaleString("en-US")} more characters]`]);
   });
 
   it("shows the start of a long line that ends the output, marked", () => {
-    const shown = capture(1024, `short\n${"q".repeat(5000)}`).render(undefined);
-    expect(shown.head).toEqual(["short", `${"q".repeat(506)}…`]);
+    const shown = capture(1024, `short\n${"qqq ".repeat(1250)}`).render(undefined);
+    expect(shown.head).toEqual(["short", `${"qqq ".repeat(126)}…`]);
     expect(shown.tail).toEqual([]);
     expect(shown.omittedLines).toBe(0);
   });
 
-  it("shows the end of a long line that ends the output when lines come between", () => {
-    const shown = capture(1024, `${"p".repeat(600)}\n`, `${lines(1, 100).join("\n")}\n`, "q".repeat(5000)).render(undefined);
-    expect(shown.head).toEqual([`${"p".repeat(512)}…`]);
-    expect(shown.tail).toEqual([`…${"q".repeat(512)}`]);
+  it("shows the end of a long line that ends the output when lines come between, without its first, cut word", () => {
+    const shown = capture(1024, `${"ppp ".repeat(150)}\n`, `${lines(1, 100).join("\n")}\n`, "qqq ".repeat(1250)).render(undefined);
+    expect(shown.head).toEqual([`${"ppp ".repeat(128)}…`]);
+    expect(shown.tail).toEqual([`…${" qqq".repeat(127)} `]);
     expect(shown.omittedLines).toBe(100);
+    expect(streamText(shown, "NOTE")).toMatch(/\n… [\d,]+ bytes left out \(100 lines among them\); NOTE\n/);
   });
 });

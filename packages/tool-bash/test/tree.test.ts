@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import bashPlugin, { BashErrorCode, createBashTool } from "../src/index.js";
 import { isRunning, readPids, tempFolder, textOf, treeCommand } from "./_helpers.js";
 
+// These test the unsandboxed tracker (`sandbox: "off"`): inside the sandbox, pids are those of its
+// own namespace. The sandbox's PID namespace has its own tests in sandbox.test.ts.
 let dir: string;
 let remove: () => void;
 const started: number[] = [];
@@ -37,7 +39,7 @@ function expectAllEnded(pids: number[]): void {
 // Generous: these wait on real process trees, on a machine that may be busy.
 describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
   it("on abort: the group, a setsid child, an orphan, a child without environment, one that ignores SIGTERM", async () => {
-    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const tool = createBashTool({ sandbox: "off", cwd: dir, killGraceMs: KILL_GRACE_MS });
     const { command, pidFiles } = treeCommand(dir, "echo started; sleep 300");
     const controller = new AbortController();
     const call = tool.execute("t", { command }, controller.signal, () => {}, undefined);
@@ -55,7 +57,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
   });
 
   it("on abort: a process that left the session, emptied its environment and lost its parent is still ended", async () => {
-    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const tool = createBashTool({ sandbox: "off", cwd: dir, killGraceMs: KILL_GRACE_MS });
     const hidden = join(dir, "hidden.pid");
     const parent = join(dir, "parent.pid");
     // The parent lives long enough for the tree to be seen, then leaves its child orphaned in a
@@ -72,7 +74,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
   });
 
   it("sends one SIGTERM, then SIGKILL after the grace, to a process that traps it", async () => {
-    const tool = createBashTool({ cwd: dir, killGraceMs: 500 });
+    const tool = createBashTool({ sandbox: "off", cwd: dir, killGraceMs: 500 });
     const log = join(dir, "terms");
     const ready = join(dir, "ready");
     const command = `trap 'echo TERM >> ${log}' TERM; touch ${ready}; while :; do sleep 0.02; done`;
@@ -85,7 +87,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
   });
 
   it("on an abort that comes while the call is still starting", async () => {
-    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const tool = createBashTool({ sandbox: "off", cwd: dir, killGraceMs: KILL_GRACE_MS });
     const pidFile = join(dir, "sleep.pid");
     const controller = new AbortController();
     const call = tool.execute("t", { command: `echo $$ > ${pidFile}; exec sleep 300` }, controller.signal, () => {}, undefined);
@@ -98,7 +100,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
   });
 
   it("on timeout: an error result with the output so far", async () => {
-    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const tool = createBashTool({ sandbox: "off", cwd: dir, killGraceMs: KILL_GRACE_MS });
     const { command, pidFiles } = treeCommand(dir, `echo started; while [ ! -e ${join(dir, "never")} ]; do sleep 0.05; done`);
     const call = tool.execute("t", { command: `${command}`, timeout: 1 }, new AbortController().signal, () => {}, undefined);
     const pids = await pidsOf(pidFiles);
@@ -111,20 +113,20 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
   });
 
   it("caps the call's timeout by the tool's", async () => {
-    const tool = createBashTool({ cwd: dir, timeout: 0.5, killGraceMs: KILL_GRACE_MS });
+    const tool = createBashTool({ sandbox: "off", cwd: dir, timeout: 0.5, killGraceMs: KILL_GRACE_MS });
     const result = await tool.execute("t", { command: "sleep 300", timeout: 100 }, new AbortController().signal, () => {}, undefined);
     expect(result.details.code).toBe(BashErrorCode.TIMED_OUT);
     expect(textOf(result)).toContain("timed out after 0.5 s");
   });
 
   it("takes a timeout beyond the timer's range as no limit", async () => {
-    const tool = createBashTool({ cwd: dir, timeout: 0 });
+    const tool = createBashTool({ sandbox: "off", cwd: dir, timeout: 0 });
     const result = await tool.execute("t", { command: "sleep 0.2; echo slept", timeout: 1e9 }, new AbortController().signal, () => {}, undefined);
     expect(textOf(result)).toBe("slept");
   });
 
   it("when the shell exits: what it left running is ended, and the pipes it holds do not keep the call waiting", async () => {
-    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const tool = createBashTool({ sandbox: "off", cwd: dir, killGraceMs: KILL_GRACE_MS });
     const { command, pidFiles } = treeCommand(dir, "");
     // Wait in the shell until every child has written its pid, then leave them running.
     const files = pidFiles.map((file) => `[ -s ${file} ]`).join(" && ");
@@ -145,7 +147,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
     const { command, pidFiles } = treeCommand(dir, "wait");
     const script = `
       const { createBashTool } = await import(${JSON.stringify(dist.href)});
-      createBashTool().execute("x", { command: ${JSON.stringify(command)} }, new AbortController().signal, () => {});
+      createBashTool({ sandbox: "off" }).execute("x", { command: ${JSON.stringify(command)} }, new AbortController().signal, () => {});
       const { existsSync, readFileSync } = await import("node:fs");
       const files = ${JSON.stringify(pidFiles)};
       while (!files.every((file) => existsSync(file) && /^\\d+\\s*$/.test(readFileSync(file, "utf8")))) {
@@ -161,7 +163,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
   });
 
   it("when the shell exits: an orphan in its own session, without environment, found by the output pipe it holds", async () => {
-    const tool = createBashTool({ cwd: dir, killGraceMs: KILL_GRACE_MS });
+    const tool = createBashTool({ sandbox: "off", cwd: dir, killGraceMs: KILL_GRACE_MS });
     const pidFile = join(dir, "escaped.pid");
     // Orphaned at once, in its own session, with no environment: only the stdout and stderr it
     // inherited tie it to the call.
@@ -173,7 +175,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
 
   it("when the harness is disposed", async () => {
     const harness = new AgentHarness({ cwd: dir });
-    await harness.use(bashPlugin, { killGraceMs: KILL_GRACE_MS });
+    await harness.use(bashPlugin, { sandbox: "off", killGraceMs: KILL_GRACE_MS });
     const { command, pidFiles } = treeCommand(dir, "sleep 300");
     const batch = harness.executeToolCalls([{ id: "a", name: "bash", arguments: { command } }]);
     const pids = await pidsOf(pidFiles);
@@ -188,7 +190,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
 
   it("when the harness is disposed while a call is starting: nothing is left running", async () => {
     const harness = new AgentHarness({ cwd: dir });
-    await harness.use(bashPlugin, { killGraceMs: KILL_GRACE_MS });
+    await harness.use(bashPlugin, { sandbox: "off", killGraceMs: KILL_GRACE_MS });
     const pidFile = join(dir, "sleep.pid");
     const batch = harness.executeToolCalls([{ id: "a", name: "bash", arguments: { command: `echo $$ > ${pidFile}; exec sleep 300` } }]);
     await harness.dispose();
@@ -201,7 +203,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
 
   it("when the batch is aborted through the harness", async () => {
     const harness = new AgentHarness({ cwd: dir });
-    await harness.use(bashPlugin, { killGraceMs: KILL_GRACE_MS });
+    await harness.use(bashPlugin, { sandbox: "off", killGraceMs: KILL_GRACE_MS });
     const { command, pidFiles } = treeCommand(dir, "sleep 300");
     const controller = new AbortController();
     const batch = harness.executeToolCalls([{ id: "a", name: "bash", arguments: { command } }], {

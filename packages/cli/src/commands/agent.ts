@@ -1,8 +1,8 @@
-import type { AgentEvent, AgentState, ModelService } from "@toolhost/core";
+import { preview, type AgentEvent, type AgentState, type ModelService } from "@toolhost/core";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { readStdin } from "../_input.js";
-import { ExitCode, contentText } from "../_output.js";
+import { ExitCode, contentText, jsonLine } from "../_output.js";
 import { type Progress, startProgress } from "../_progress.js";
 
 /** No model provider is configured: exit 2 before anything runs. */
@@ -87,7 +87,7 @@ function jsonView(cli: Cli): View {
   return {
     onEvent(event) {
       const line = event.type === "message_update" ? { type: event.type, assistantMessageEvent: event.assistantMessageEvent } : event;
-      cli.stdout.write(`${JSON.stringify(line)}\n`);
+      cli.stdout.write(jsonLine(line));
     },
     close: () => cli.out(""),
   };
@@ -196,11 +196,6 @@ function summary(cli: Cli, state: AgentState): string {
 
 /** Arguments in one short line. */
 function short(args: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(args) ?? "";
-  } catch {
-    text = String(args);
-  }
+  const text = preview(args, 99);
   return text.length > 100 ? `${text.slice(0, 99)}…` : text;
 }

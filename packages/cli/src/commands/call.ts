@@ -2,7 +2,7 @@ import type { ToolResultMessage } from "@toolhost/core";
 import type { Command } from "commander";
 import type { Cli, CommandModule } from "../_cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
-import { ExitCode, contentText } from "../_output.js";
+import { ExitCode, contentText, jsonLine } from "../_output.js";
 
 export const call: CommandModule = {
   register(program: Command, cli: Cli) {
@@ -35,7 +35,7 @@ Examples:
           if (!result) return ExitCode.TOOL_ERROR;
           const code = exitCodeOf(result, cli.interrupted);
           if (cli.globals.json) {
-            await cli.out(`${JSON.stringify(result)}\n`);
+            await cli.out(jsonLine(result));
           } else {
             const text = contentText(result.content);
             if (code === ExitCode.OK || code === ExitCode.TOOL_ERROR) await cli.out(text.endsWith("\n") || text === "" ? text : `${text}\n`);

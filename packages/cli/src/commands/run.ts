@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import type { ToolCall } from "@toolhost/core";
+import { preview, type ToolCall } from "@toolhost/core";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { readInput } from "../_input.js";
-import { ExitCode } from "../_output.js";
+import { ExitCode, jsonLine } from "../_output.js";
 
 export const run: CommandModule = {
   register(program: Command, cli: Cli) {
@@ -24,9 +24,9 @@ Exit codes: 0 every call done, 1 some result is an error, 2 bad input or config,
           const calls = parseBatch(await readInput(file, cli.globals.cwd, (text) => cli.note(text), "calls"));
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
-          if (options.events) host.harness.subscribe((event) => cli.stdout.write(`${JSON.stringify(event)}\n`));
+          if (options.events) host.harness.subscribe((event) => cli.stdout.write(jsonLine(event)));
           const results = await runBatch(cli, host, calls, `${calls.length} tool call${calls.length === 1 ? "" : "s"}`);
-          if (!options.events) await cli.out(results.map((result) => `${JSON.stringify(result)}\n`).join(""));
+          if (!options.events) await cli.out(results.map(jsonLine).join(""));
           if (cli.interrupted) return ExitCode.INTERRUPTED;
           return results.some((result) => exitCodeOf(result, false) !== ExitCode.OK) ? ExitCode.TOOL_ERROR : ExitCode.OK;
         }),
@@ -57,8 +57,10 @@ export function parseBatch(text: string): ToolCall[] {
   for (const { value, where } of items) {
     const message = value as { role?: unknown; content?: unknown };
     if (message !== null && typeof message === "object" && message.role === "assistant") {
-      const blocks = Array.isArray(message.content) ? message.content : [];
-      for (const block of blocks) if ((block as { type?: unknown }).type === "toolCall") calls.push(toCall(block, where, calls.length));
+      const blocks: unknown[] = Array.isArray(message.content) ? message.content : [];
+      for (const block of blocks) {
+        if (block !== null && typeof block === "object" && (block as { type?: unknown }).type === "toolCall") calls.push(toCall(block, where, calls.length));
+      }
     } else {
       calls.push(toCall(value, where, calls.length));
     }
@@ -70,7 +72,7 @@ export function parseBatch(text: string): ToolCall[] {
 function toCall(value: unknown, where: string, index: number): ToolCall {
   const call = value as { id?: unknown; name?: unknown; arguments?: unknown };
   if (call === null || typeof call !== "object" || typeof call.name !== "string" || call.name === "") {
-    throw new UsageError(`${where} of the batch is not a tool call: expected { "id"?, "name", "arguments" }, got ${JSON.stringify(value)?.slice(0, 200)}.`);
+    throw new UsageError(`${where} of the batch is not a tool call: expected { "id"?, "name", "arguments" }, got ${preview(value, 200)}.`);
   }
   let args = call.arguments ?? {};
   if (typeof args === "string") {

@@ -36,6 +36,35 @@ export const BashToolOptionsSchema = Type.Object(
       default: 2000,
       description: "Milliseconds between SIGTERM and SIGKILL when a command is aborted or times out.",
     }),
+    commandPrefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Run first in every command, on a line of its own (e.g. `set -o pipefail`, `source .venv/bin/activate`).",
+      }),
+    ),
+    sandbox: Type.Union([Type.Literal("off"), Type.Literal("auto"), Type.Literal("required")], {
+      default: "auto",
+      description:
+        "Run each command in a bubblewrap sandbox: auto (default) when bwrap works on this machine, else unsandboxed with a warning at load; required refuses every call without one; off never.",
+    }),
+    writable: Type.Array(Type.String({ minLength: 1 }), {
+      default: ["${workspace}"],
+      description:
+        "Sandboxed: the folders commands may write to (`${workspace}` is the project folder; relative paths are against it), besides a private /tmp. A .git folder in them stays read-only unless listed itself.",
+    }),
+    network: Type.Union([Type.Literal("off"), Type.Literal("on")], {
+      default: "off",
+      description: "Sandboxed: whether commands reach the network (off: only the sandbox's own loopback). Unsandboxed, the network is always reachable.",
+    }),
+    keepFullOutput: Type.Boolean({
+      default: true,
+      description: "Whether a truncated call's whole output is written to a private file for the model to read; false writes none.",
+    }),
+    fullOutputLifetime: Type.Number({
+      minimum: 0,
+      default: 3600,
+      description: "Seconds a full-output file is kept; 0 keeps it until the harness is disposed (every file is deleted then, or when the process exits).",
+    }),
     executionMode: Type.Union([Type.Literal("sequential"), Type.Literal("parallel")], {
       default: "sequential",
       description: "sequential (default): a bash call runs alone, in the order the model wrote it.",

@@ -1,0 +1,81 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { execa } from "execa";
+
+/** Whether bubblewrap can make a sandbox here: its path, or why not and what to do. */
+export type SandboxProbe = { ok: true; bwrap: string } | { ok: false; reason: string };
+
+const INSTALL =
+  "Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)";
+
+/** The flags every sandboxed call uses, tried once: a failure here is a failure of every call. */
+const PROBE_ARGS = [
+  "--ro-bind", "/", "/",
+  "--dev", "/dev",
+  "--proc", "/proc",
+  "--tmpfs", "/tmp",
+  "--unshare-pid",
+  "--unshare-net",
+  "--die-with-parent",
+  "--new-session",
+  "--cap-drop", "ALL",
+  "--", "true",
+];
+
+const probes = new Map<string, Promise<SandboxProbe>>();
+
+/**
+ * Finds `bwrap` on `pathVariable` and runs it once with the sandbox's flags. Cached per bwrap
+ * path for the life of the process; never throws: a failure is a reason a user can act on.
+ */
+export function probeSandbox(pathVariable: string | undefined): Promise<SandboxProbe> {
+  if (process.platform !== "linux") {
+    return Promise.resolve({
+      ok: false,
+      reason: `the sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform}).`,
+    });
+  }
+  const bwrap = findOnPath("bwrap", pathVariable);
+  if (bwrap === undefined) {
+    return Promise.resolve({
+      ok: false,
+      reason: `bubblewrap (bwrap) was not found on PATH (${pathVariable ?? "unset"}). ${INSTALL}.`,
+    });
+  }
+  let probe = probes.get(bwrap);
+  if (!probe) {
+    probe = runProbe(bwrap);
+    probes.set(bwrap, probe);
+  }
+  return probe;
+}
+
+async function runProbe(bwrap: string): Promise<SandboxProbe> {
+  const run = await execa(bwrap, PROBE_ARGS, { reject: false, stdin: "ignore", timeout: 10_000, all: true });
+  if (run.exitCode === 0) return { ok: true, bwrap };
+  const said = (run.all ?? "").toString().trim().split("\n")[0] || (run.shortMessage ?? "it failed");
+  const namespaces = /namespace|uid map|setting up|Operation not permitted|Permission denied/i.test(said)
+    ? " User namespaces look blocked here (a container without them, or AppArmor's kernel.apparmor_restrict_unprivileged_userns=1): allow them for bwrap, or run where they are allowed."
+    : "";
+  return { ok: false, reason: `${bwrap} cannot make a sandbox on this machine: ${said}.${namespaces}` };
+}
+
+/** An executable file named `name` in a folder of `pathVariable`. */
+export function findOnPath(name: string, pathVariable: string | undefined): string | undefined {
+  for (const folder of (pathVariable ?? "/usr/bin:/bin").split(delimiter)) {
+    if (folder.length === 0) continue;
+    const path = join(folder, name);
+    if (isExecutable(path)) return path;
+  }
+  return undefined;
+}
+
+export function isExecutable(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,47 @@
+export type SandboxMode = "off" | "auto" | "required";
+
+/** `details.sandbox` of every bash result: whether the command ran sandboxed, and what that allowed. */
+export interface BashSandboxDetails {
+  /** The `sandbox` option. */
+  mode: SandboxMode;
+  /** Whether this command ran in the sandbox. */
+  enforced: boolean;
+  /** Why it did not, when the option asked for a sandbox. */
+  reason?: string;
+  /** Sandboxed: whether the network was reachable. */
+  network?: "on" | "off";
+  /** Sandboxed: the folders it could write to (besides a private /tmp). */
+  writable?: string[];
+  /** Sandboxed: paths inside those that stayed read-only (`.git`, the policy's write-denied paths). */
+  readOnly?: string[];
+  /** Sandboxed: paths the policy denies to read, which read as empty. */
+  hidden?: string[];
+}
+
+/** The `details` of every bash result. */
+export interface BashToolDetails {
+  command: string;
+  /** The folder the command ran in. */
+  cwd: string;
+  /** The shell's exit code; null when it was ended by a signal or did not start. */
+  exitCode: number | null;
+  /** The signal that ended the shell (`SIGTERM`, …), or null. */
+  signal: string | null;
+  /** What the model sees of stdout: at most `maxOutputBytes` and `maxStdoutLines`, head and tail. */
+  stdout: string;
+  /** What the model sees of stderr, limited the same way. */
+  stderr: string;
+  /** Whether anything was left out of `stdout` or `stderr` (lines, bytes, or the end of long lines). */
+  truncated: boolean;
+  /** When truncated: a file with the whole output, stdout and stderr in the order they came (like `2>&1`). */
+  fullOutputPath: string | null;
+  /** When that file will be deleted (ISO 8601); null when it goes with the harness, or there is none. */
+  fullOutputExpiresAt: string | null;
+  /** Whether the command ran in a sandbox, and what it allowed. */
+  sandbox: BashSandboxDetails;
+  durationMs: number;
+  /** On error results: a `BashErrorCode`. */
+  code?: string;
+  /** On a timeout: the limit, in seconds. */
+  timeoutSeconds?: number;
+}
