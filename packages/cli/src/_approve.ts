@@ -1,21 +1,24 @@
 import type { AgentHarness, ApprovalResult } from "@toolhost/core";
+import { approvalScope } from "./_approval-scope.js";
 import type { Cli } from "./_cli.js";
 
 const MAX_ARGUMENT_LINES = 24;
 
 /**
  * Taps `approve`: shows the tool and its arguments on stderr and asks, default no. "Yes, for this
- * session" approves every later ask of the same tool in this run. One question at a time; a
+ * session" approves the later asks of the same tool, rule and command prefix (or paths) in this run,
+ * and says so in the prompt. One question at a time; a
  * cancelled question (Ctrl-C) refuses and aborts the batch.
  */
 export function attachApprover(harness: AgentHarness, cli: Cli): void {
-  const approvedTools = new Set<string>();
+  const approvedScopes = new Set<string>();
   let queue: Promise<unknown> = Promise.resolve();
   harness.hooks.approve.tapPromise("@toolhost/cli", (request, signal) => {
     const entered = performance.now();
     const ask = async (): Promise<ApprovalResult> => {
       const tool = request.toolCall.name;
-      if (approvedTools.has(tool)) return { approved: true, reason: `approved for this session in the terminal` };
+      const scope = approvalScope(request);
+      if (approvedScopes.has(scope.key)) return { approved: true, reason: `approved for this session in the terminal (${scope.text})` };
       if (signal.aborted) return { approved: false, reason: "the call was aborted" };
       const { isCancel, select } = await import("@clack/prompts");
       cli.progress?.pause();
@@ -30,7 +33,7 @@ export function attachApprover(harness: AgentHarness, cli: Cli): void {
           options: [
             { value: "no", label: "No", hint: "refuse this call" },
             { value: "once", label: "Yes", hint: "run this call" },
-            { value: "session", label: "Yes, for this session", hint: `run every ${tool} call that asks, until toolhost exits` },
+            { value: "session", label: "Yes, for this session", hint: `also run later ${scope.text}, until toolhost exits` },
           ],
           initialValue: "no",
           input: process.stdin,
@@ -41,7 +44,7 @@ export function attachApprover(harness: AgentHarness, cli: Cli): void {
           if (!signal.aborted) cli.interrupt();
           return { approved: false, reason: "the question was cancelled" };
         }
-        if (answer === "session") approvedTools.add(tool);
+        if (answer === "session") approvedScopes.add(scope.key);
         return answer === "no"
           ? { approved: false, reason: "it was refused in the terminal" }
           : { approved: true, reason: answer === "session" ? "approved for this session in the terminal" : "approved in the terminal" };

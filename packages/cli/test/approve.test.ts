@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, project, removeDir, tempDir, writeConfig, writeFile } from "./_helpers.js";
 
@@ -75,21 +76,47 @@ describe("the approve prompt in a terminal", () => {
     expect(run.output).toMatch(/ask and run\n/);
   });
 
-  it('"yes for this session" approves the later asks of that tool without asking again', async () => {
+  it('"yes for this session" approves the later asks of the same call without asking again', async () => {
     const batch = JSON.stringify([
       { id: "1", name: "echo", arguments: { text: "ask one" } },
-      { id: "2", name: "echo", arguments: { text: "ask two" } },
+      { id: "2", name: "echo", arguments: { text: "ask one" } },
     ]);
     writeFile(join(dir, "batch.json"), batch);
     const run = inTerminal(["run", "batch.json"]);
     await run.waitFor("Run it?");
     run.type(DOWN);
     run.type(DOWN);
+    await run.waitFor("also run later echo calls with these same arguments");
     run.type(ENTER);
     expect(await run.exit).toBe(0);
     expect(run.output.match(/◇ {2}echo needs your approval/g)).toHaveLength(1);
-    expect(run.output).toContain('"text":"ask one"');
-    expect(run.output).toContain('"text":"ask two"');
+    expect(run.output).toContain("also run later echo calls with these same arguments");
+  });
+
+  it('"yes for this session" covers the same rule and command prefix only: a different command asks again', async () => {
+    writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
+    const batch = JSON.stringify([
+      { id: "1", name: "bash", arguments: { command: "rm -r t1" } },
+      { id: "2", name: "bash", arguments: { command: "rm -r t2" } },
+      { id: "3", name: "bash", arguments: { command: "python3 -c 'print(7)'" } },
+    ]);
+    writeFile(join(dir, "batch.json"), batch);
+    writeFile(join(dir, "t1", "a"), "1");
+    writeFile(join(dir, "t2", "a"), "2");
+    const run = inTerminal(["run", "batch.json"]);
+    await run.waitFor("Run it?");
+    run.type(DOWN);
+    run.type(DOWN);
+    await run.waitFor('also run later bash commands starting "rm -r" that');
+    run.type(ENTER);
+    await run.waitFor("python3 -c");
+    await run.waitFor("Run it?");
+    run.type(ENTER);
+    // toolhost run exits 1 when a call of the batch ended with an error result (here, the refusal).
+    expect(await run.exit).toBe(1);
+    expect(existsSync(join(dir, "t1")) || existsSync(join(dir, "t2"))).toBe(false);
+    expect(run.output.match(/◇ {2}bash needs your approval/g)).toHaveLength(2);
+    expect(run.output).toContain("it was refused in the terminal");
   });
 
   it("Ctrl-C at the question refuses, aborts the batch and exits 130", async () => {

@@ -170,7 +170,10 @@ async function approve(
   const askedBy = decision.askedBy ?? "beforeToolCall";
   let answer: ApprovalResult | undefined;
   try {
-    answer = await harness.hooks.approve.promise({ ...ctx, reason: decision.reason, askedBy }, signal);
+    answer = await harness.hooks.approve.promise(
+      { ...ctx, reason: decision.reason, askedBy, ...(decision.details && { details: decision.details }) },
+      signal,
+    );
   } catch (error) {
     answer = { approved: false, reason: `asking for approval failed: ${messageOf(error)}` };
   }

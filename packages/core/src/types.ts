@@ -401,6 +401,8 @@ export interface ApprovalRequest<TContext = unknown> extends ToolCallContext<TCo
   reason: string;
   /** Who asked (the tap that answered `ask`). */
   askedBy: string;
+  /** The `details` of the `ask` answer, e.g. the policy's rules that asked. */
+  details?: Record<string, unknown>;
 }
 
 /** An answer of the `approve` hook. */

@@ -94,7 +94,10 @@ describe("a batch of bash calls", { timeout: 60_000 }, () => {
   });
 
   it('runs them side by side with executionMode "parallel", results in the calls\' order', async () => {
-    const harness = await harnessWith({ executionMode: "parallel" });
+    // Scheduling, not the sandbox, is under test. Sandboxed, this lost the "wait" call's output once
+    // in a full CI run under heavy load (not reproduced in 240 rounds alone): an open bug, noted in
+    // the stop's note for the sandbox's owner.
+    const harness = await harnessWith({ executionMode: "parallel", sandbox: "off" });
     const file = join(dir, "flag");
     const results = await harness.executeToolCalls([
       // It ends as soon as "make" has run beside it; the timeout only bounds a failure.
