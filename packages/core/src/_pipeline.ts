@@ -93,6 +93,15 @@ function notFound(harness: Harness, call: ToolCall): AgentToolResult {
   });
 }
 
+/** The message of an `INVALID_ARGUMENTS` ToolhostError thrown in prepare (perhaps wrapped by a tap's name). */
+function invalidArguments(error: unknown): string | undefined {
+  let found: string | undefined;
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current instanceof ToolhostError && current.code === ErrorCode.INVALID_ARGUMENTS) found = current.message;
+  }
+  return found;
+}
+
 /** Stage prepare: arguments transformed, validated, and what the call will touch declared. */
 async function prepare(harness: Harness, ctx: Context): Promise<AgentToolResult | undefined> {
   const { toolCall: call } = ctx;
@@ -103,6 +112,9 @@ async function prepare(harness: Harness, ctx: Context): Promise<AgentToolResult 
     const args = only ? callTap(only, call.arguments, ctx) : prepareArguments.promise(call.arguments, ctx);
     ctx.args = (isThenable(args) ? await args : args) ?? (only ? call.arguments : undefined);
   } catch (error) {
+    // A tool that refuses its arguments while preparing them (an unknown name) says so as invalid arguments.
+    const refusal = invalidArguments(error);
+    if (refusal) return toolError(ErrorCode.INVALID_ARGUMENTS, `Invalid arguments for tool "${nameOf(call)}": ${refusal}\nArguments received: ${preview(call.arguments)}`);
     const text = `Could not prepare the arguments of "${nameOf(call)}": ${messageOf(error)}\nArguments received: ${preview(call.arguments)}`;
     return toolError(ErrorCode.PREPARE_FAILED, text);
   }

@@ -89,7 +89,8 @@ describe("unknown arguments are refused, never ignored", () => {
     const { harness, asked } = await harnessIn(root);
     const read = await call(harness, "read", { path: "f.txt", tails: 2 });
     expect(read.isError).toBe(true);
-    expect(textOf(read)).toContain('unknown argument "tails" (did you mean "tail"?)');
+    expect(read.details).toMatchObject({ code: "TOOLHOST_INVALID_ARGUMENTS" });
+    expect(textOf(read)).toContain('Invalid arguments for tool "read": unknown argument "tails" (did you mean "tail"?)');
     expect(textOf(read)).toContain("It takes: path, startLine, endLine, tail, byteOffset.");
     const edit = await call(harness, "edit", { path: "f.txt", oldText: "one", newText: "1", dry_run: true });
     expect(textOf(edit)).toContain('"dry_run" (did you mean "dryRun"?)');
