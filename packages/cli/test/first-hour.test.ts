@@ -97,10 +97,10 @@ describe("messages", { timeout: 60_000 }, () => {
     writeConfig(dir, { plugins: [["@toolhost/hooks-policy", { extends: ["recomended"] }]] });
     const result = await toolhost(["list"], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(
-      '  - /extends/0: "recomended" is not one of "readonly", "workspace", "recommended". Did you mean "recommended"?',
-    );
-    expect(result.stderr).toContain('"toolhost schema @toolhost/hooks-policy" shows the options it takes');
+    // extends also takes npm packages and files, so the policy itself says what the name is not.
+    expect(result.stderr).toContain('The policy "recomended" in extends of @toolhost/hooks-policy is neither a preset (readonly, workspace, recommended)');
+    expect(result.stderr).toContain('Did you mean "recommended"?');
+    expect(result.stderr.indexOf("Did you mean")).toBeLessThan(result.stderr.indexOf("npm i -D"));
     expect(result.stderr).not.toContain("Expected union value");
     expect(result.stderr).toContain("(TOOLHOST_INVALID_PLUGIN_OPTIONS)");
   });
@@ -119,7 +119,7 @@ describe("messages", { timeout: 60_000 }, () => {
     writeConfig(dir, { plugins: [["@toolhost/hooks-policy", { extends: ["recomended"] }]] });
     const shown = await toolhost(["schema", "@toolhost/hooks-policy"], { cwd: dir });
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toContain('extends?: ("readonly" | "workspace" | "recommended")[]');
+    expect(shown.stdout).toContain("extends?: (string | object)[]  Layers whose rules come before yours, in order: a preset name, an npm package");
     expect(shown.stdout).toMatch(/^ {4}decision: "allow" \| "ask" \| "deny"/m);
     const json = await toolhost(["--json", "schema", "@toolhost/tool-bash"], { cwd: dir });
     const parsed = JSON.parse(json.stdout) as { plugin: string; options: { properties: Record<string, unknown> } };

@@ -65,13 +65,37 @@ function locate(entry: string, from: string, chain: string[]): string {
   try {
     return createRequire(join(from, "package.json")).resolve(entry);
   } catch {
+    // "Did you mean" first: installing a misspelled name is how typo-squatted packages get in.
+    const close = closestPreset(entry);
     throw failure(
       entry,
       chain,
       `is neither a preset (${Object.keys(PRESETS).join(", ")}) nor an npm package installed where ${from} can find it`,
-      `Install it (pnpm add -D ${entry}) in ${from}, or fix the name.`,
+      close ? `Did you mean "${close}"? If you meant a package, install it (npm i -D ${entry}) in ${from}.` : `Install it (npm i -D ${entry}) in ${from}, or fix the name.`,
     );
   }
+}
+
+/** The preset a name is a typo of (at most 2 edits), if any. */
+function closestPreset(name: string): string | undefined {
+  let best: { preset: string; distance: number } | undefined;
+  for (const preset of Object.keys(PRESETS)) {
+    const distance = editDistance(name.toLowerCase(), preset);
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { preset, distance };
+  }
+  return best?.preset;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }
 
 function readPolicy(entry: string, file: string, chain: string[]): PolicyFile {

@@ -41,7 +41,7 @@ describe("extends: presets, npm packages, JSON and YAML files", () => {
   });
 
   it("a missing package names it and says how to install it", () => {
-    expect(() => load({ extends: ["@acme/nope"] })).toThrow(/"@acme\/nope".*nor an npm package.*pnpm add -D @acme\/nope/s);
+    expect(() => load({ extends: ["@acme/nope"] })).toThrow(/"@acme\/nope".*nor an npm package.*npm i -D @acme\/nope/s);
   });
 
   it("a missing file, an invalid file and a non-policy name the entry and the fix", () => {

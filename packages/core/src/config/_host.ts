@@ -142,11 +142,12 @@ function applyError(
   context: { name: string; where: string; at: { configPath: string | undefined; plugin: string }; hints: ConfigHints | undefined },
 ): ConfigError {
   const code = error instanceof ToolhostError ? error.code : ConfigErrorCode.PLUGIN_APPLY_FAILED;
-  if (code === ConfigErrorCode.INVALID_PLUGIN_OPTIONS && plugin.options !== undefined) {
+  const problems = code === ConfigErrorCode.INVALID_PLUGIN_OPTIONS && plugin.options !== undefined ? optionProblems(plugin.options, options) : [];
+  if (problems.length > 0) {
     const entry = context.name === plugin.name ? "" : `${context.name}, `;
     const lines = [
       `Invalid options for plugin "${plugin.name}" (${entry}${context.where}):`,
-      ...optionProblems(plugin.options, options),
+      ...problems,
       `Fix them in the plugin's options; ${hintText(context.hints).showPluginSchema(context.name)}.`,
     ];
     return new ConfigError(code, lines.join("\n"), context.at, { cause: error });

@@ -13,6 +13,7 @@ interface Problem {
  * The problems of a plugin's options, each once and in words: a union of literals lists its
  * allowed values, an unknown key names the likely one ("Did you mean"), and the errors a typo
  * causes at the key it misspelled are folded into that one line. One line a problem: `  - /path: …`.
+ * None when the options match the schema (the plugin refused them for a reason of its own).
  */
 export function optionProblems(schema: TSchema, options: unknown): string[] {
   let value: unknown;
@@ -38,7 +39,6 @@ export function optionProblems(schema: TSchema, options: unknown): string[] {
     if (problems.some((problem) => problem.path === error.path)) continue;
     problems.push({ path: error.path || "/", text: describe(error) });
   }
-  if (problems.length === 0) problems.push({ path: "/", text: "does not match the plugin's options schema." });
   return problems.slice(0, MAX_PROBLEMS).map((problem) => `  - ${problem.path}: ${problem.text}`);
 }
 
