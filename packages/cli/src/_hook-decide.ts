@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { ErrorCode, ToolhostError, Type, type AgentHarness, type AnyAgentTool } from "@toolhost/core";
+import { ErrorCode, ToolhostError, Type, type AgentHarness, type AnyAgentTool, type ToolAccess } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import type { HookHost } from "./_hook-hosts.js";
 
@@ -67,7 +67,7 @@ const ForeignParameters = Type.Object({}, { additionalProperties: true });
  * tap apply as for toolhost's own calls. Nothing runs: the execute stage answers "allowed".
  */
 export class HookJudge {
-  readonly #pending = new Map<string, { tool: AnyAgentTool; asked?: string }>();
+  readonly #pending = new Map<string, { tool: AnyAgentTool; asked?: string; access?: ToolAccess }>();
   #sequence = 0;
 
   constructor(readonly host: Host) {
@@ -78,18 +78,20 @@ export class HookJudge {
       if (pending) pending.asked = `${request.reason} (asked by ${request.askedBy})`;
       return { approved: false, reason: "an ask is answered by the host that called the hook" };
     });
-    hooks.executeToolCall.tap(HOOK_TAP, (ctx) =>
-      this.#pending.has(ctx.toolCall.id) ? { content: [{ type: "text", text: ALLOWED }], details: { allowed: true } } : undefined,
-    );
+    hooks.executeToolCall.tap(HOOK_TAP, (ctx) => {
+      const pending = this.#pending.get(ctx.toolCall.id);
+      if (!pending) return undefined;
+      // What the pipeline declared for the call: the tree check below reads it instead of declaring again.
+      if (ctx.access) pending.access = ctx.access;
+      return { content: [{ type: "text", text: ALLOWED }], details: { allowed: true } };
+    });
   }
 
   /**
    * An allowed call that reads a tree: toolhost's own tools leave out what the policy denies, the
    * host's cannot, so a tree that holds such a path is asked about, naming them.
    */
-  async #treeCheck(hookHost: HookHost, call: HookCall): Promise<HookVerdict> {
-    const declare = hookHost.tools[call.tool];
-    const trees = declare?.(call.input, { cwd: call.cwd, workspace: this.host.workspace }).readTrees ?? [];
+  async #treeCheck(hookHost: HookHost, call: HookCall, trees: readonly string[]): Promise<HookVerdict> {
     const hidden = trees.length > 0 ? await hiddenIn(this.host.harness, trees) : [];
     if (hidden.length === 0) return { decision: "allow", reason: "allowed by toolhost's policy" };
     const shown = hidden.slice(0, 3).join(", ") + (hidden.length > 3 ? ` and ${hidden.length - 3} more` : "");
@@ -114,7 +116,7 @@ export class HookJudge {
       const pending = this.#pending.get(id);
       const text = result?.content.map((block) => (block.type === "text" ? block.text : "")).join("\n") ?? "";
       const code = (result?.details as { code?: unknown } | undefined)?.code;
-      if (result && !result.isError && text === ALLOWED) return await this.#treeCheck(hookHost, call);
+      if (result && !result.isError && text === ALLOWED) return await this.#treeCheck(hookHost, call, pending?.access?.readTrees ?? []);
       if (code === ErrorCode.NOT_APPROVED && pending?.asked) return { decision: "ask", reason: pending.asked };
       return { decision: "deny", reason: text || `refused (${String(code)})` };
     } catch (error) {
@@ -125,7 +127,7 @@ export class HookJudge {
   }
 }
 
-/** A verdict of the tree check: the host's own tool cannot leave out what the policy hides. */
+/** The paths under `trees` that the policy denies to read. */
 async function hiddenIn(harness: AgentHarness, trees: readonly string[]): Promise<string[]> {
   const policy = harness.getService("policy");
   const hidden: string[] = [];

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { checkValue, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
+import { checkValue, closestName, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
 import { parse as parseYaml } from "yaml";
 import { DecisionSchema, type PolicyLayer, type PolicyOptions, RuleSchema } from "./_schema.js";
 import { PRESETS } from "./presets.js";
@@ -66,7 +66,7 @@ function locate(entry: string, from: string, chain: string[]): string {
     return createRequire(join(from, "package.json")).resolve(entry);
   } catch {
     // "Did you mean" first: installing a misspelled name is how typo-squatted packages get in.
-    const close = closestPreset(entry);
+    const close = closestName(entry, Object.keys(PRESETS));
     throw failure(
       entry,
       chain,
@@ -74,28 +74,6 @@ function locate(entry: string, from: string, chain: string[]): string {
       close ? `Did you mean "${close}"? If you meant a package, install it (npm i -D ${entry}) in ${from}.` : `Install it (npm i -D ${entry}) in ${from}, or fix the name.`,
     );
   }
-}
-
-/** The preset a name is a typo of (at most 2 edits), if any. */
-function closestPreset(name: string): string | undefined {
-  let best: { preset: string; distance: number } | undefined;
-  for (const preset of Object.keys(PRESETS)) {
-    const distance = editDistance(name.toLowerCase(), preset);
-    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { preset, distance };
-  }
-  return best?.preset;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 function readPolicy(entry: string, file: string, chain: string[]): PolicyFile {
