@@ -59,6 +59,8 @@ export interface Policy {
    */
   protectedPaths(root: string): ProtectedPaths;
   readonly defaultDecision: Decision;
+  /** The first locked layer whose `default` is ask or deny: a part no rule decides cannot be approved below it. */
+  readonly lockedDefault: { layer: string; source?: string } | undefined;
   /** Every rule in force (layers in `extends` order, the config's own last), with the id decisions name it by and its layer. */
   readonly rules: ReadonlyArray<EffectiveRule>;
 }
@@ -116,6 +118,7 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
   const layers = new Map<string, LayerPlace>();
   let defaultDecision: Decision = "ask";
   let floor: Decision = "allow";
+  let lockedDefault: Policy["lockedDefault"];
   const layerList: SourcedLayer[] = layersOf(options, environment.workspace);
   layerList.push({ name: "config", rules: options.rules ?? [], ...(options.default ? { default: options.default } : {}) });
   layerList.forEach((layer, index) => {
@@ -123,6 +126,7 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
     const place = { index, locked: layer.locked === true, name: layer.name, ...(layer.source ? { source: layer.source } : {}) };
     if (layer.default) defaultDecision = worst(layer.default, floor);
     if (layer.locked && layer.default) floor = worst(floor, layer.default);
+    if (layer.locked && layer.default && layer.default !== "allow") lockedDefault ??= { layer: layer.name, ...(layer.source ? { source: layer.source } : {}) };
     layer.rules.forEach((rule, at) => {
       const id = rule.id ?? (own ? `rules[${at}]` : `${layer.name}:rules[${at}]`);
       compiled.push(compileRule(rule, id, anchors, own ? `rules[${at}]` : `${layer.name} rules[${at}]`));
@@ -132,7 +136,7 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
   compiled.forEach((rule, order) => {
     rule.order = order;
   });
-  return new CompiledPolicy(compiled, defaultDecision, environment, anchors, layers);
+  return new CompiledPolicy(compiled, defaultDecision, environment, anchors, layers, lockedDefault);
 }
 
 /** A rule's matcher as written: `"rm -rf *"`, `path "~/.ssh/**"`, `every call of bash`. */
@@ -171,6 +175,7 @@ class CompiledPolicy implements Policy {
     readonly environment: PolicyEnvironment,
     readonly anchors: PathAnchors,
     layers: Map<string, LayerPlace>,
+    readonly lockedDefault: Policy["lockedDefault"],
   ) {
     this.#rules = rules;
     this.#layering = { default: defaultDecision, layerOf: (id) => layers.get(id) };
@@ -593,4 +598,60 @@ class CompiledPolicy implements Policy {
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
+}
+
+/** A rule that asked about a part, as an approver reads it (`details.policy.asks[].rules`). */
+export interface AskingRule {
+  id: string;
+  layer: string;
+  locked: boolean;
+  /** The matcher as written: `"rm -rf *"`, `path ".env"`. */
+  matcher: string;
+  tool: string;
+  source?: string;
+}
+
+/**
+ * A part of a call that asks, for an approver: what it is, the rules that asked (none when the
+ * default or an uncertainty asked), and whether a locked layer has a say in it: then no approval
+ * given in advance (a command-line flag, a later layer) may pass it, only a person asked.
+ */
+export interface AskingPart {
+  kind: PartKind;
+  subject: string;
+  rules: AskingRule[];
+  locked: boolean;
+  /** The locked layer (and its file) that holds the ask, when `locked`. */
+  lockedBy?: { layer: string; source?: string };
+  note?: string;
+}
+
+/** The parts of an asking call that ask, with the layer and lock of each rule that asked. */
+export function askingParts(policy: Policy, explanation: PolicyExplanation, limit: number): AskingPart[] {
+  const byId = new Map(policy.rules.map((rule) => [rule.id, rule]));
+  return explanation.parts
+    .filter((part) => part.decision === "ask")
+    .slice(0, limit)
+    .map((part) => {
+      const say = part.matched.filter((entry) => entry.decision !== "allow").map((entry) => byId.get(entry.id));
+      const rules = part.matched.filter((entry) => entry.decision === "ask").map((entry): AskingRule => {
+        const rule = byId.get(entry.id);
+        return {
+          id: entry.id,
+          layer: rule?.layer ?? "config",
+          locked: rule?.locked === true,
+          matcher: rule ? matcherText(rule) : entry.id,
+          tool: [rule?.tool ?? "*"].flat().join(", "),
+          ...(rule?.source ? { source: rule.source } : {}),
+        };
+      });
+      const lockedRule = say.find((rule) => rule?.locked === true);
+      // A part no rule asked about asks by the default or an uncertainty: a locked default holds it.
+      const lockedBy = lockedRule
+        ? { layer: lockedRule.layer, ...(lockedRule.source ? { source: lockedRule.source } : {}) }
+        : rules.length === 0
+          ? policy.lockedDefault
+          : undefined;
+      return { kind: part.kind, subject: part.subject, rules, locked: lockedBy !== undefined, ...(lockedBy && { lockedBy }), ...(part.note && { note: part.note }) };
+    });
 }

@@ -5,6 +5,8 @@ export { default, PLUGIN_NAME, POLICY_SERVICE } from "./plugin.js";
 export {
   createPolicy,
   PolicyErrorCode,
+  type AskingPart,
+  type AskingRule,
   type EffectiveRule,
   type MatchedRule,
   type PartKind,

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { type AgentHarness, definePlugin, messageOf, type PolicyService } from "@toolhost/core";
 import { AuditLog } from "./_audit.js";
-import { createPolicy, matcherText, type PolicyExplanation } from "./_policy.js";
+import { askingParts, createPolicy, matcherText, type Policy, type PolicyExplanation } from "./_policy.js";
 import { Redactor } from "./_redact.js";
 import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
 
@@ -78,7 +78,7 @@ const plugin = definePlugin({
         }
       }
       if (explanation.decision === "allow") return undefined;
-      const details = { policy: brief(explanation) };
+      const details = { policy: brief(explanation, policy) };
       return explanation.decision === "deny"
         ? { block: true, reason: explanation.reason, details }
         : { ask: true, reason: explanation.reason, details };
@@ -92,12 +92,17 @@ const plugin = definePlugin({
 
 const MAX_PARTS_IN_DETAILS = 100;
 
-/** What a refused result carries: the parts that decided first, so a huge command does not make a huge result. */
-function brief(explanation: PolicyExplanation): Record<string, unknown> {
+/**
+ * What a refused result carries: the parts that decided first, so a huge command does not make a
+ * huge result; for an ask, `asks`: each asking part with its rules' layers and locks (`AskingPart`),
+ * which approvers read.
+ */
+function brief(explanation: PolicyExplanation, policy: Policy): Record<string, unknown> {
   const { decision, rules, parts } = explanation;
-  if (parts.length <= MAX_PARTS_IN_DETAILS) return { decision, rules, parts };
+  const asks = decision === "ask" ? { asks: askingParts(policy, explanation, MAX_PARTS_IN_DETAILS) } : {};
+  if (parts.length <= MAX_PARTS_IN_DETAILS) return { decision, rules, parts, ...asks };
   const deciding = parts.filter((part) => part.decision === decision).slice(0, MAX_PARTS_IN_DETAILS);
-  return { decision, rules, parts: deciding, partsOmitted: parts.length - deciding.length };
+  return { decision, rules, parts: deciding, partsOmitted: parts.length - deciding.length, ...asks };
 }
 
 export default plugin;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPolicy, type PolicyLayer, type PolicyOptions } from "../src/index.js";
-import { makeWorkspace, withAccess } from "./_helpers.js";
+import { type AskingPart, createPolicy, type PolicyLayer, type PolicyOptions } from "../src/index.js";
+import { harnessWith, makeWorkspace, withAccess } from "./_helpers.js";
 
 let ws = "";
 let cleanup = () => {};
@@ -101,5 +101,31 @@ describe("decisions name the rule by layer, matcher and id", () => {
   it("a locked layer says so, with the rule's own id", () => {
     const explained = bash({ extends: [org], rules: [] }, "git push --force origin main");
     expect(explained.reason).toBe('git push --force origin main: denied by org (locked) › "git push --force *" (no-force-push)');
+  });
+});
+
+describe("an ask's details tell an approver which rules asked, their layers and locks", () => {
+  const asksOf = async (options: PolicyOptions, command: string) => {
+    const { harness } = await harnessWith(options, ws);
+    const [result] = await harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command } }]);
+    return (result?.details as { policy: { asks: AskingPart[] } }).policy.asks;
+  };
+
+  it("a preset's ask: its rule id, layer and matcher, not locked", async () => {
+    const asks = await asksOf({ extends: ["recommended"] }, "ls && rm -rf out");
+    expect(asks).toHaveLength(1);
+    expect(asks[0]).toMatchObject({ kind: "command", subject: "rm -rf out", locked: false, rules: [{ layer: "recommended", locked: false, matcher: expect.stringContaining("rm") }] });
+    expect(asks[0]?.rules[0]?.id).toMatch(/^recommended:rules\[\d+\]$/);
+  });
+
+  it("a locked layer's ask is locked, and says which layer holds it, even where a later layer allows", async () => {
+    const asks = await asksOf({ extends: [org], rules: [{ tool: "bash", command: "rm -rf *", decision: "allow" }] }, "rm -rf build");
+    expect(asks[0]).toMatchObject({ subject: "rm -rf build", locked: true, lockedBy: { layer: "org" }, rules: [{ id: "org:rules[1]", layer: "org", locked: true }] });
+  });
+
+  it("an ask of the default is locked when a locked layer's default asks", async () => {
+    const strict: PolicyLayer = { name: "strict", locked: true, default: "ask", rules: [] };
+    expect((await asksOf({ extends: [strict], default: "allow" }, "make"))[0]).toMatchObject({ rules: [], locked: true, lockedBy: { layer: "strict" } });
+    expect((await asksOf({ default: "ask" }, "make"))[0]).toMatchObject({ rules: [], locked: false });
   });
 });
