@@ -39,6 +39,8 @@ export class Cli {
   exitCode: number = ExitCode.OK;
   /** The progress line of the running command, paused while the approve prompt asks. */
   progress: Progress | undefined;
+  /** The `--approve` values of call, run and agent; undefined for commands that take none. */
+  approvals: readonly string[] | undefined;
   /** How long each call (by id) waited for a person to approve it, in ms: not the tool's own time. */
   readonly approvalWaitMs = new Map<string, number>();
   #host: Promise<Host> | undefined;
@@ -108,6 +110,16 @@ export class Cli {
           ask: true,
           reason: "there is no config file and @toolhost/hooks-policy is not installed, so no policy allows this call",
         }));
+      }
+    }
+    if (this.approvals !== undefined) {
+      // Before the prompt: a call an --approve value covers runs without asking.
+      const { attachGivenApprovals } = await import("./_approve-given.js");
+      try {
+        await attachGivenApprovals(host, this, this.approvals, this.interactive);
+      } catch (error) {
+        await host.harness.dispose().catch(() => undefined);
+        throw error;
       }
     }
     if (this.interactive) {
@@ -200,6 +212,25 @@ export class Cli {
     const host = await this.#host.catch(() => undefined);
     await host?.harness.dispose();
   }
+}
+
+/** Adds `--approve` (repeatable) to call, run and agent. */
+export function approveOption(command: Command): Command {
+  return command
+    .option(
+      "--approve <rule-or-pattern>",
+      "approve in advance the asks this covers: a rule id (toolhost policy rules) or <tool>:<command or path>; repeatable; never a deny nor a locked layer's ask",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .addHelpText(
+      "after",
+      `
+--approve 'bash:rm -rf out' passes the policy's ask for that command; 'bash:rm -rf out/*' for
+rm -rf of anything in out/ (a last "*" any further words); 'write:dist/**' for writes under dist/;
+'recommended:rules[18]' every ask of that rule. TOOLHOST_APPROVE holds more, one a line.
+A value that approves nothing, or would approve everything ('*'), is a usage error (exit 2).`,
+    );
 }
 
 /** A command of the CLI: adds itself to the program. */

@@ -1,6 +1,6 @@
 import { preview, type AgentEvent, type AgentState, type ModelService } from "@toolhost/core";
 import type { Command } from "commander";
-import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { approveOption, type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { readStdin } from "../_input.js";
 import { ExitCode, contentText, jsonLine } from "../_output.js";
 import { type Progress, startProgress } from "../_progress.js";
@@ -12,8 +12,7 @@ class NoModelError extends UsageError {
 
 export const agent: CommandModule = {
   register(program: Command, cli: Cli) {
-    program
-      .command("agent")
+    approveOption(program.command("agent"))
       .description("run the agent loop: the configured model calls the configured tools until it answers")
       .argument("[prompt...]", "what to ask; read from standard input when not given")
       .option("--system <text>", "the system prompt (instead of the config's agent.systemPrompt)")
@@ -29,7 +28,8 @@ The assistant's text streams to stdout; each tool call is shown on stderr as it 
 Exit codes: 0 done, 1 the model or its endpoint failed, 2 refused (config, no model), 130 Ctrl-C.`,
       )
       .action(
-        cli.action(async (words: string[], options: { system?: string; maxTurns?: string }) => {
+        cli.action(async (words: string[], options: { system?: string; maxTurns?: string; approve: string[] }) => {
+          cli.approvals = options.approve;
           const prompt = (words.length > 0 ? words.join(" ") : await readStdin((text) => cli.note(text), "the prompt")).trim();
           if (prompt === "") throw new UsageError('No prompt: give it as an argument (toolhost agent "…") or on standard input.');
           const maxTurns = options.maxTurns === undefined ? undefined : Number(options.maxTurns);

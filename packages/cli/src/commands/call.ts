@@ -1,13 +1,12 @@
 import type { ToolResultMessage } from "@toolhost/core";
 import type { Command } from "commander";
-import type { Cli, CommandModule } from "../_cli.js";
+import { approveOption, type Cli, type CommandModule } from "../_cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
 import { ExitCode, contentText, jsonLine } from "../_output.js";
 
 export const call: CommandModule = {
   register(program: Command, cli: Cli) {
-    program
-      .command("call")
+    approveOption(program.command("call"))
       .description("run one tool call through the whole pipeline (policies, approval, hooks)")
       .argument("<tool>", "the tool's name (see `toolhost list`)")
       .argument("[args]", 'the arguments as a JSON object, or "-" to read them from standard input', "{}")
@@ -23,7 +22,8 @@ Examples:
   echo '{"command": "ls"}' | toolhost call bash -`,
       )
       .action(
-        cli.action(async (tool: string, argsText: string) => {
+        cli.action(async (tool: string, argsText: string, options: { approve: string[] }) => {
+          cli.approvals = options.approve;
           const args = parseJsonArgument(
             argsText === "-" ? await readStdin((text) => cli.note(text), `the arguments of "${tool}"`) : argsText,
             tool,

@@ -1,13 +1,12 @@
 import type { Command } from "commander";
 import { preview, type ToolCall } from "@toolhost/core";
-import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { approveOption, type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { readInput } from "../_input.js";
 import { ExitCode, jsonLine } from "../_output.js";
 
 export const run: CommandModule = {
   register(program: Command, cli: Cli) {
-    program
-      .command("run")
+    approveOption(program.command("run"))
       .description("run a batch of tool calls with the harness's scheduling")
       .argument("[file]", 'a JSON file of calls, or "-" for standard input', "-")
       .option("--events", "print every event as a JSON line instead of the results")
@@ -20,7 +19,8 @@ Prints one result message per line, in the calls' order (JSON lines).
 Exit codes: 0 every call done, 1 some result is an error, 2 bad input or config, 130 interrupted.`,
       )
       .action(
-        cli.action(async (file: string, options: { events?: boolean }) => {
+        cli.action(async (file: string, options: { events?: boolean; approve: string[] }) => {
+          cli.approvals = options.approve;
           const calls = parseBatch(await readInput(file, cli.globals.cwd, (text) => cli.note(text), "calls"));
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
