@@ -4,7 +4,8 @@ import { jsonLines, project, removeDir, tempDir, toolhost, writeConfig } from ".
 let dir: string;
 beforeEach(() => {
   dir = project(tempDir());
-  writeConfig(dir, { plugins: ["./plugins/fake-policy-plugin.mjs"] });
+  // Real tools (bash, read, …), so what is explained is a call the config could make.
+  writeConfig(dir, { plugins: ["@toolhost/tool-bash", "@toolhost/tool-fs", "./plugins/fake-policy-plugin.mjs"] });
 });
 afterEach(() => removeDir(dir));
 
@@ -43,6 +44,42 @@ describe("toolhost policy explain", () => {
     expect(lines[0]).toMatchObject({ decision: "deny" });
     expect(lines[1]).toMatchObject({ decision: "allow", reason: "allowed in /somewhere" });
     expect(lines[2]).toMatchObject({ line: 4, error: { code: "TOOLHOST_USAGE" } });
+  });
+
+  it("exits 2 for a tool the config lacks, with the closest name", async () => {
+    const result = await toolhost(["policy", "explain", "bsh", '{"command":"ls"}'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain('The config has no tool "bsh", so there is no call to explain. Did you mean "bash"?');
+    expect(result.stderr).toContain("(TOOLHOST_TOOL_NOT_FOUND)");
+    const json = await toolhost(["--json", "policy", "explain", "bsh", "{}"], { cwd: dir });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "TOOLHOST_TOOL_NOT_FOUND" } });
+  });
+
+  it("exits 2 for arguments the tool's schema refuses, saying where", async () => {
+    const result = await toolhost(["policy", "explain", "read", '{"path": 3}'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('The arguments are not valid for "read"');
+    expect(result.stderr).toContain("/path");
+    expect(result.stderr).toContain("(TOOLHOST_INVALID_ARGUMENTS)");
+  });
+
+  it('with "-", a line of an unknown tool without "access", or with invalid arguments, is an error line; exit 2', async () => {
+    const input = [
+      JSON.stringify({ tool: "bash", args: { command: "ls" } }),
+      JSON.stringify({ tool: "bsh", args: { command: "ls" } }),
+      JSON.stringify({ tool: "read", args: {} }),
+      JSON.stringify({ tool: "Bash", args: { command: "ls" }, access: { commands: [{ command: "ls", cwd: dir }] } }),
+    ].join("\n");
+    const result = await toolhost(["policy", "explain", "-"], { cwd: dir, input });
+    expect(result.code).toBe(2);
+    const lines = jsonLines(result.stdout) as Array<Record<string, unknown>>;
+    expect(lines[0]).toMatchObject({ decision: "allow", tool: "bash" });
+    expect(lines[1]).toMatchObject({ line: 2, error: { code: "TOOLHOST_TOOL_NOT_FOUND", message: expect.stringContaining('Did you mean "bash"?') } });
+    expect(lines[2]).toMatchObject({ line: 3, error: { code: "TOOLHOST_INVALID_ARGUMENTS" } });
+    // Another host's tool, judged by the access the line gives.
+    expect(lines[3]).toMatchObject({ decision: "allow", tool: "Bash" });
   });
 
   it("exits 2 and says to add @toolhost/hooks-policy when no policy is configured", async () => {

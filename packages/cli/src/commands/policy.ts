@@ -1,4 +1,4 @@
-import type { PolicyExplanation, PolicyService, ToolAccess } from "@toolhost/core";
+import type { AgentHarness, PolicyExplanation, PolicyService, ToolAccess } from "@toolhost/core";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
@@ -41,7 +41,8 @@ Examples:
               `No policy plugin is configured, so there is no policy to explain. Add "@toolhost/hooks-policy" ${where}, and install it: npm i -D @toolhost/hooks-policy`,
             );
           }
-          if (tool === "-") return explainLines(cli, service, await readStdin((text) => cli.note(text), "calls to explain"));
+          if (tool === "-") return explainLines(cli, service, await readStdin((text) => cli.note(text), "calls to explain"), host.harness);
+          await checkCall(host.harness, tool, args);
           const explanation = await service.explain({ tool, args, cwd: cli.globals.cwd });
           await cli.out(cli.globals.json ? `${JSON.stringify(explanation)}\n` : humanText(cli, explanation));
           return ExitCode.OK;
@@ -73,7 +74,28 @@ Examples:
   },
 };
 
-async function explainLines(cli: Cli, service: PolicyService, input: string): Promise<number> {
+/**
+ * A call `explain` would judge for a tool this config lacks, or with arguments its tool refuses,
+ * would explain a call that can never run: refuse it as the pipeline would, with its code.
+ */
+async function checkCall(harness: AgentHarness, tool: string, args: unknown): Promise<void> {
+  const { checkValue, closestName, ErrorCode, ToolhostError } = await import("@toolhost/core");
+  const found = harness.getTool(tool);
+  if (!found) {
+    const close = closestName(tool, harness.tools.map((each) => each.name));
+    throw new ToolhostError(
+      ErrorCode.TOOL_NOT_FOUND,
+      `The config has no tool "${tool}", so there is no call to explain.${close ? ` Did you mean "${close}"?` : ""} See "toolhost list"; for another host's tool, give its access on a JSON line to "toolhost policy explain -".`,
+    );
+  }
+  const problems = checkValue(found.parameters, args);
+  if (problems) {
+    const lines = problems.slice(0, 10).map((problem) => `  ${problem.path || "/"}: ${problem.message}`);
+    throw new ToolhostError(ErrorCode.INVALID_ARGUMENTS, `The arguments are not valid for "${tool}":\n${lines.join("\n")}\nSee "toolhost schema ${tool}".`);
+  }
+}
+
+async function explainLines(cli: Cli, service: PolicyService, input: string, harness: AgentHarness): Promise<number> {
   let exitCode: number = ExitCode.OK;
   const lines = input.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -85,6 +107,8 @@ async function explainLines(cli: Cli, service: PolicyService, input: string): Pr
       if (request === null || typeof request !== "object" || typeof request.tool !== "string") {
         throw new UsageError('expected { "tool": string, "args": object, "cwd"?: string, "access"?: object }');
       }
+      // A line with its own access is another host's call; without, it is a call of this config's tool.
+      if (request.access === undefined) await checkCall(harness, request.tool, request.args ?? {});
       output = await service.explain({
         tool: request.tool,
         args: request.args ?? {},
