@@ -34,7 +34,7 @@ export interface AskingPart {
 
 /** What the values are checked against. */
 export interface ApprovalContext {
-  rules: ReadonlyArray<{ id: string; layer: string; locked: boolean; source?: string }> | undefined;
+  rules: ReadonlyArray<{ id: string; layer: string; locked: boolean; source?: string; decision: string }> | undefined;
   tools: readonly string[];
   cwd: string;
 }
@@ -65,6 +65,9 @@ function parseOne({ value, from }: GivenApproval, context: ApprovalContext): App
       throw new UsageError(
         `${where} names a rule of the locked layer "${rule.layer}"${rule.source ? ` (${rule.source})` : ""}: a locked layer's asks cannot be approved from the command line. Approve the call in a terminal, or ask whoever owns ${rule.source ?? "that layer"} to change it.`,
       );
+    }
+    if (rule.decision !== "ask") {
+      throw new UsageError(`${where} names a rule that ${rule.decision === "deny" ? "denies" : "allows"}, not one that asks: --approve passes asks only, never a deny. See "toolhost policy rules".`);
     }
     return { kind: "rule", text, id: rule.id };
   }
