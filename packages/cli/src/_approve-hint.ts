@@ -32,7 +32,7 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   const byRule = [...new Set(parts.flatMap((part) => part.rules.map((rule) => rule.id)))];
   const lines = parts.map((part) => configLine(tool, part)).filter((line): line is string => line !== undefined);
   const options: string[] = [];
-  if (flags.every((flag) => flag !== undefined)) options.push(`run again with ${flags.map((flag) => `--approve ${quoteShell(flag as string)}`).join(" ")} (only this call's ${parts.length === 1 ? "command or path" : "commands and paths"})`);
+  if (flags.every((flag) => flag !== undefined)) options.push(`run again with ${flags.map((flag) => `--approve ${quoteShell(flag as string)}`).join(" ")} (${parts.length === 1 ? `this ${noun(parts[0] as AskingPart)} only` : "these only"})`);
   if (byRule.length > 0) {
     const ruleNames = parts.flatMap((part) => part.rules.map((rule) => `${rule.layer} › ${rule.matcher}`));
     options.push(`with ${byRule.map((id) => `--approve ${quoteShell(id)}`).join(" ")} (every call ${[...new Set(ruleNames)].join(", ")} asks about)`);
@@ -43,6 +43,10 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   }
   if (options.length === 0) return `${lead}. Run it in a terminal to answer it`;
   return `${lead}. To allow it, ${options.join(", or ")}`;
+}
+
+function noun(part: AskingPart): string {
+  return part.kind === "command" ? "command" : part.kind === "network" ? "destination" : "path";
 }
 
 function owner(part: AskingPart): string {
