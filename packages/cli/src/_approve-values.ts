@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { closestName } from "@toolhost/core";
 import { UsageError } from "./_cli.js";
@@ -92,7 +93,12 @@ function parsePattern(tool: string, what: string, text: string, where: string, c
       `${where} leaves the program, first folder or URL as a wildcard, so it would approve almost every ask of ${tool}. Write it out: e.g. '${tool}:rm -rf out', '${tool}:out/**'.`,
     );
   }
-  const path = isAbsolute(what) ? what : resolve(cwd, what);
+  const url = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)/i.exec(what);
+  if (url && /[*?[]/.test((url[1] ?? "").replace(/^\*\.(?=[^*?[]+\.[^*?[]+$)/, ""))) {
+    throw new UsageError(`${where} leaves the host as a wildcard, so it would approve calls to any server. Write the host out (a leading "*." for its subdomains is fine): e.g. '${tool}:https://api.example.com/v1/**'.`);
+  }
+  const home = what === "~" || what.startsWith("~/") ? homedir() + what.slice(1) : what;
+  const path = isAbsolute(home) ? home : resolve(cwd, home);
   return { kind: "pattern", text, tool, command: commandGlob(what), path: glob(path, "[^/]"), url: glob(what, "[^/]") };
 }
 

@@ -1,10 +1,14 @@
 // Approvals given in advance: `--approve` and TOOLHOST_APPROVE on call, run and agent, with the
 // real tool-bash and hooks-policy; refusals without a terminal name the flag or config line.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI, textTurn, toolCallsTurn } from "../../provider-openai/test/_fake-openai.js";
-import { inTerminal, jsonLines, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { inTerminal, jsonLines, project, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { withAccessTools } from "./_policy-tools.js";
 
 const BASH = ["@toolhost/tool-bash", { sandbox: "off", timeout: 30 }];
 
@@ -19,12 +23,12 @@ beforeEach(async () => {
   const rules = JSON.parse((await toolhost(["--json", "policy", "rules"], { cwd: dir })).stdout) as Array<{ id: string; decision: string; matcher: string; layer: string }>;
   rmRule = rules.find((rule) => rule.layer === "recommended" && rule.decision === "ask" && rule.matcher === '"rm"')?.id ?? "";
   expect(rmRule).toMatch(/^recommended:rules\[\d+\]$/);
-});
+}, 60_000);
 afterEach(() => removeDir(dir));
 
 const rm = (folder: string) => JSON.stringify({ command: `rm -rf ${folder}` });
 
-describe("--approve", () => {
+describe("--approve", { timeout: 120_000 }, () => {
   it("passes recommended's ask for the command it names, so it runs; a different command is refused with the flag that would allow it", async () => {
     const approved = await toolhost(["call", "bash", rm("out"), "--approve", "bash:rm -rf out"], { cwd: dir });
     expect(approved.code).toBe(0);
@@ -78,7 +82,7 @@ describe("--approve", () => {
   });
 
   it("refuses a value that would approve everything, or approves nothing, as a usage error naming the closest rule", async () => {
-    for (const value of ["*", "bash:*", "*:rm -rf out", "bash:**"]) {
+    for (const value of ["*", "bash:*", "*:rm -rf out", "bash:**", "bash:/**", "bash:https://**", "bash:https://*.com/x"]) {
       const result = await toolhost(["call", "bash", rm("out"), "--approve", value], { cwd: dir });
       expect(result.code, value).toBe(2);
       expect(result.stderr, value).toContain("(TOOLHOST_USAGE)");
@@ -124,7 +128,44 @@ describe("--approve", () => {
   });
 });
 
-describe("a locked layer", () => {
+describe("--approve for paths and URLs", { timeout: 120_000 }, () => {
+  it("tool:path passes writes under that path, relative to the working directory, and no other", async () => {
+    const tools = withAccessTools(dir);
+    writeConfig(dir, { plugins: [tools, ["@toolhost/hooks-policy", { default: "ask" }]] });
+    const inside = await toolhost(["call", "write", '{"path":"dist/app.js"}', "--approve", "write:dist/**"], { cwd: dir });
+    expect(inside.code).toBe(0);
+    expect(inside.stdout).toBe("ran write\n");
+    const outside = await toolhost(["call", "write", '{"path":"src/app.js"}', "--approve", "write:dist/**"], { cwd: dir });
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain("run again with --approve 'write:src/app.js' (this path only)");
+    expect(outside.stderr).toContain(`add {"tool": "write", "path": "${join(dir, "src", "app.js")}", "decision": "allow"}`);
+  });
+
+  it("tool:url passes requests to that URL pattern (the server sees only those)", async () => {
+    project(dir);
+    symlinkSync(fileURLToPath(new URL("../../../examples/plugin-http", import.meta.url)), join(dir, "node_modules", "@toolhost", "example-plugin-http"), "dir");
+    const seen: string[] = [];
+    const server: Server = createServer((request, response) => {
+      seen.push(request.url ?? "");
+      response.end("ok");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      writeConfig(dir, { plugins: ["@toolhost/example-plugin-http", ["@toolhost/hooks-policy", { default: "ask", rules: [{ tool: "*", host: "127.0.0.1", decision: "ask" }] }]] });
+      const approve = ["--approve", `make_api_call:${base}/v1/**`];
+      expect((await toolhost(["call", "make_api_call", JSON.stringify({ url: `${base}/v1/items/1` }), ...approve], { cwd: dir })).code).toBe(0);
+      const other = await toolhost(["call", "make_api_call", JSON.stringify({ url: `${base}/admin` }), ...approve], { cwd: dir });
+      expect(other.code).toBe(2);
+      expect(other.stderr).toContain(`--approve 'make_api_call:${base}/admin' (this destination only)`);
+      expect(seen).toEqual(["/v1/items/1"]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe("a locked layer", { timeout: 120_000 }, () => {
   beforeEach(() => {
     mkdirSync(join(dir, "policies"));
     writeFileSync(
