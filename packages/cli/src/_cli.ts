@@ -220,15 +220,15 @@ export function approveOption(command: Command): Command {
     .option(
       "--approve <rule-or-pattern>",
       "approve in advance the asks this covers: a rule id (toolhost policy rules) or <tool>:<command or path>; repeatable; never a deny nor a locked layer's ask",
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .addHelpText(
       "after",
       `
 --approve 'bash:rm -rf out' passes the policy's ask for that command; 'bash:rm -rf out/*' for
-rm -rf of anything in out/ (a last "*" any further words); 'write:dist/**' for writes under dist/;
-'recommended:rules[18]' every ask of that rule. TOOLHOST_APPROVE holds more, one a line.
+rm -rf of one word out/… ("*" stays within a word); 'bash:git push origin *' for any further
+words (a last "*"); 'write:dist/**' for writes under dist/; 'recommended:rules[18]' every ask of
+that rule. TOOLHOST_APPROVE holds more, one a line. Never a deny, nor a locked layer's ask.
 A value that approves nothing, or would approve everything ('*'), is a usage error (exit 2).`,
     );
 }

@@ -28,8 +28,8 @@ The assistant's text streams to stdout; each tool call is shown on stderr as it 
 Exit codes: 0 done, 1 the model or its endpoint failed, 2 refused (config, no model), 130 Ctrl-C.`,
       )
       .action(
-        cli.action(async (words: string[], options: { system?: string; maxTurns?: string; approve: string[] }) => {
-          cli.approvals = options.approve;
+        cli.action(async (words: string[], options: { system?: string; maxTurns?: string; approve?: string[] }) => {
+          cli.approvals = options.approve ?? [];
           const prompt = (words.length > 0 ? words.join(" ") : await readStdin((text) => cli.note(text), "the prompt")).trim();
           if (prompt === "") throw new UsageError('No prompt: give it as an argument (toolhost agent "…") or on standard input.');
           const maxTurns = options.maxTurns === undefined ? undefined : Number(options.maxTurns);

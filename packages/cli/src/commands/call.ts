@@ -22,8 +22,8 @@ Examples:
   echo '{"command": "ls"}' | toolhost call bash -`,
       )
       .action(
-        cli.action(async (tool: string, argsText: string, options: { approve: string[] }) => {
-          cli.approvals = options.approve;
+        cli.action(async (tool: string, argsText: string, options: { approve?: string[] }) => {
+          cli.approvals = options.approve ?? [];
           const args = parseJsonArgument(
             argsText === "-" ? await readStdin((text) => cli.note(text), `the arguments of "${tool}"`) : argsText,
             tool,

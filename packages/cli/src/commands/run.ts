@@ -19,8 +19,8 @@ Prints one result message per line, in the calls' order (JSON lines).
 Exit codes: 0 every call done, 1 some result is an error, 2 bad input or config, 130 interrupted.`,
       )
       .action(
-        cli.action(async (file: string, options: { events?: boolean; approve: string[] }) => {
-          cli.approvals = options.approve;
+        cli.action(async (file: string, options: { events?: boolean; approve?: string[] }) => {
+          cli.approvals = options.approve ?? [];
           const calls = parseBatch(await readInput(file, cli.globals.cwd, (text) => cli.note(text), "calls"));
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
