@@ -39,8 +39,8 @@ describe("config errors: one message, a stable code, exit 2", () => {
     const file = join(dir, "toolhost.config.json");
     for (const [text, place] of [
       ['{\n  "plugins": [] // no comments in JSON\n}\n', "line 2, column 17"],
-      ['{"plugins": ["\\x"]}', "line 1, column 16"],
-      ['{"plugins": ["a\tb"]}', "line 1, column 16"],
+      ['{"plugins": ["\\x"]}', "line 1, column 14"],
+      ['{"plugins": ["a\tb"]}', "line 1, column 14"],
     ] as const) {
       writeFile(file, text);
       expect(await failing("TOOLHOST_CONFIG_SYNTAX")).toContain(`${file} has a syntax error at ${place}`);

@@ -137,7 +137,7 @@ const loadJson: Loader = async (configPath, content) => {
       .replace(/,? ?(in JSON )?at position \d+.*$/s, "")
       .replace(/ \(line \d+ column \d+\)/, "")
       .replace(/, (\.\.\.)?".*" is not valid JSON$/s, "");
-    // Node 20's message does not always say where: a strict scan finds the place.
+    // Node 20's message does not always say where: a strict scan finds the token at fault.
     const offset = await jsonErrorOffset(content);
     if (offset === undefined) throw syntaxError(configPath, detail);
     const { line, column } = lineColumn(content, offset);
