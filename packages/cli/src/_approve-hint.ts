@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import type { ApprovalRequest } from "@toolhost/core";
-import { type AskingPart, askingParts, quoteShell } from "./_approve-values.js";
+import { type AskingPart, askingParts, mayBeDenied, quoteShell } from "./_approve-values.js";
 
 /** Where the config's own rules are, for the line the hint suggests adding. */
 export interface HintPlace {
@@ -27,6 +27,13 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   if (locked.length > 0) {
     const owners = [...new Set(locked.map((part) => owner(part)))].join("; ");
     return `${lead}. It is asked by a locked layer (${owners}), and a locked layer's ask cannot be approved from the command line (--approve, TOOLHOST_APPROVE) nor loosened by a later rule: run it in a terminal to answer it, or ask whoever owns that file to change it`;
+  }
+  const risky = parts.filter(mayBeDenied);
+  if (risky.length > 0) {
+    const rules = risky.flatMap((part) => part.rules.filter((rule) => rule.decision === "deny").map((rule) => `${rule.layer} › ${rule.matcher} (${rule.id})`));
+    const named = [...new Set(rules)];
+    const shown = named.length > 3 ? `${named.slice(0, 3).join(", ")} and ${named.length - 3} more` : named.join(", ");
+    return `${lead}. ${risky.map((part) => part.subject).join(", ")} may turn out to be denied (by ${shown}) when its run-time words are known, and --approve never passes a possible deny: write the words out, or run it in a terminal to answer it`;
   }
   const flags = parts.map((part) => flagFor(tool, part, place.cwd));
   const byRule = [...new Set(parts.flatMap((part) => part.rules.map((rule) => rule.id)))];

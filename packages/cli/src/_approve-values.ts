@@ -28,7 +28,8 @@ export type Approval =
 export interface AskingPart {
   kind: string;
   subject: string;
-  rules: Array<{ id: string; layer: string; locked: boolean; matcher: string; tool: string; source?: string }>;
+  /** `decision` is the rule's own: `deny` when the part asks because that deny may apply at run time. */
+  rules: Array<{ id: string; decision?: string; layer: string; locked: boolean; matcher: string; tool: string; source?: string }>;
   locked: boolean;
   lockedBy?: { layer: string; source?: string };
 }
@@ -152,7 +153,7 @@ export function askingParts(details: Record<string, unknown> | undefined): Askin
  */
 export function approvalsFor(approvals: readonly Approval[], tool: string, details: Record<string, unknown> | undefined): Approval[] | undefined {
   const parts = askingParts(details);
-  if (!parts || parts.some((part) => part.locked)) return undefined;
+  if (!parts || parts.some((part) => part.locked || mayBeDenied(part))) return undefined;
   const used = new Set<Approval>();
   for (const part of parts) {
     const pattern = approvals.find((each) => each.kind === "pattern" && each.tool === tool && matches(each, part));
@@ -165,6 +166,11 @@ export function approvalsFor(approvals: readonly Approval[], tool: string, detai
     for (const each of byRule) used.add(each as Approval);
   }
   return [...used];
+}
+
+/** A part asked about because a deny rule may apply once its run-time words are known: never passed in advance. */
+export function mayBeDenied(part: AskingPart): boolean {
+  return part.rules.some((rule) => rule.decision === "deny");
 }
 
 function matches(approval: Extract<Approval, { kind: "pattern" }>, part: AskingPart): boolean {

@@ -79,6 +79,12 @@ describe("--approve", { timeout: 120_000 }, () => {
     expect(byId.code).toBe(2);
     expect(byId.stderr).toContain("--approve 'keep-it' names a rule that denies, not one that asks: --approve passes asks only, never a deny.");
     expect(existsSync(join(dir, "keep"))).toBe(true);
+    // A word known only at run time could make it `rm -rf /`: a deny that may apply is never passed either.
+    const maybe = await toolhost(["call", "bash", JSON.stringify({ command: 'rm -rf "$TARGET"' }), "--approve", 'bash:rm -rf "$TARGET"', "--approve", rmRule], { cwd: dir, env: { TARGET: "keep" } });
+    expect(maybe.code).toBe(2);
+    expect(maybe.stderr).toContain("may turn out to be denied (by recommended › ");
+    expect(maybe.stderr).toContain("--approve never passes a possible deny");
+    expect(existsSync(join(dir, "keep"))).toBe(true);
   });
 
   it("refuses a value that would approve everything, or approves nothing, as a usage error naming the closest rule", async () => {

@@ -605,6 +605,8 @@ function unique<T>(values: T[]): T[] {
 /** A rule that asked about a part, as an approver reads it (`details.policy.asks[].rules`). */
 export interface AskingRule {
   id: string;
+  /** The rule's own decision: `deny` when the policy asks because the deny may apply (words known only at run time). */
+  decision: Decision;
   layer: string;
   locked: boolean;
   /** The matcher as written: `"rm -rf *"`, `path ".env"`. */
@@ -640,6 +642,7 @@ export function askingParts(policy: Policy, explanation: PolicyExplanation, limi
         const rule = byId.get(entry.id);
         return {
           id: entry.id,
+          decision: rule?.decision ?? "ask",
           layer: rule?.layer ?? "config",
           locked: rule?.locked === true,
           matcher: rule ? matcherText(rule) : entry.id,

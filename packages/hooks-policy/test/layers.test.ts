@@ -114,7 +114,7 @@ describe("an ask's details tell an approver which rules asked, their layers and 
   it("a preset's ask: its rule id, layer and matcher, not locked", async () => {
     const asks = await asksOf({ extends: ["recommended"] }, "ls && rm -rf out");
     expect(asks).toHaveLength(1);
-    expect(asks[0]).toMatchObject({ kind: "command", subject: "rm -rf out", locked: false, rules: [{ layer: "recommended", locked: false, matcher: expect.stringContaining("rm") }] });
+    expect(asks[0]).toMatchObject({ kind: "command", subject: "rm -rf out", locked: false, rules: [{ decision: "ask", layer: "recommended", locked: false, matcher: expect.stringContaining("rm") }] });
     expect(asks[0]?.rules[0]?.id).toMatch(/^recommended:rules\[\d+\]$/);
   });
 
