@@ -20,6 +20,10 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   const tool = request.toolCall.name;
   const parts = askingParts(request.details);
   const lead = `no one could approve it: there is no terminal to ask in${place.given ? ", and the --approve values given do not cover it" : ""}`;
+  const omitted = (request.details?.policy as { asksOmitted?: unknown } | undefined)?.asksOmitted;
+  if (typeof omitted === "number") {
+    return `${lead}. The call has more parts that ask than the policy lists (${omitted} left out), so --approve cannot check them all: split the call, or run it in a terminal to answer it`;
+  }
   if (!parts) {
     return `${lead}. --approve passes only asks of the policy (@toolhost/hooks-policy), and this one is ${request.askedBy}'s: run it in a terminal to answer it`;
   }

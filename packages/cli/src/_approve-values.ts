@@ -138,8 +138,10 @@ function escapeRegExp(text: string): string {
 /** The asking parts in an ask's details, or undefined when the ask is not the policy's. */
 export function askingParts(details: Record<string, unknown> | undefined): AskingPart[] | undefined {
   const policy = details?.policy;
-  const asks = policy !== null && typeof policy === "object" ? (policy as { asks?: unknown }).asks : undefined;
-  if (!Array.isArray(asks) || asks.length === 0) return undefined;
+  if (policy === null || typeof policy !== "object") return undefined;
+  const { asks, asksOmitted } = policy as { asks?: unknown; asksOmitted?: unknown };
+  // Parts left out cannot be checked: the ask is treated as not the policy's to pass in advance.
+  if (!Array.isArray(asks) || asks.length === 0 || asksOmitted !== undefined) return undefined;
   const valid = asks.every(
     (part) => part !== null && typeof part === "object" && typeof part.subject === "string" && typeof part.kind === "string" && Array.isArray(part.rules) && typeof part.locked === "boolean",
   );

@@ -87,6 +87,14 @@ describe("--approve", { timeout: 120_000 }, () => {
     expect(existsSync(join(dir, "keep"))).toBe(true);
   });
 
+  it("a call with more asking parts than the policy lists is not passed: the rest could not be checked", async () => {
+    const command = Array.from({ length: 101 }, (_, i) => `rm -rf out/n${i}`).join("; ");
+    const result = await toolhost(["call", "bash", JSON.stringify({ command }), "--approve", rmRule], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("(1 left out), so --approve cannot check them all: split the call");
+    expect(existsSync(join(dir, "out"))).toBe(true);
+  });
+
   it("refuses a value that would approve everything, or approves nothing, as a usage error naming the closest rule", async () => {
     for (const value of ["*", "bash:*", "*:rm -rf out", "bash:**", "bash:/**", "bash:https://**", "bash:https://*.com/x"]) {
       const result = await toolhost(["call", "bash", rm("out"), "--approve", value], { cwd: dir });

@@ -99,7 +99,9 @@ const MAX_PARTS_IN_DETAILS = 100;
  */
 function brief(explanation: PolicyExplanation, policy: Policy): Record<string, unknown> {
   const { decision, rules, parts } = explanation;
-  const asks = decision === "ask" ? { asks: askingParts(policy, explanation, MAX_PARTS_IN_DETAILS) } : {};
+  const asking = decision === "ask" ? parts.filter((part) => part.decision === "ask").length : 0;
+  // An approver must see every asking part, or know that some were left out (and refuse).
+  const asks = decision === "ask" ? { asks: askingParts(policy, explanation, MAX_PARTS_IN_DETAILS), ...(asking > MAX_PARTS_IN_DETAILS && { asksOmitted: asking - MAX_PARTS_IN_DETAILS }) } : {};
   if (parts.length <= MAX_PARTS_IN_DETAILS) return { decision, rules, parts, ...asks };
   const deciding = parts.filter((part) => part.decision === decision).slice(0, MAX_PARTS_IN_DETAILS);
   return { decision, rules, parts: deciding, partsOmitted: parts.length - deciding.length, ...asks };

@@ -94,6 +94,16 @@ describe("deciding calls in the harness", () => {
     expect(policy.partsOmitted).toBe(501);
   });
 
+  it("an ask lists at most 100 asking parts for approvers, and counts the rest", async () => {
+    const { harness } = await harnessWith(RULES, ws);
+    const command = Array.from({ length: 150 }, (_, i) => `git push origin b${i}`).join("; ");
+    const [result] = await harness.executeToolCalls([call(command)]);
+    const policy = (result?.details as { policy: { asks: Array<{ subject: string; rules: Array<{ id: string }> }>; asksOmitted: number } }).policy;
+    expect(policy.asks).toHaveLength(100);
+    expect(policy.asks[0]).toMatchObject({ subject: "git push origin b0", rules: [{ id: "push" }] });
+    expect(policy.asksOmitted).toBe(50);
+  });
+
   it("judges the resolved tool's name and the prepared arguments", async () => {
     const { harness, runs } = await harnessWith(RULES, ws);
     harness.hooks.prepareArguments.tap("test rewrite", (args) => ({ ...(args as object), command: "rm -rf /" }));
