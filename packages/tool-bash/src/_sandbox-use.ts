@@ -11,6 +11,8 @@ export type SandboxUse =
   | {
       kind: "bwrap";
       settings: Omit<SandboxSettings, "visible">;
+      /** bwrap's version, when it says one. */
+      version: string | undefined;
       /** The harness's policy service, asked at each call (it may be applied after this plugin). */
       policy: () => PolicyService | undefined;
       details: BashSandboxDetails;
@@ -45,6 +47,7 @@ export async function resolveSandbox(
   return {
     kind: "bwrap",
     settings: { bwrap: probe.bwrap, workspace, writable, network: options.network },
+    version: probe.version,
     policy,
     details: { mode, enforced: true, network: options.network, writable },
   };
