@@ -11,8 +11,6 @@ export type SandboxUse =
   | {
       kind: "bwrap";
       settings: Omit<SandboxSettings, "visible">;
-      /** bwrap's version, when it says one. */
-      version: string | undefined;
       /** The harness's policy service, asked at each call (it may be applied after this plugin). */
       policy: () => PolicyService | undefined;
       details: BashSandboxDetails;
@@ -47,9 +45,8 @@ export async function resolveSandbox(
   return {
     kind: "bwrap",
     settings: { bwrap: probe.bwrap, workspace, writable, network: options.network },
-    version: probe.version,
     policy,
-    details: { mode, enforced: true, network: options.network, writable },
+    details: { mode, enforced: true, backend: `bwrap${probe.version ? ` ${probe.version}` : ""} (${probe.bwrap})`, network: options.network, writable },
   };
 }
 

@@ -5,7 +5,7 @@ import type { SandboxUse } from "./_sandbox-use.js";
 /** How the sandbox option turned out: `auto → bwrap 0.8.0 (/usr/bin/bwrap)`, `auto → off: <why>`. */
 export function sandboxSetting(use: SandboxUse): string {
   const mode = use.details.mode;
-  if (use.kind === "bwrap") return `${mode} → bwrap${use.version ? ` ${use.version}` : ""} (${use.settings.bwrap})`;
+  if (use.kind === "bwrap") return `${mode} → ${use.details.backend ?? "bwrap"}`;
   if (use.kind === "refuse") return `${mode} → none: every call is refused: ${use.reason}`;
   return mode === "off" ? "off" : `${mode} → off: ${use.details.reason ?? "no sandbox"}`;
 }
