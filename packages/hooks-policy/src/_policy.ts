@@ -322,7 +322,9 @@ class CompiledPolicy implements Policy {
     }
 
     if (parts.length === 0) {
-      const matched = rules.whole.map((rule) => matchOf(rule, rule.decision));
+      // Nothing judged but the confinement: a sandboxed rule for every tool (`*`) does not decide
+      // a call that says nothing of what it does; one that names the tool does.
+      const matched = rules.whole.filter((rule) => !rules.lifting.has(rule.id) || namesTool(rule, tool)).map((rule) => matchOf(rule, rule.decision));
       parts.push(finish({ kind: "call", subject: tool, decision: "allow", matched }, this.#layering));
     }
     // Sandboxed rules first where they lifted an ask (the sandbox made the difference, and the

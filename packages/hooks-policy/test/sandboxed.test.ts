@@ -136,6 +136,14 @@ describe("the sandboxed condition on your own rules", () => {
     expect(policy.decide(bash("bash build.sh", confined())).decision).toBe("ask");
   });
 
+  it("a call that declares nothing but its confinement is decided as without it, unless a sandboxed rule names its tool", () => {
+    const call = { tool: "mcp_runner", args: {}, access: { confinement: confined() } };
+    expect(policyOf().decide(call).decision).toBe("ask");
+    const naming = policyOf({ extends: ["recommended"], rules: [{ tool: "mcp_runner", sandboxed: true, decision: "allow" }] });
+    expect(naming.decide(call)).toMatchObject({ decision: "allow", rules: ["rules[0]"] });
+    expect(naming.decide({ tool: "mcp_runner", args: {} }).decision).toBe("ask");
+  });
+
   it("refuses a sandboxed condition that is not a boolean", () => {
     expect(() => policyOf({ rules: [{ command: "ls", sandboxed: "yes" as never, decision: "allow" }] })).toThrow(/sandboxed/);
   });
