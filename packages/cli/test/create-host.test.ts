@@ -20,7 +20,7 @@ describe("createHost", () => {
 export default definePlugin({
   name: "reporting",
   async apply() {
-    return { settings: { mode: "auto → fast", token: "key sekrit-42", list: ["a", "sekrit-7"], count: 3, on: true, none: null, nested: { no: 1 }, mixed: ["a", 1] } };
+    return { settings: { mode: "auto → fast", token: "key sekrit-42", list: ["a", "sekrit-7"], count: 3, on: true, none: null, nested: { no: 1 }, mixed: ["a", 1], odd: "boom" } };
   },
 });
 `,
@@ -31,7 +31,10 @@ export default definePlugin({
 export default definePlugin({
   name: "redacting",
   apply(harness) {
-    harness.hooks.redact.tap("redacting", (text) => text.replace(/sekrit-\\d+/g, "[gone]"));
+    harness.hooks.redact.tap("redacting", (text) => {
+      if (text === "boom") throw new Error("cannot redact boom");
+      return text.replace(/sekrit-\\d+/g, "[gone]");
+    });
   },
 });
 `,
@@ -40,7 +43,7 @@ export default definePlugin({
     const host = await createHost({ cwd: dir });
     try {
       expect(host.plugins.map((plugin) => plugin.settings)).toEqual([
-        { mode: "auto → fast", token: "key [gone]", list: ["a", "[gone]"], count: 3, on: true, none: null },
+        { mode: "auto → fast", token: "key [gone]", list: ["a", "[gone]"], count: 3, on: true, none: null, odd: "[withheld: redaction failed]" },
         {},
       ]);
     } finally {
