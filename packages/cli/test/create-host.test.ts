@@ -13,6 +13,44 @@ beforeEach(() => {
 afterEach(() => removeDir(dir));
 
 describe("createHost", () => {
+  it("keeps the settings each plugin's apply reports, checked and passed through the redact hook of every plugin", async () => {
+    writeFile(
+      join(dir, "plugins", "reporting.mjs"),
+      `import { definePlugin } from "@toolhost/core";
+export default definePlugin({
+  name: "reporting",
+  async apply() {
+    return { settings: { mode: "auto → fast", token: "key sekrit-42", list: ["a", "sekrit-7"], count: 3, on: true, none: null, nested: { no: 1 }, mixed: ["a", 1], odd: "boom" } };
+  },
+});
+`,
+    );
+    writeFile(
+      join(dir, "plugins", "redacting.mjs"),
+      `import { definePlugin } from "@toolhost/core";
+export default definePlugin({
+  name: "redacting",
+  apply(harness) {
+    harness.hooks.redact.tap("redacting", (text) => {
+      if (text === "boom") throw new Error("cannot redact boom");
+      return text.replace(/sekrit-\\d+/g, "[gone]");
+    });
+  },
+});
+`,
+    );
+    writeConfig(dir, { plugins: ["./plugins/reporting.mjs", "./plugins/redacting.mjs"] });
+    const host = await createHost({ cwd: dir });
+    try {
+      expect(host.plugins.map((plugin) => plugin.settings)).toEqual([
+        { mode: "auto → fast", token: "key [gone]", list: ["a", "[gone]"], count: 3, on: true, none: null, odd: "[withheld: redaction failed]" },
+        {},
+      ]);
+    } finally {
+      await host.harness.dispose();
+    }
+  });
+
   it("applies the plugins in order and tells what each added", async () => {
     writeConfig(dir, {
       toolExecution: "sequential",
@@ -27,8 +65,8 @@ describe("createHost", () => {
       expect(host.workspace).toBe(dir);
       expect(host.missing).toEqual([]);
       expect(host.plugins).toEqual([
-        { name: "echo-plugin", version: "1.2.3", resolvedFrom: join(dir, "plugins", "echo-plugin.mjs"), tools: ["echo", "fail", "read_file"] },
-        { name: "guard-plugin", version: undefined, resolvedFrom: join(dir, "plugins", "guard-plugin.mjs"), tools: [] },
+        { name: "echo-plugin", version: "1.2.3", resolvedFrom: join(dir, "plugins", "echo-plugin.mjs"), tools: ["echo", "fail", "read_file"], settings: {} },
+        { name: "guard-plugin", version: undefined, resolvedFrom: join(dir, "plugins", "guard-plugin.mjs"), tools: [], settings: {} },
       ]);
       const { harness } = host;
       expect([harness.cwd, harness.workspace, harness.toolExecution, harness.maxConcurrency, harness.toolTimeoutMs]).toEqual([

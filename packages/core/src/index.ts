@@ -1,7 +1,7 @@
 export { AgentHarness, HarnessStage, type AnyAgentHarness, type HarnessHooks } from "./harness.js";
 export { resolvePluginOptions } from "./_options.js";
 export { Agent, type AgentInitialState, type AgentOptions, type AgentState } from "./agent.js";
-export { definePlugin, isPlugin, PLUGIN_API_VERSION, type PluginDefinition, type ToolhostPlugin } from "./plugin.js";
+export { definePlugin, isPlugin, PLUGIN_API_VERSION, type PluginDefinition, type PluginReport, type PluginSetting, type ToolhostPlugin } from "./plugin.js";
 export { closestName } from "./suggest.js";
 export { ErrorCode, ToolhostError, describeError, messageOf } from "./errors.js";
 export { toolError } from "./results.js";

@@ -18,9 +18,23 @@ export interface PluginDefinition<TOptions extends TSchema = TObject> {
   options?: TOptions;
   /**
    * Called once at start-up with the harness and the validated options: register tools, tap
-   * hooks, provide services. Never tap per call.
+   * hooks, provide services. Never tap per call. May return a `PluginReport`: the settings the
+   * plugin runs with, as `toolhost config` shows them.
    */
-  apply(harness: AgentHarness, options: Static<TOptions>): void | Promise<void>;
+  apply(harness: AgentHarness, options: Static<TOptions>): void | PluginReport | Promise<void | PluginReport>;
+}
+
+/** One effective setting: a line of text, a number, a flag, or a list. */
+export type PluginSetting = string | number | boolean | null | readonly string[];
+
+/**
+ * What a plugin's `apply` may return: its effective settings, after defaults and what it found at
+ * load (`sandbox: "auto → bwrap 0.8.0"`), by name, in the order to show them. A host shows them
+ * (`toolhost config`) after passing each text through the harness's `redact` hook; still, report
+ * no secret (an environment variable's value, a token): name it instead.
+ */
+export interface PluginReport {
+  settings?: Readonly<Record<string, PluginSetting>>;
 }
 
 /** A plugin as `definePlugin` returns it. */

@@ -134,6 +134,20 @@ export interface ToolAccess {
   writes?: string[];
   /** Network destinations it reaches. */
   network?: NetworkAccess[];
+  /**
+   * Set only when the call will run confined by the operating system (a sandbox): the most it can
+   * change, whatever its command does. Absent means unconfined. A policy may trust a confined call
+   * more; it must give no trust to a confinement it cannot check.
+   */
+  confinement?: ToolConfinement;
+}
+
+/** What a confined call can do at most: enforced by the operating system, not predicted from its text. */
+export interface ToolConfinement {
+  /** Absolute folders it can write to (besides a private temporary folder discarded after the call). */
+  writable: string[];
+  /** Whether it can reach the network (other than a loopback of its own). */
+  network: boolean;
 }
 
 /** Hints about a tool's effects, as MCP's tool annotations. Absent means unknown. */

@@ -1,4 +1,6 @@
+import { basename, dirname, isAbsolute, resolve, sep } from "node:path";
 import type { CommandAccess, NetworkAccess, ToolAccess } from "@toolhost/core";
+import { existingReal } from "./_paths.js";
 import type { CompiledRule } from "./_rules.js";
 
 /** Checks the shape of a declaration (it comes from any tool): a malformed one is an error, so the call is denied. */
@@ -17,7 +19,52 @@ export function checkAccess(access: unknown): ToolAccess | undefined {
   list("readTrees", isString, "paths");
   list("commands", (item) => typeof item === "object" && item !== null && typeof (item as CommandAccess).command === "string", "{ command, cwd }");
   list("network", (item) => typeof item === "object" && item !== null && typeof (item as NetworkAccess).url === "string", "{ url, method? }");
+  const confinement = record.confinement as Record<string, unknown> | undefined | null;
+  if (confinement !== undefined) {
+    const shaped =
+      typeof confinement === "object" &&
+      confinement !== null &&
+      Array.isArray(confinement.writable) &&
+      confinement.writable.every(isString) &&
+      typeof confinement.network === "boolean";
+    if (!shaped) throw new TypeError('the tool\'s access declaration has a "confinement" that is not { writable: paths, network: boolean }');
+  }
   return record as ToolAccess;
+}
+
+/**
+ * Whether a call runs confined as a `sandboxed: true` rule means it: a confinement is declared,
+ * the network is off, and every folder it can write is inside the workspace, as written and as the
+ * system resolves it (symlinks). Anything else gets no trust.
+ */
+export function runsConfined(access: ToolAccess | undefined, workspace: string): boolean {
+  const confinement = access?.confinement;
+  if (!confinement || confinement.network !== false) return false;
+  const lexical = resolve(workspace);
+  const real = existingReal(lexical) ?? lexical;
+  return confinement.writable.every((path) => {
+    if (typeof path !== "string" || path.includes("\0") || !isAbsolute(path)) return false;
+    const where = resolve(path);
+    return (isInside(where, lexical) || isInside(where, real)) && isInside(realThroughAncestors(where), real);
+  });
+}
+
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+/** Where a path leads: its real path, or its nearest existing ancestor's real path with the rest appended. */
+function realThroughAncestors(path: string): string {
+  let rest = "";
+  let at = path;
+  for (;;) {
+    const real = existingReal(at);
+    if (real !== undefined) return rest === "" ? real : `${real}${sep}${rest}`;
+    const parent = dirname(at);
+    if (parent === at) return path;
+    rest = rest === "" ? basename(at) : `${basename(at)}${sep}${rest}`;
+    at = parent;
+  }
 }
 
 /** What a rule judges that the call does not declare (`"commands"`), or undefined when it declares it. */

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { checkValue, type CommandAccess, ErrorCode, messageOf, type NetworkAccess, type PolicyRequest, type ProtectedPaths, ToolhostError } from "@toolhost/core";
 import picomatch from "picomatch";
-import { checkAccess, undeclared } from "./_access.js";
+import { checkAccess, runsConfined, undeclared } from "./_access.js";
 import type { CommandPattern, Match } from "./_command-pattern.js";
 import {
   clip,
@@ -23,7 +23,7 @@ import { type Decision, type PolicyOptions, PolicyOptionsSchema, type PolicyRule
 import { type ParsedCommand, parseCommand, type ShellCommandPart, type ShellFilePart } from "./_shell.js";
 import { showWord, type ShellWord } from "./_words.js";
 import { layersOf, type SourcedLayer } from "./_layers.js";
-import { type ArgMatcher, type CompiledRule, compileRule, isWhole, matchOf, namesTool } from "./_rules.js";
+import { appliesTo, type ArgMatcher, type CompiledRule, compileRule, isWhole, matchOf, namesTool } from "./_rules.js";
 
 export type { MatchedRule, PartKind, PolicyExplanation, PolicyPart } from "./_explanation.js";
 
@@ -106,7 +106,12 @@ interface ToolRules {
   guard: TreeGuard | undefined;
   /** Deny and ask rules with a matcher that name this tool (not by `*`): a call that declares nothing they judge asks. */
   naming: CompiledRule[];
+  /** Confined calls: the ids of `sandboxed: true` rules; one matching a part lifts the ask of what the policy cannot read. */
+  lifting: Set<string>;
 }
+
+/** The note of a part whose ask a `sandboxed: true` rule lifted. */
+const LIFTED = "the call runs confined (it can write only inside the workspace, and the network is off), so a sandboxed rule decides what the policy cannot read";
 
 /**
  * Compiles options (presets and rules) into a policy. Throws a `ToolhostError` with the path of
@@ -142,6 +147,11 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
 
 /** A rule's matcher as written: `"rm -rf *"`, `path "~/.ssh/**"`, `every call of bash`. */
 export function matcherText(rule: PolicyRule): string {
+  const text = ownMatcherText(rule);
+  return rule.sandboxed === undefined ? text : `${text} ${rule.sandboxed ? "when sandboxed" : "when not sandboxed"}`;
+}
+
+function ownMatcherText(rule: PolicyRule): string {
   if (rule.command !== undefined) return JSON.stringify(rule.command);
   if (rule.path !== undefined) return `path ${JSON.stringify(rule.path)}`;
   if (rule.url !== undefined) return `url ${JSON.stringify(rule.url)}`;
@@ -236,10 +246,11 @@ class CompiledPolicy implements Policy {
     return { denyRead, denyWrite };
   }
 
-  #rulesFor(tool: string): ToolRules {
-    let found = this.#byTool.get(tool);
+  #rulesFor(tool: string, confined: boolean): ToolRules {
+    const key = `${confined ? "confined" : "open"}\0${tool}`;
+    let found = this.#byTool.get(key);
     if (found) return found;
-    const of = (name: string) => this.#rules.filter((rule) => rule.tool(name));
+    const of = (name: string) => this.#rules.filter((rule) => rule.tool(name) && appliesTo(rule, confined));
     const mine = of(tool);
     const byProgram = new Map<string, CompiledRule[]>();
     const anyProgram: CompiledRule[] = [];
@@ -259,7 +270,8 @@ class CompiledPolicy implements Policy {
       forProgram,
       whole,
       writeWhole: unique([...of(WRITE).filter(isWhole), ...whole]),
-      readWhole: unique([...of(READ).filter(isWhole), ...whole]),
+      // A confinement bounds writes and the network, not reads: a sandboxed rule without a matcher judges no read.
+      readWhole: unique([...of(READ).filter(isWhole), ...whole]).filter((rule) => rule.sandboxed !== true),
       anyProgram,
       allCommand,
       inline: mine.filter((rule) => rule.inline),
@@ -271,18 +283,19 @@ class CompiledPolicy implements Policy {
       readCaution: read.filter((rule) => rule.decision !== "allow"),
       guard: undefined,
       naming: mine.filter((rule) => !isWhole(rule) && !rule.args && rule.decision !== "allow" && namesTool(rule, tool)),
+      lifting: new Set(mine.filter((rule) => rule.sandboxed === true).map((rule) => rule.id)),
     };
-    this.#byTool.set(tool, found);
+    this.#byTool.set(key, found);
     return found;
   }
 
   #decide(request: PolicyRequest): PolicyExplanation {
     const tool = request.tool;
-    const rules = this.#rulesFor(tool);
+    const access = checkAccess(request.access);
+    const rules = this.#rulesFor(tool, runsConfined(access, this.environment.workspace));
     const args = request.args;
     const fields = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
     const cwd = request.cwd ? resolve(this.environment.cwd, request.cwd) : this.environment.cwd;
-    const access = checkAccess(request.access);
     const parts: PolicyPart[] = [];
 
     for (const command of access?.commands ?? []) this.#judgeShell(command, rules, cwd, parts);
@@ -314,8 +327,19 @@ class CompiledPolicy implements Policy {
     }
 
     if (parts.length === 0) {
-      const matched = rules.whole.map((rule) => matchOf(rule, rule.decision));
+      // Nothing judged but the confinement: a sandboxed rule for every tool (`*`) does not decide
+      // a call that says nothing of what it does; one that names the tool does.
+      const matched = rules.whole.filter((rule) => !rules.lifting.has(rule.id) || namesTool(rule, tool)).map((rule) => matchOf(rule, rule.decision));
       parts.push(finish({ kind: "call", subject: tool, decision: "allow", matched }, this.#layering));
+    }
+    // Sandboxed rules first where they lifted an ask (the sandbox made the difference, and the
+    // decision says so), last elsewhere (another rule would have decided the same).
+    if (rules.lifting.size > 0) {
+      for (const part of parts) {
+        const sandboxed = part.matched.filter((entry) => rules.lifting.has(entry.id));
+        const others = part.matched.filter((entry) => !rules.lifting.has(entry.id));
+        part.matched = part.note?.includes(LIFTED) ? [...sandboxed, ...others] : [...others, ...sandboxed];
+      }
     }
     return summarize(tool, parts, this.#layering);
   }
@@ -328,7 +352,7 @@ class CompiledPolicy implements Policy {
     for (const part of parsed.parts) {
       if (part.kind === "command") parts.push(this.#judgeCommand(part, rules, cwds));
       else if (part.kind === "unknown") parts.push(this.#judgeUnknown(part.subject, part.reason, rules));
-      else if (part.kind === "write") parts.push(this.#judgeFile(part, rules.write, rules.writeWhole, cwds));
+      else if (part.kind === "write") parts.push(this.#judgeFile(part, rules.write, rules.writeWhole, cwds, rules.lifting));
       else parts.push(this.#judgeFile(part, rules.read, rules.readWhole, cwds));
     }
     if (parts.length === before) {
@@ -397,6 +421,11 @@ class CompiledPolicy implements Policy {
     }
     if (rules.readCaution.length > 0) this.#readsOfCommand(part, program, rules, cwds, matched, notes);
     if (maybes.length > 0) notes.push(`words known only at run time may match ${maybes.join(", ")}`);
+    // An inline program is unreadable too, though rules (not the parser) ask for it.
+    if ((atLeastAsk || part.inline !== undefined) && lifts(rules, matched)) {
+      atLeastAsk = false;
+      notes.push(LIFTED);
+    }
     const judged = finish({ kind: "command", subject, decision: "allow", matched }, this.#layering, notes, atLeastAsk);
     return judged;
   }
@@ -493,19 +522,19 @@ class CompiledPolicy implements Policy {
     for (const rule of rules.anyProgram) {
       if (rule.decision === "deny" && (rule.command as CommandPattern).source.trim() === "*") matched.push(matchOf(rule, "deny"));
     }
-    return finish({ kind: "command", subject, decision: "allow", matched }, this.#layering, [reason], true);
+    const lifted = lifts(rules, matched);
+    return finish({ kind: "command", subject, decision: "allow", matched }, this.#layering, lifted ? [reason, LIFTED] : [reason], !lifted);
   }
 
-  #judgeFile(part: ShellFilePart, fileRules: CompiledRule[], whole: CompiledRule[], cwds: Array<string | undefined>): PolicyPart {
+  /** A file a command writes or reads; `lifting` (writes of a confined call): the sandboxed rules that lift a run-time path's ask. */
+  #judgeFile(part: ShellFilePart, fileRules: CompiledRule[], whole: CompiledRule[], cwds: Array<string | undefined>, lifting?: Set<string>): PolicyPart {
     const word = part.path;
     const kind = part.kind;
     if (word.value === undefined) {
-      return finish(
-        { kind, subject: `${part.via} ${word.text}`, decision: "allow", matched: whole.map((rule) => matchOf(rule, rule.decision)) },
-        this.#layering,
-        [`${kind === "write" ? "writes to" : "reads from"} a path known only at run time`],
-        true,
-      );
+      const matched = whole.map((rule) => matchOf(rule, rule.decision));
+      const lifted = lifting !== undefined && matched.some((entry) => lifting.has(entry.id));
+      const notes = [`${kind === "write" ? "writes to" : "reads from"} a path known only at run time`];
+      return finish({ kind, subject: `${part.via} ${word.text}`, decision: "allow", matched }, this.#layering, lifted ? [...notes, LIFTED] : notes, !lifted);
     }
     const value = word.value;
     const relative = !isAbsolute(value) && !(word.tilde && value.startsWith("~"));
@@ -596,6 +625,11 @@ class CompiledPolicy implements Policy {
     const subject = [...named].filter((field) => Object.hasOwn(fields, field)).map((field) => `${field}=${preview(fields[field])}`).join(" ") || tool;
     return finish({ kind: "args", subject, decision: "allow", matched }, this.#layering, notes, notes.length > 0);
   }
+}
+
+/** Whether a `sandboxed: true` rule matched a part of a confined call. */
+function lifts(rules: ToolRules, matched: MatchedRule[]): boolean {
+  return rules.lifting.size > 0 && matched.some((entry) => rules.lifting.has(entry.id));
 }
 
 function unique<T>(values: T[]): T[] {

@@ -21,6 +21,8 @@ export interface CompiledRule {
   host: RegExp | undefined;
   inline: boolean;
   args: Array<[string, ArgMatcher]> | undefined;
+  /** true: only calls that run confined; false: only the others; undefined: every call. */
+  sandboxed: boolean | undefined;
 }
 
 export type ArgMatcher = (value: unknown) => Match;
@@ -61,6 +63,7 @@ export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, 
     host: rule.host === undefined ? undefined : wordGlob(rule.host.toLowerCase()),
     inline: rule.inline === true,
     args: rule.args === undefined ? undefined : Object.entries(rule.args).map(([field, expected]) => [field, argMatcher(expected)]),
+    sandboxed: rule.sandboxed,
   };
 }
 
@@ -88,6 +91,9 @@ function argMatcher(expected: string | number | boolean): ArgMatcher {
 }
 
 export const isWhole = (rule: CompiledRule): boolean => MATCHERS.every((key) => rule.rule[key] === undefined);
+
+/** Whether a rule applies to a call, by its `sandboxed` condition. */
+export const appliesTo = (rule: CompiledRule, confined: boolean): boolean => rule.sandboxed === undefined || rule.sandboxed === confined;
 
 
 /** Whether a rule names the tool itself (`bash`, `mcp_*`), not every tool (`*`) nor only a kind of access. */

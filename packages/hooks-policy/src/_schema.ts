@@ -38,13 +38,19 @@ export const RuleSchema = Type.Object(
         description: "Named argument fields: a string is a glob on the field's text, a number or boolean must be equal.",
       }),
     ),
+    sandboxed: Type.Optional(
+      Type.Boolean({
+        description:
+          "A condition, beside any matcher: true, the rule applies only to calls that run confined (a sandbox lets them write only inside the workspace and reach no network); false, only to the others. In a confined call, a matching `sandboxed: true` rule also lifts the ask of a part the policy cannot read (a command or script it cannot see into, a write to a path known only at run time).",
+      }),
+    ),
     decision: DecisionSchema,
     reason: Type.Optional(Type.String({ description: "Shown to the model and the approver when this rule decides." })),
   },
   { additionalProperties: false },
 );
 
-/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `inline`, `args`), and the decision. */
+/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `inline`, `args`), whether only (un)sandboxed calls, and the decision. */
 export type PolicyRule = Static<typeof RuleSchema>;
 
 export const RedactSchema = Type.Object(

@@ -186,7 +186,16 @@ const FORCE_PUSH: PolicyRule[] = ["git push --force", "git push --force-with-lea
 );
 
 /** Inline programs of interpreters (`python -c`, `node -e`, `perl -e`, awk running commands) can do anything: asked by `recommended`. */
-const INLINE: PolicyRule[] = [{ tool: "*", inline: true, decision: "ask", reason: "it runs an inline program the policy cannot read" }];
+const INLINE: PolicyRule[] = [{ tool: "*", inline: true, sandboxed: false, decision: "ask", reason: "it runs an inline program the policy cannot read" }];
+
+/**
+ * Calls that run confined (a sandbox: writes only inside the workspace, no network): what the
+ * policy cannot read (an unknown command, a script, an inline program, a write to a path known
+ * only at run time) is allowed instead of asked. The rules that ask or deny by name still do.
+ */
+const SANDBOXED: PolicyRule[] = [
+  { tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox: it can write only inside the workspace, and the network is off" },
+];
 
 const CATASTROPHIC: PolicyRule[] = ["rm ** / **", "rm ** /\\* **", "rm ** ~ **", "rm ** ~/ **", "rm ** ~/\\* **"].map((command) => ({
   tool: "*",
@@ -227,6 +236,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...NETWORK,
       ...INLINE,
       ...CATASTROPHIC,
+      // Last, so that the ids of the rules above stay as they were.
+      ...SANDBOXED,
     ],
   },
 });

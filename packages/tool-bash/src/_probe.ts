@@ -3,7 +3,7 @@ import { delimiter, join } from "node:path";
 import { execa } from "execa";
 
 /** Whether bubblewrap can make a sandbox here: its path, or why not and what to do. */
-export type SandboxProbe = { ok: true; bwrap: string } | { ok: false; reason: string };
+export type SandboxProbe = { ok: true; bwrap: string; version: string | undefined } | { ok: false; reason: string };
 
 const INSTALL =
   "Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)";
@@ -52,12 +52,19 @@ export function probeSandbox(pathVariable: string | undefined): Promise<SandboxP
 
 async function runProbe(bwrap: string): Promise<SandboxProbe> {
   const run = await execa(bwrap, PROBE_ARGS, { reject: false, stdin: "ignore", timeout: 10_000, all: true });
-  if (run.exitCode === 0) return { ok: true, bwrap };
+  if (run.exitCode === 0) return { ok: true, bwrap, version: await versionOf(bwrap) };
   const said = (run.all ?? "").toString().trim().split("\n")[0] || (run.shortMessage ?? "it failed");
   const namespaces = /namespace|uid map|setting up|Operation not permitted|Permission denied/i.test(said)
     ? " User namespaces look blocked here (a container without them, or AppArmor's kernel.apparmor_restrict_unprivileged_userns=1): allow them for bwrap, or run where they are allowed."
     : "";
   return { ok: false, reason: `${bwrap} cannot make a sandbox on this machine: ${said}.${namespaces}` };
+}
+
+/** `bwrap --version`'s number ("bubblewrap 0.8.0" → "0.8.0"), or undefined when it says none. */
+async function versionOf(bwrap: string): Promise<string | undefined> {
+  const run = await execa(bwrap, ["--version"], { reject: false, stdin: "ignore", timeout: 10_000 });
+  const said = run.exitCode === 0 ? String(run.stdout ?? "").trim() : "";
+  return /(\d+(?:\.\d+)+)/.exec(said)?.[1];
 }
 
 /** An executable file named `name` in a folder of `pathVariable`. */

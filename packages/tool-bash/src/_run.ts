@@ -78,6 +78,8 @@ const TRACK_INTERVAL_MS = 200;
 /** After the tree is ended, reading stops once the pipes are quiet this long (an escaped holder may never close them). */
 const QUIET_MS = 250;
 const DRAIN_LIMIT_MS = 5000;
+/** Sandboxed, the pipes end once bwrap has exited; this only bounds a kernel that would not say so. */
+const SANDBOX_DRAIN_LIMIT_MS = 60_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export async function runCommand(
@@ -274,25 +276,16 @@ export async function runCommand(
     // The shell is gone by now (SIGKILL at worst); the wait is bounded all the same.
     const gone = new AbortController();
     const exit = await Promise.race([
-      exited,
+      exited.then((status) => ({ ...status, seen: true })),
       delay(1000, undefined, { signal: gone.signal }).then(
-        () => ({ code: null, signal: null }),
-        () => ({ code: null, signal: null }),
+        () => ({ code: null, signal: null, seen: false }),
+        () => ({ code: null, signal: null, seen: false }),
       ),
     ]);
     gone.abort();
-
-    const drainStart = performance.now();
-    let drained = false;
-    void streamsClosed.then(() => {
-      drained = true;
-    });
-    while (!drained) {
-      await Promise.race([streamsClosed, delay(50)]);
-      if (drained) break;
-      const now = performance.now();
-      if ((!paused && now - lastData > QUIET_MS) || now - drainStart > DRAIN_LIMIT_MS) break;
-    }
+    // Sandboxed, bwrap has exited only once every process of its PID namespace has: no one holds
+    // the pipes any more, so they end; unsandboxed, an escaped process may hold them for ever.
+    await drain(streamsClosed, plan !== undefined && exit.seen, () => ({ paused, lastData }));
     settled = true;
     clearTimeout(updateTimer);
     stdout.destroy();
@@ -386,6 +379,32 @@ function spawnShell(
   const command = settings.commandPrefix !== undefined ? `${settings.commandPrefix}\n${settings.command}` : settings.command;
   if (sandbox) return execa(sandbox.bwrap, [...sandbox.args, "--", shell, "-c", command], options);
   return execa(shell, ["-c", command], options);
+}
+
+/**
+ * Reads what is left in the pipes after the tree has ended. It waits for their end when nothing
+ * can hold them (`untilEnd`), else until they are quiet for `QUIET_MS` after the tree ended.
+ * Each check first lets the event loop poll the pipes: a timer that comes due in the same turn as
+ * their data (a loaded machine) must not end the reading before that data is read.
+ */
+async function drain(closed: Promise<unknown>, untilEnd: boolean, reading: () => { paused: boolean; lastData: number }): Promise<void> {
+  const start = performance.now();
+  let done = false;
+  void closed.then(() => {
+    done = true;
+  });
+  while (!done) {
+    await Promise.race([closed, delay(50)]);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (done) return;
+    const now = performance.now();
+    if (untilEnd) {
+      if (now - start > SANDBOX_DRAIN_LIMIT_MS) return;
+      continue;
+    }
+    const { paused, lastData } = reading();
+    if ((!paused && now - Math.max(lastData, start) > QUIET_MS) || now - start > DRAIN_LIMIT_MS) return;
+  }
 }
 
 /** stdout, then stderr under a mark, then the status line. */

@@ -46,7 +46,7 @@ export async function resolveSandbox(
     kind: "bwrap",
     settings: { bwrap: probe.bwrap, workspace, writable, network: options.network },
     policy,
-    details: { mode, enforced: true, network: options.network, writable },
+    details: { mode, enforced: true, backend: `bwrap${probe.version ? ` ${probe.version}` : ""} (${probe.bwrap})`, network: options.network, writable },
   };
 }
 

@@ -6,6 +6,8 @@ export interface BashSandboxDetails {
   mode: SandboxMode;
   /** Whether this command ran in the sandbox. */
   enforced: boolean;
+  /** Sandboxed: what made the sandbox, `bwrap 0.8.0 (/usr/bin/bwrap)`. */
+  backend?: string;
   /** Why it did not, when the option asked for a sandbox. */
   reason?: string;
   /** Sandboxed: whether the network was reachable. */

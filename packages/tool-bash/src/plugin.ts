@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { definePlugin } from "@toolhost/core";
 import { BashToolOptionsSchema } from "./options.js";
 import { describeSandbox } from "./_sandbox-use.js";
+import { effectiveSettings } from "./_settings.js";
 import { createBashToolHandle } from "./tool.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -10,7 +11,8 @@ const { version } = createRequire(import.meta.url)("../package.json") as { versi
  * The `@toolhost/tool-bash` plugin: registers the `bash` tool, its `cwd` resolved against the
  * harness's, decides at load whether its commands run sandboxed (and warns once when a sandbox
  * was asked for and cannot be had), and when the harness is disposed ends every command still
- * running and deletes its full-output files.
+ * running and deletes its full-output files. It reports its effective settings (the sandbox as
+ * decided, what it confines) for `toolhost config`.
  */
 const bashPlugin = definePlugin({
   name: "@toolhost/tool-bash",
@@ -31,6 +33,7 @@ const bashPlugin = definePlugin({
     }
     harness.registerTool(handle.tool);
     harness.hooks.dispose.tapPromise("@toolhost/tool-bash", () => handle.dispose());
+    return { settings: effectiveSettings(options, use, handle.cwd ?? harness.cwd) };
   },
 });
 

@@ -5,6 +5,7 @@ import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from ".
 import { RunningCommands, runCommand } from "./_run.js";
 import type { BashToolDetails } from "./details.js";
 import { type SandboxUse, describeSandbox, resolveSandbox } from "./_sandbox-use.js";
+import { confinementOf } from "./_settings.js";
 
 /** The arguments of a `bash` call. */
 export const BashParameters = Type.Object({
@@ -24,6 +25,8 @@ export interface BashToolHandle {
   tool: AgentTool<typeof BashParameters, BashToolDetails>;
   /** Decides (once) whether calls run sandboxed: probes bubblewrap unless the option is "off". */
   sandbox(): Promise<SandboxUse>;
+  /** The folder commands run in when fixed (a `cwd` option, or the harness's), else undefined. */
+  readonly cwd: string | undefined;
   /**
    * Ends every command still running (their calls throw as aborted), waits until they have
    * settled, and deletes every full-output file.
@@ -90,7 +93,11 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
     parameters: BashParameters,
     executionMode: config.executionMode,
     annotations: { readOnly: false, destructive: true, openWorld: true },
-    access: (params) => ({ commands: [{ command: params.command, cwd: cwdOf() }] }),
+    // Sandboxed, the call also declares what the sandbox lets it change: a policy may trust it more.
+    access: async (params) => {
+      const confinement = confinementOf(await sandbox());
+      return { commands: [{ command: params.command, cwd: cwdOf() }], ...(confinement ? { confinement } : {}) };
+    },
     async execute(_toolCallId, params, signal, onUpdate) {
       const asked = params.timeout;
       const timeoutSeconds = limit === undefined ? asked : asked === undefined ? limit : Math.min(asked, limit);
@@ -119,6 +126,7 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
   return {
     tool,
     sandbox,
+    cwd: fixedCwd,
     async dispose() {
       await running.dispose();
       await fullOutput?.dispose();

@@ -43,6 +43,40 @@ describe("the plugin loaded from a config", () => {
     }
   });
 
+  it("reports the settings it runs with: the sandbox as decided at load, with the reason when there is none", async () => {
+    writeConfig([
+      ["@toolhost/tool-bash", { commandPrefix: "set -o pipefail", env: { HIDDEN_VALUE: "not shown" }, timeout: 30 }],
+    ]);
+    const host = await createHost({ cwd: dir, resolveFrom: [packageFolder] });
+    try {
+      expect(host.plugins[0]?.settings).toEqual({
+        sandbox: expect.stringMatching(/^auto → bwrap \d+(\.\d+)+ \(\/\S+\/bwrap\)$/),
+        writable: [dir],
+        network: "off",
+        commandPrefix: "set -o pipefail",
+        cwd: dir,
+        timeout: "30 s",
+        shell: "bash, else sh",
+        env: ["HIDDEN_VALUE"],
+        executionMode: "sequential",
+      });
+    } finally {
+      await host.harness.dispose();
+    }
+    writeConfig([["@toolhost/tool-bash", { sandbox: "required", env: { PATH: join(dir, "no-bin") } }]]);
+    const refusing = await createHost({ cwd: dir, resolveFrom: [packageFolder] });
+    try {
+      expect(refusing.plugins[0]?.settings).toMatchObject({
+        sandbox: `required → none: every call is refused: bubblewrap (bwrap) was not found on PATH (${join(dir, "no-bin")}). Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap).`,
+        writable: "not enforced (unsandboxed)",
+        network: "on: not enforced (unsandboxed)",
+        commandPrefix: null,
+      });
+    } finally {
+      await refusing.harness.dispose();
+    }
+  });
+
   it("refuses bad options with the option's path, the plugin and the config file", async () => {
     writeConfig([["@toolhost/tool-bash", { timeout: "soon" }]]);
     const error = await createHost({ cwd: dir, resolveFrom: [packageFolder] }).then(

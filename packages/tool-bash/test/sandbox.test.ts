@@ -62,6 +62,7 @@ describe("the sandbox", { timeout: 60_000 }, () => {
     const result = await bash(harness, "echo inside");
     expect(result.text).toBe("inside");
     expect(result.details.sandbox).toMatchObject({ mode: "required", enforced: true, network: "off", writable: [ws] });
+    expect(result.details.sandbox.backend).toMatch(/^bwrap \d+(\.\d+)+ \(\/\S+\/bwrap\)$/);
     expect(harness.getTool("bash")?.description).toContain("Commands run in a sandbox");
   });
 
@@ -436,6 +437,20 @@ describe("the bash tool's declarations", { timeout: 60_000 }, () => {
     const tool = harness.getTool("bash");
     expect(await tool?.access?.({ command: "ls -la" }, { cwd: ws, workspace: ws })).toEqual({ commands: [{ command: "ls -la", cwd: join(ws, "sub") }] });
     expect(tool?.annotations).toEqual({ readOnly: false, destructive: true, openWorld: true });
+  });
+
+  it("declares, sandboxed, what the sandbox lets the call change (for the policy); unsandboxed, nothing of the kind", async () => {
+    mkdirSync(join(ws, "build"));
+    const env = { cwd: ws, workspace: ws };
+    const boxed = await harnessWith({ writable: ["${workspace}", "build"] });
+    expect(await boxed.getTool("bash")?.access?.({ command: "make" }, env)).toEqual({
+      commands: [{ command: "make", cwd: ws }],
+      confinement: { writable: [ws, join(ws, "build")], network: false },
+    });
+    const online = await harnessWith({ network: "on" });
+    expect(await online.getTool("bash")?.access?.({ command: "make" }, env)).toMatchObject({ confinement: { writable: [ws], network: true } });
+    const open = await harnessWith({ sandbox: "auto", env: { PATH: join(ws, "no-bin") } });
+    expect(await open.getTool("bash")?.access?.({ command: "make" }, env)).toEqual({ commands: [{ command: "make", cwd: ws }] });
   });
 
   it("runs commandPrefix first in every command", async () => {

@@ -1,3 +1,4 @@
+import type { PluginSetting } from "@toolhost/core";
 import type { Command } from "commander";
 import type { Cli, CommandModule } from "../_cli.js";
 import { ExitCode } from "../_output.js";
@@ -6,7 +7,7 @@ export const config: CommandModule = {
   register(program: Command, cli: Cli) {
     program
       .command("config")
-      .description("show the config file in use, each plugin with its version and where it was found, and its tools")
+      .description("show the config file in use, each plugin with its version, where it was found, its tools and the settings it runs with")
       .action(
         cli.action(async () => {
           const host = await cli.host();
@@ -27,6 +28,7 @@ export const config: CommandModule = {
             lines.push(`  ${plugin.name} ${paint("dim", plugin.version ?? "(no version)")}`);
             lines.push(`    from   ${plugin.resolvedFrom}`);
             lines.push(`    tools  ${plugin.tools.length > 0 ? plugin.tools.join(", ") : "(none)"}`);
+            lines.push(...settingLines(plugin.settings, (text) => paint("dim", text)));
           }
           if (host.missing.length > 0) {
             lines.push("", paint("bold", "not installed"));
@@ -38,3 +40,17 @@ export const config: CommandModule = {
       );
   },
 };
+
+/** A plugin's reported settings (already redacted by the host), one a line, names aligned. */
+function settingLines(settings: Record<string, PluginSetting>, dim: (text: string) => string): string[] {
+  const names = Object.keys(settings);
+  if (names.length === 0) return [];
+  const width = Math.max(...names.map((name) => name.length));
+  return ["    settings", ...names.map((name) => `      ${name.padEnd(width)}  ${settingText(settings[name] ?? null, dim)}`)];
+}
+
+function settingText(value: PluginSetting, dim: (text: string) => string): string {
+  if (value === null) return dim("(none)");
+  if (Array.isArray(value)) return value.length > 0 ? value.join(", ") : dim("(none)");
+  return String(value).replace(/\r?\n/g, " ⏎ ");
+}

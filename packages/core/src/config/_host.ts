@@ -1,7 +1,7 @@
 import { dirname, resolve } from "node:path";
 import { ToolhostError, messageOf } from "../errors.js";
 import { AgentHarness, type AgentHarnessOptions } from "../harness.js";
-import type { ToolhostPlugin } from "../plugin.js";
+import type { PluginReport, PluginSetting, ToolhostPlugin } from "../plugin.js";
 import { ConfigError, ConfigErrorCode } from "./_errors.js";
 import { type ConfigHints, hintText } from "./_hints.js";
 import { findConfig } from "./_load.js";
@@ -50,6 +50,11 @@ export interface LoadedPlugin {
   resolvedFrom: string;
   /** The tools it registered, in order. */
   tools: string[];
+  /**
+   * The settings it reported it runs with (its `apply`'s `PluginReport`), each text passed through
+   * the harness's `redact` hook (a text the hook fails on is withheld); `{}` when it reported none.
+   */
+  settings: Record<string, PluginSetting>;
 }
 
 /** A harness with the configured plugins applied. Call `harness.dispose()` when done. */
@@ -96,6 +101,7 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
     ...options.harnessOptions,
   });
   const plugins: LoadedPlugin[] = [];
+  const reports: unknown[] = [];
   const missing: string[] = [];
   try {
     for (const entry of config?.plugins ?? options.defaultPlugins ?? []) {
@@ -114,8 +120,16 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
       }
       const plugin = await importPlugin(name, found.file, where, at);
       const before = new Set(harness.tools.map((tool) => tool.name));
+      let report: void | PluginReport = undefined;
+      // The plugin as given, its `apply`'s report kept: the harness itself has no use for it.
+      const reporting: ToolhostPlugin = {
+        ...plugin,
+        apply: async (target, value) => {
+          report = await plugin.apply(target, value);
+        },
+      };
       try {
-        await harness.use(plugin, pluginOptions);
+        await harness.use(reporting, pluginOptions);
       } catch (error) {
         throw applyError(error, plugin, pluginOptions, { name, where, at, hints: options.hints });
       }
@@ -124,12 +138,18 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
         version: plugin.version ?? found.packageVersion,
         resolvedFrom: found.file,
         tools: harness.tools.map((tool) => tool.name).filter((tool) => !before.has(tool)),
+        settings: {},
       });
+      reports.push(report);
     }
   } catch (error) {
     await harness.dispose().catch(() => undefined);
     throw error;
   }
+  // Redacted once every plugin is applied: the redact taps may come from a plugin named later.
+  plugins.forEach((plugin, index) => {
+    plugin.settings = reportedSettings(reports[index], harness);
+  });
   return { harness, configPath, config, workspace, plugins, missing, ignoredConfigs: loaded?.ignored ?? [] };
 }
 
@@ -155,3 +175,26 @@ function applyError(
   return new ConfigError(code, `${messageOf(error)}\n(plugin "${context.name}", ${context.where})`, context.at, { cause: error });
 }
 
+const WITHHELD = "[withheld: redaction failed]";
+
+/** A plugin's reported settings, checked (what is not a setting is left out) and redacted. */
+function reportedSettings(report: unknown, harness: AgentHarness): Record<string, PluginSetting> {
+  const given = (report as PluginReport | undefined)?.settings;
+  if (typeof given !== "object" || given === null) return {};
+  const redact = (text: string): string => {
+    if (!harness.hooks.redact.isUsed()) return text;
+    try {
+      const redacted: unknown = harness.hooks.redact.call(text);
+      return typeof redacted === "string" ? redacted : WITHHELD;
+    } catch {
+      return WITHHELD;
+    }
+  };
+  const settings: Record<string, PluginSetting> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (typeof value === "string") settings[name] = redact(value);
+    else if (typeof value === "number" || typeof value === "boolean" || value === null) settings[name] = value;
+    else if (Array.isArray(value) && value.every((item) => typeof item === "string")) settings[name] = value.map(redact);
+  }
+  return settings;
+}
