@@ -35,6 +35,18 @@ describe("config errors: one message, a stable code, exit 2", () => {
     expect(stderr).toContain(`Config file ${join(dir, "toolhost.config.json")} has a syntax error at line 4, column 3`);
   });
 
+  it("CONFIG_SYNTAX in JSON names the place of a comment, a bad escape, a control character", async () => {
+    const file = join(dir, "toolhost.config.json");
+    for (const [text, place] of [
+      ['{\n  "plugins": [] // no comments in JSON\n}\n', "line 2, column 17"],
+      ['{"plugins": ["\\x"]}', "line 1, column 14"],
+      ['{"plugins": ["a\tb"]}', "line 1, column 14"],
+    ] as const) {
+      writeFile(file, text);
+      expect(await failing("TOOLHOST_CONFIG_SYNTAX")).toContain(`${file} has a syntax error at ${place}`);
+    }
+  });
+
   it("CONFIG_SYNTAX in YAML, with line and column", async () => {
     writeFile(join(dir, "toolhost.config.yaml"), "plugins:\n  - a\n  b: [\n");
     const stderr = await failing("TOOLHOST_CONFIG_SYNTAX");

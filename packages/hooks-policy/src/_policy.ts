@@ -55,9 +55,10 @@ export interface Policy {
   /**
    * The existing paths under `root` that the rules deny to read (path rules of `read`, or of
    * every tool) and to write: what a tool reading the tree leaves out, and a sandbox hides.
-   * Throws when the tree is too large to walk (more than 200,000 entries, or 64 levels deep).
+   * Rejects when the tree is too large to walk (more than 200,000 entries, or 64 levels deep).
+   * The walk runs in the thread pool and does not hold the event loop.
    */
-  protectedPaths(root: string): ProtectedPaths;
+  protectedPaths(root: string): Promise<ProtectedPaths>;
   readonly defaultDecision: Decision;
   /** Every rule in force (layers in `extends` order, the config's own last), with the id decisions name it by and its layer. */
   readonly rules: ReadonlyArray<EffectiveRule>;
@@ -196,7 +197,7 @@ class CompiledPolicy implements Policy {
     }
   }
 
-  protectedPaths(root: string): ProtectedPaths {
+  async protectedPaths(root: string): Promise<ProtectedPaths> {
     if (typeof root !== "string" || root === "" || root.includes("\0")) throw new TypeError(`protectedPaths takes a folder, not ${JSON.stringify(root)}`);
     const where = resolve(this.environment.cwd, root);
     if (!this.#protected) {
@@ -215,9 +216,9 @@ class CompiledPolicy implements Policy {
       };
     }
     const guard = this.#protected;
-    const list = (all: boolean, tree: TreeGuard): string[] => {
+    const list = async (all: boolean, tree: TreeGuard): Promise<string[]> => {
       if (all) return [where];
-      const found = tree.find(where);
+      const found = await tree.findAsync(where);
       if (!found.complete) {
         throw new ToolhostError(
           PolicyErrorCode.POLICY_ERROR,
@@ -226,7 +227,8 @@ class CompiledPolicy implements Policy {
       }
       return found.paths;
     };
-    return { denyRead: list(guard.readAll, guard.read), denyWrite: list(guard.writeAll, guard.write) };
+    const [denyRead, denyWrite] = await Promise.all([list(guard.readAll, guard.read), list(guard.writeAll, guard.write)]);
+    return { denyRead, denyWrite };
   }
 
   #rulesFor(tool: string): ToolRules {

@@ -1,4 +1,5 @@
 import { type Dirent, readdirSync, statSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { recentRealOf } from "./_paths.js";
 
@@ -7,6 +8,8 @@ export const MAX_WALK_ENTRIES = 200_000;
 /** Folders deeper than this under the root are not walked. */
 export const MAX_WALK_DEPTH = 64;
 const MAX_CACHED_ROOTS = 64;
+/** File system requests in flight at once in an asynchronous walk or check. */
+const IN_FLIGHT = 64;
 
 /** What a walk of a tree found. */
 export interface Found {
@@ -24,6 +27,19 @@ interface Cached {
   folders: Map<string, number>;
 }
 
+/** A folder's modification time and entries; undefined when it cannot be listed. */
+type Listing = { mtimeMs: number; entries: Dirent[] } | undefined;
+
+/**
+ * What a walk asks the file system for, a batch at a time: the listings of folders, or the
+ * modification times of folders (undefined: gone). The same walk runs synchronously (a bash
+ * decision, which is synchronous) or asynchronously (the `protectedPaths` service, which must not
+ * hold the event loop while it lists a large tree).
+ */
+type Request = { list: string[] } | { stat: string[] };
+type Answer = Listing[] | Array<number | undefined>;
+type Walk = Generator<Request, Found, Answer>;
+
 /**
  * Finds the existing paths under a root that a matcher names (a folder it names is listed and
  * not walked into; a symlink is named by its path or its target, and not followed). Results are
@@ -32,6 +48,8 @@ interface Cached {
  */
 export class TreeGuard {
   readonly #cache = new Map<string, Cached>();
+  /** Asynchronous walks under way, per root: calls side by side share one. */
+  readonly #pending = new Map<string, Promise<Found>>();
 
   /**
    * `reuseMs`: how long a result is trusted without checking the folders again (0: always
@@ -45,53 +63,79 @@ export class TreeGuard {
     readonly firstOnly = false,
   ) {}
 
+  /** Walks (or checks) on the calling thread. */
   find(root: string): Found {
+    const walk = this.#find(root);
+    let step = walk.next();
+    while (!step.done) step = walk.next("list" in step.value ? step.value.list.map(listSync) : step.value.stat.map(mtimeSync));
+    return step.value;
+  }
+
+  /** Walks (or checks) with the file system's requests in the thread pool, a batch at a time. */
+  findAsync(root: string): Promise<Found> {
+    let pending = this.#pending.get(root);
+    if (!pending) {
+      pending = this.#drive(root).finally(() => this.#pending.delete(root));
+      this.#pending.set(root, pending);
+    }
+    return pending;
+  }
+
+  async #drive(root: string): Promise<Found> {
+    const walk = this.#find(root);
+    let step = walk.next();
+    while (!step.done) step = walk.next("list" in step.value ? await inBatches(step.value.list, list) : await inBatches(step.value.stat, mtime));
+    return step.value;
+  }
+
+  *#find(root: string): Walk {
     const cached = this.#cache.get(root);
     const now = Date.now();
     if (cached && now - cached.checked < this.reuseMs) return cached.found;
-    if (cached && unchanged(cached.folders)) {
-      cached.checked = now;
-      return cached.found;
+    if (cached) {
+      const folders = [...cached.folders];
+      const times = (yield { stat: folders.map(([folder]) => folder) }) as Array<number | undefined>;
+      if (folders.every(([, mtimeMs], at) => times[at] === mtimeMs)) {
+        cached.checked = now;
+        return cached.found;
+      }
     }
-    const walked = this.#walk(root);
+    const walked: Cached = { found: { paths: [], complete: true }, folders: new Map(), checked: now };
+    walked.found = yield* this.#walk(root, walked.folders);
     if (this.#cache.size >= MAX_CACHED_ROOTS) this.#cache.delete(this.#cache.keys().next().value as string);
     this.#cache.set(root, walked);
     return walked.found;
   }
 
-  #walk(root: string): Cached {
+  /** Breadth first, a level of folders per request; records each folder listed with its mtime. */
+  *#walk(root: string, folders: Map<string, number>): Walk {
     const paths: string[] = [];
-    const folders = new Map<string, number>();
+    if (this.#names(root)) return { paths: [root], complete: true };
+    let level = [root];
     let entries = 0;
-    let complete = true;
-    const checked = Date.now();
-    if (this.#names(root)) return { found: { paths: [root], complete }, folders, checked };
-    const stack: Array<[string, number]> = [[root, 0]];
-    while (stack.length > 0) {
-      const [folder, depth] = stack.pop() as [string, number];
-      let list: Dirent[];
-      try {
-        folders.set(folder, statSync(folder).mtimeMs);
-        list = readdirSync(folder, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of list) {
-        entries += 1;
-        if (entries > MAX_WALK_ENTRIES) return { found: { paths, complete: false }, folders, checked };
-        const path = join(folder, entry.name);
-        if (this.#names(path, entry.isSymbolicLink())) {
-          paths.push(path);
-          if (this.firstOnly) return { found: { paths, complete }, folders, checked };
-          continue;
-        }
-        if (entry.isDirectory()) {
-          if (depth + 1 > MAX_WALK_DEPTH) complete = false;
-          else stack.push([path, depth + 1]);
+    for (let depth = 0; level.length > 0; depth += 1) {
+      if (depth > MAX_WALK_DEPTH) return { paths, complete: false };
+      const listings = (yield { list: level }) as Listing[];
+      const next: string[] = [];
+      for (const [at, listing] of listings.entries()) {
+        if (listing === undefined) continue;
+        const folder = level[at] as string;
+        folders.set(folder, listing.mtimeMs);
+        for (const entry of listing.entries) {
+          entries += 1;
+          if (entries > MAX_WALK_ENTRIES) return { paths, complete: false };
+          const path = join(folder, entry.name);
+          if (this.#names(path, entry.isSymbolicLink())) {
+            paths.push(path);
+            if (this.firstOnly) return { paths, complete: true };
+          } else if (entry.isDirectory()) {
+            next.push(path);
+          }
         }
       }
+      level = next;
     }
-    return { found: { paths, complete }, folders, checked };
+    return { paths, complete: true };
   }
 
   #names(path: string, link = false): boolean {
@@ -100,13 +144,44 @@ export class TreeGuard {
   }
 }
 
-function unchanged(folders: Map<string, number>): boolean {
-  for (const [folder, mtime] of folders) {
-    try {
-      if (statSync(folder).mtimeMs !== mtime) return false;
-    } catch {
-      return false;
-    }
+function listSync(folder: string): Listing {
+  try {
+    return { mtimeMs: statSync(folder).mtimeMs, entries: readdirSync(folder, { withFileTypes: true }) };
+  } catch {
+    return undefined;
   }
-  return true;
+}
+
+function mtimeSync(folder: string): number | undefined {
+  try {
+    return statSync(folder).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+async function list(folder: string): Promise<Listing> {
+  try {
+    // The time first: an entry added while the folder is listed then changes the time the check compares.
+    const { mtimeMs } = await stat(folder);
+    return { mtimeMs, entries: await readdir(folder, { withFileTypes: true }) };
+  } catch {
+    return undefined;
+  }
+}
+
+async function mtime(folder: string): Promise<number | undefined> {
+  return stat(folder).then(
+    (info) => info.mtimeMs,
+    () => undefined,
+  );
+}
+
+/** Runs `each` over the items with at most `IN_FLIGHT` at once, answers in the items' order. */
+async function inBatches<T, R>(items: T[], each: (item: T) => Promise<R>): Promise<R[]> {
+  const answers: R[] = [];
+  for (let start = 0; start < items.length; start += IN_FLIGHT) {
+    answers.push(...(await Promise.all(items.slice(start, start + IN_FLIGHT).map(each))));
+  }
+  return answers;
 }

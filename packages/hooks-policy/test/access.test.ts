@@ -201,30 +201,30 @@ describe("protectedPaths", () => {
     expect(await policy.protectedPaths(join(ws, "sub"))).toEqual({ denyRead: [], denyWrite: [] });
   });
 
-  it("stays true as files come and go (the cache is checked against the folders' times)", () => {
+  it("stays true as files come and go (the cache is checked against the folders' times)", async () => {
     const policy = createPolicy({ rules: [{ path: ".env", decision: "deny" }] }, { cwd: ws, workspace: ws });
-    expect(policy.protectedPaths(ws).denyRead.sort()).toEqual([join(ws, ".env"), join(ws, "env-link")]);
+    expect((await policy.protectedPaths(ws)).denyRead.sort()).toEqual([join(ws, ".env"), join(ws, "env-link")]);
     mkdirSync(join(ws, "sub", "deep"), { recursive: true });
     writeFileSync(join(ws, "sub", "deep", ".env"), "X=1\n");
-    expect(policy.protectedPaths(ws).denyRead).toContain(join(ws, "sub", "deep", ".env"));
+    expect((await policy.protectedPaths(ws)).denyRead).toContain(join(ws, "sub", "deep", ".env"));
     unlinkSync(join(ws, "sub", "deep", ".env"));
     unlinkSync(join(ws, "env-link"));
-    expect(policy.protectedPaths(ws).denyRead).toEqual([join(ws, ".env")]);
+    expect((await policy.protectedPaths(ws)).denyRead).toEqual([join(ws, ".env")]);
     symlinkSync(join(ws, ".env"), join(ws, "sub", "innocent"));
-    expect(policy.protectedPaths(ws).denyRead.sort()).toEqual([join(ws, ".env"), join(ws, "sub", "innocent")]);
+    expect((await policy.protectedPaths(ws)).denyRead.sort()).toEqual([join(ws, ".env"), join(ws, "sub", "innocent")]);
     rmSync(join(ws, "sub"), { recursive: true });
-    expect(policy.protectedPaths(ws).denyRead).toEqual([join(ws, ".env")]);
+    expect((await policy.protectedPaths(ws)).denyRead).toEqual([join(ws, ".env")]);
   });
 
-  it("a rule that denies every write protects the whole root (the readonly preset)", () => {
+  it("a rule that denies every write protects the whole root (the readonly preset)", async () => {
     const policy = createPolicy({ extends: ["readonly"] }, { cwd: ws, workspace: ws });
-    expect(policy.protectedPaths(ws).denyWrite).toEqual([ws]);
+    expect((await policy.protectedPaths(ws)).denyWrite).toEqual([ws]);
   });
 
-  it("the recommended preset's secret files are found at any depth", () => {
+  it("the recommended preset's secret files are found at any depth", async () => {
     mkdirSync(join(ws, "keys"));
     writeFileSync(join(ws, "keys", "server.pem"), "x");
     const policy = createPolicy({ extends: ["recommended"] }, { cwd: ws, workspace: ws });
-    expect(policy.protectedPaths(ws).denyRead.sort()).toEqual([join(ws, ".env"), join(ws, "env-link"), join(ws, "keys", "server.pem")]);
+    expect((await policy.protectedPaths(ws)).denyRead.sort()).toEqual([join(ws, ".env"), join(ws, "env-link"), join(ws, "keys", "server.pem")]);
   });
 });

@@ -7,6 +7,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { AgentToolResult, ToolResultMessage } from "@toolhost/core";
 import { type Host, createHost } from "@toolhost/core/config";
+import { afterEach, beforeEach } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
@@ -228,4 +229,59 @@ export default definePlugin({
 `,
   );
   return file;
+}
+
+/**
+ * The set-up every queue test shares, registered as `beforeEach` / `afterEach`: a Redis of its own,
+ * a temp project with a `worker` and a `producer` folder (the worker's config from `workerPlugins`,
+ * the producer's with the queue only), and what the test started is stopped after it.
+ */
+export function useTestbed(workerPlugins: (bed: Testbed) => unknown[]): Testbed {
+  const workers: TestWorker[] = [];
+  const hosts: Host[] = [];
+  const bed = {
+    groups: [] as number[],
+    async worker(args: string[] = []): Promise<TestWorker> {
+      const started = await startWorker(bed.workerDir, args);
+      workers.push(started);
+      return started;
+    },
+    async host(options: Record<string, unknown> = {}): Promise<Host> {
+      writeConfig(bed.producerDir, [queueEntry(bed.redis, options)]);
+      const made = await producer(bed.producerDir);
+      hosts.push(made);
+      return made;
+    },
+  } as Testbed;
+  let remove = () => {};
+  beforeEach(async () => {
+    bed.redis = await startRedis();
+    ({ dir: bed.dir, remove } = tempProject());
+    bed.workerDir = join(bed.dir, "worker");
+    bed.producerDir = join(bed.dir, "producer");
+    mkdirSync(bed.workerDir);
+    mkdirSync(bed.producerDir);
+    writeConfig(bed.workerDir, workerPlugins(bed));
+  });
+  afterEach(async () => {
+    for (const host of hosts.splice(0)) await host.harness.dispose();
+    for (const worker of workers.splice(0)) await stopProcess(worker.process, "SIGKILL");
+    for (const pid of bed.groups.splice(0)) killGroup(pid);
+    await bed.redis.stop();
+    remove();
+  });
+  return bed;
+}
+
+export interface Testbed {
+  redis: TestRedis;
+  dir: string;
+  workerDir: string;
+  producerDir: string;
+  /** Process groups a test started itself: killed after it. */
+  groups: number[];
+  /** Starts `toolhost worker` in the worker folder. */
+  worker(args?: string[]): Promise<TestWorker>;
+  /** A producer host: the queue plugin alone (with `options`), so its tools come from the workers. */
+  host(options?: Record<string, unknown>): Promise<Host>;
 }

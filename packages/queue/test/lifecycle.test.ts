@@ -1,66 +1,24 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHost } from "@toolhost/core/config";
-import type { Host } from "@toolhost/core/config";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   BASH_PLUGIN,
   CLI_BIN,
-  type TestRedis,
-  type TestWorker,
   codeOf,
   freePort,
-  producer,
   queueEntry,
   startRedis,
-  startWorker,
-  stopProcess,
-  tempProject,
   textOf,
   isRunning,
   waitForFile,
   writeConfig,
   writeProbePlugin,
+  useTestbed,
 } from "./_helpers.js";
 
-let redis: TestRedis;
-let dir: string;
-let remove: () => void;
-let workerDir: string;
-let producerDir: string;
-const workers: TestWorker[] = [];
-const hosts: Host[] = [];
-
-beforeEach(async () => {
-  redis = await startRedis();
-  ({ dir, remove } = tempProject());
-  workerDir = join(dir, "worker");
-  producerDir = join(dir, "producer");
-  mkdirSync(workerDir);
-  mkdirSync(producerDir);
-  writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], queueEntry(redis)]);
-});
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.harness.dispose();
-  for (const worker of workers.splice(0)) await stopProcess(worker.process, "SIGKILL");
-  await redis.stop();
-  remove();
-});
-
-async function worker(args: string[] = []): Promise<TestWorker> {
-  const started = await startWorker(workerDir, args);
-  workers.push(started);
-  return started;
-}
-
-async function host(options: Record<string, unknown> = {}): Promise<Host> {
-  writeConfig(producerDir, [queueEntry(redis, options)]);
-  const made = await producer(producerDir);
-  hosts.push(made);
-  return made;
-}
+const bed = useTestbed((bed) => [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], queueEntry(bed.redis)]);
 
 function run(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -76,23 +34,23 @@ function run(args: string[], cwd: string): Promise<{ code: number | null; stdout
 describe("loading", () => {
   it("refuses to load with a clear error when Redis is unreachable", async () => {
     const port = await freePort();
-    writeConfig(producerDir, [queueEntry({ ...redis, url: `redis://127.0.0.1:${port}` }, { connectTimeoutMs: 1000 })]);
-    const error = await createHost({ cwd: producerDir }).then(
+    writeConfig(bed.producerDir, [queueEntry({ ...bed.redis, url: `redis://127.0.0.1:${port}` }, { connectTimeoutMs: 1000 })]);
+    const error = await createHost({ cwd: bed.producerDir }).then(
       () => undefined,
       (thrown: unknown) => thrown as Error & { code: string },
     );
     expect(error?.code).toBe("TOOLHOST_QUEUE_UNREACHABLE");
     expect(error?.message).toContain(`Could not reach Redis at redis://127.0.0.1:${port}/0`);
     // The worker command says the same, and exits 2 before anything runs.
-    const result = await run(["worker", "--queue", "calls"], producerDir);
+    const result = await run(["worker", "--queue", "calls"], bed.producerDir);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("Could not reach Redis");
     expect(result.stderr).toContain("TOOLHOST_QUEUE_UNREACHABLE");
   });
 
   it("says which password variable is not set", async () => {
-    writeConfig(producerDir, [queueEntry(redis, { redis: { url: redis.url, passwordEnv: "TEST_QUEUE_PASSWORD_UNSET" } })]);
-    const error = await createHost({ cwd: producerDir }).catch((thrown: unknown) => thrown as Error & { code: string });
+    writeConfig(bed.producerDir, [queueEntry(bed.redis, { redis: { url: bed.redis.url, passwordEnv: "TEST_QUEUE_PASSWORD_UNSET" } })]);
+    const error = await createHost({ cwd: bed.producerDir }).catch((thrown: unknown) => thrown as Error & { code: string });
     expect((error as { code: string }).code).toBe("TOOLHOST_QUEUE_UNREACHABLE");
     expect((error as Error).message).toContain("TEST_QUEUE_PASSWORD_UNSET");
   });
@@ -100,12 +58,12 @@ describe("loading", () => {
   it("signs in with a password from the environment, and names neither password in the error", async () => {
     const guarded = await startRedis(["--requirepass", "right-secret"]);
     try {
-      writeConfig(producerDir, [queueEntry(guarded, { redis: { url: guarded.url, passwordEnv: "TEST_QUEUE_PASSWORD" } })]);
+      writeConfig(bed.producerDir, [queueEntry(guarded, { redis: { url: guarded.url, passwordEnv: "TEST_QUEUE_PASSWORD" } })]);
       process.env.TEST_QUEUE_PASSWORD = "right-secret";
-      const made = await createHost({ cwd: producerDir });
+      const made = await createHost({ cwd: bed.producerDir });
       await made.harness.dispose();
       process.env.TEST_QUEUE_PASSWORD = "wrong-secret";
-      const error = await createHost({ cwd: producerDir }).catch((thrown: unknown) => thrown as Error & { code: string });
+      const error = await createHost({ cwd: bed.producerDir }).catch((thrown: unknown) => thrown as Error & { code: string });
       expect((error as { code: string }).code).toBe("TOOLHOST_QUEUE_UNREACHABLE");
       expect((error as Error).message).toContain(`redis://127.0.0.1:${guarded.port}/0`);
       expect((error as Error).message).not.toContain("secret");
@@ -116,8 +74,8 @@ describe("loading", () => {
   });
 
   it("tells `toolhost worker` users to add the queue plugin when the config has none", async () => {
-    writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off" }]]);
-    const result = await run(["worker", "--queue", "calls"], workerDir);
+    writeConfig(bed.workerDir, [[BASH_PLUGIN, { sandbox: "off" }]]);
+    const result = await run(["worker", "--queue", "calls"], bed.workerDir);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("No queue is configured");
     expect(result.stderr).toContain("TOOLHOST_NO_QUEUE");
@@ -126,10 +84,10 @@ describe("loading", () => {
 
 describe("a worker's life", () => {
   it("reports health and, on SIGTERM, finishes the running call before it exits", async () => {
-    const running = await worker(["--concurrency", "2"]);
+    const running = await bed.worker(["--concurrency", "2"]);
     expect(running.lines[0]).toMatchObject({ event: "ready", queue: "calls", concurrency: 2, tools: ["bash"], redis: "ready" });
-    const { harness } = await host();
-    const started = join(dir, "started");
+    const { harness } = await bed.host();
+    const started = join(bed.dir, "started");
     const pending = harness.executeToolCalls([
       { id: "graceful", name: "bash", arguments: { command: `echo started > ${started}; sleep 2; echo finished` } },
     ]);
@@ -146,14 +104,14 @@ describe("a worker's life", () => {
 
 describe("a worker stopped while its calls run", () => {
   beforeEach(() => {
-    writeProbePlugin(dir);
-    writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(redis)]);
+    writeProbePlugin(bed.dir);
+    writeConfig(bed.workerDir, [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(bed.redis)]);
   });
 
   it("ends a bash call when the shutdown grace runs out, with a result that says so", async () => {
-    const running = await worker(["--shutdown-grace", "1"]);
-    const { harness } = await host();
-    const shellPid = join(dir, "shell.pid");
+    const running = await bed.worker(["--shutdown-grace", "1"]);
+    const { harness } = await bed.host();
+    const shellPid = join(bed.dir, "shell.pid");
     const pending = harness.executeToolCalls([
       { id: "grace-bash", name: "bash", arguments: { command: `echo $$ > ${shellPid}; sleep 600` } },
     ]);
@@ -166,14 +124,14 @@ describe("a worker stopped while its calls run", () => {
   });
 
   it("hands a read-only call back to the queue when the grace runs out, and another worker runs it", async () => {
-    const first = await worker(["--shutdown-grace", "1"]);
-    const { harness } = await host();
-    writeFileSync(join(dir, "data.txt"), "the data");
-    const pending = harness.executeToolCalls([{ id: "grace-read", name: "slow_read", arguments: { path: join(dir, "data.txt") } }]);
-    await waitForFile(join(workerDir, "attempts.log"));
+    const first = await bed.worker(["--shutdown-grace", "1"]);
+    const { harness } = await bed.host();
+    writeFileSync(join(bed.dir, "data.txt"), "the data");
+    const pending = harness.executeToolCalls([{ id: "grace-read", name: "slow_read", arguments: { path: join(bed.dir, "data.txt") } }]);
+    await waitForFile(join(bed.workerDir, "attempts.log"));
     process.kill(first.pid, "SIGTERM");
     expect(await first.exited).toBe(0);
-    const second = await worker();
+    const second = await bed.worker();
     const [result] = await pending;
     expect(textOf(result!)).toBe(`read by ${second.pid}: the data`);
   });
@@ -181,9 +139,9 @@ describe("a worker stopped while its calls run", () => {
 
 describe("call ids and sizes", () => {
   it("gives a call sent again with its id the first result, and refuses another call under that id", async () => {
-    await worker();
-    const { harness } = await host();
-    const effect = join(dir, "effect.log");
+    await bed.worker();
+    const { harness } = await bed.host();
+    const effect = join(bed.dir, "effect.log");
     const call = { id: "same-id", name: "bash", arguments: { command: `echo ran >> ${effect}; echo done` } };
     const [first] = await harness.executeToolCalls([call]);
     const [again] = await harness.executeToolCalls([call]);
@@ -195,9 +153,9 @@ describe("call ids and sizes", () => {
   });
 
   it("bounds a large result in Redis, keeping its head and its tail", async () => {
-    writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off", maxOutputBytes: 1024 * 1024 }], queueEntry(redis)]);
-    await worker();
-    const { harness } = await host({ maxResultBytes: 8192 });
+    writeConfig(bed.workerDir, [[BASH_PLUGIN, { sandbox: "off", maxOutputBytes: 1024 * 1024 }], queueEntry(bed.redis)]);
+    await bed.worker();
+    const { harness } = await bed.host({ maxResultBytes: 8192 });
     const [result] = await harness.executeToolCalls([
       { id: "big", name: "bash", arguments: { command: "echo START; seq 1 60000; echo END" } },
     ]);

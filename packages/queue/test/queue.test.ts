@@ -1,76 +1,33 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "@toolhost/core";
-import type { Host } from "@toolhost/core/config";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   BASH_PLUGIN,
-  type TestRedis,
-  type TestWorker,
   codeOf,
   isRunning,
-  killGroup,
-  producer,
   queueEntry,
   startRedis,
-  startWorker,
   stopProcess,
-  tempProject,
   textOf,
   waitForFile,
   waitUntil,
-  writeConfig,
   writeProbePlugin,
+  useTestbed,
 } from "./_helpers.js";
 
-let redis: TestRedis;
-let dir: string;
-let remove: () => void;
-let workerDir: string;
-let producerDir: string;
-const workers: TestWorker[] = [];
-const hosts: Host[] = [];
-const groups: number[] = [];
-
-beforeEach(async () => {
-  redis = await startRedis();
-  ({ dir, remove } = tempProject());
-  workerDir = join(dir, "worker");
-  producerDir = join(dir, "producer");
-  mkdirSync(workerDir);
-  mkdirSync(producerDir);
-  writeProbePlugin(dir);
+const bed = useTestbed((bed) => {
+  writeProbePlugin(bed.dir);
   // The worker's own config: bash (calls of a batch may run together) and the probe tools.
-  writeConfig(workerDir, [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(redis)]);
   // The producer has no tool of its own: it learns the workers' tools from Redis.
-  writeConfig(producerDir, [queueEntry(redis)]);
+  return [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], "../probe-plugin.mjs", queueEntry(bed.redis)];
 });
-
-afterEach(async () => {
-  for (const host of hosts.splice(0)) await host.harness.dispose();
-  for (const worker of workers.splice(0)) await stopProcess(worker.process, "SIGKILL");
-  for (const pid of groups.splice(0)) killGroup(pid);
-  await redis.stop();
-  remove();
-});
-
-async function worker(args: string[] = []): Promise<TestWorker> {
-  const started = await startWorker(workerDir, args);
-  workers.push(started);
-  return started;
-}
-
-async function host(): Promise<Host> {
-  const made = await producer(producerDir);
-  hosts.push(made);
-  return made;
-}
 
 describe("calls on a pool of workers", () => {
   it("spreads a batch over two workers and gives the results in call order", async () => {
-    const first = await worker(["--concurrency", "1"]);
-    const second = await worker(["--concurrency", "1"]);
-    const { harness } = await host();
+    const first = await bed.worker(["--concurrency", "1"]);
+    const second = await bed.worker(["--concurrency", "1"]);
+    const { harness } = await bed.host();
     const calls = Array.from({ length: 6 }, (_, i) => ({
       id: `spread-${i}`,
       name: "bash",
@@ -84,8 +41,8 @@ describe("calls on a pool of workers", () => {
   });
 
   it("streams a running call's output back as updates", async () => {
-    await worker();
-    const { harness } = await host();
+    await bed.worker();
+    const { harness } = await bed.host();
     const updates: string[] = [];
     harness.subscribe((event: AgentEvent) => {
       if (event.type === "tool_execution_update") updates.push(textOf(event.partialResult));
@@ -98,17 +55,17 @@ describe("calls on a pool of workers", () => {
   });
 
   it("aborts a running bash call on the worker, leaving no process behind", async () => {
-    const running = await worker();
-    const { harness } = await host();
-    const shellPid = join(dir, "shell.pid");
-    const childPid = join(dir, "child.pid");
+    const running = await bed.worker();
+    const { harness } = await bed.host();
+    const shellPid = join(bed.dir, "shell.pid");
+    const childPid = join(bed.dir, "child.pid");
     const controller = new AbortController();
     const pending = harness.executeToolCalls(
       [{ id: "abort-1", name: "bash", arguments: { command: `echo $$ > ${shellPid}; sleep 600 & echo $! > ${childPid}; wait` } }],
       { signal: controller.signal },
     );
     const pids = [Number(await waitForFile(shellPid)), Number(await waitForFile(childPid))];
-    groups.push(pids[0]!);
+    bed.groups.push(pids[0]!);
     expect(pids.every(isRunning)).toBe(true);
     controller.abort();
     const [result] = await pending;
@@ -120,32 +77,32 @@ describe("calls on a pool of workers", () => {
   });
 
   it("runs a read-only call again on another worker when its worker is killed, with one result", async () => {
-    const first = await worker(["--lock-duration", "2000"]);
-    const { harness } = await host();
-    writeFileSync(join(dir, "data.txt"), "the data");
-    const pending = harness.executeToolCalls([{ id: "crash-read", name: "slow_read", arguments: { path: join(dir, "data.txt") } }]);
-    await waitForFile(join(workerDir, "attempts.log"));
+    const first = await bed.worker(["--lock-duration", "2000"]);
+    const { harness } = await bed.host();
+    writeFileSync(join(bed.dir, "data.txt"), "the data");
+    const pending = harness.executeToolCalls([{ id: "crash-read", name: "slow_read", arguments: { path: join(bed.dir, "data.txt") } }]);
+    await waitForFile(join(bed.workerDir, "attempts.log"));
     await stopProcess(first.process, "SIGKILL");
-    const second = await worker(["--lock-duration", "2000"]);
+    const second = await bed.worker(["--lock-duration", "2000"]);
     const results = await pending;
     expect(results).toHaveLength(1);
     expect(results[0]!.isError).toBe(false);
     expect(textOf(results[0]!)).toBe(`read by ${second.pid}: the data`);
-    expect(readFileSync(join(workerDir, "attempts.log"), "utf8")).toBe(`${first.pid}\n${second.pid}\n`);
+    expect(readFileSync(join(bed.workerDir, "attempts.log"), "utf8")).toBe(`${first.pid}\n${second.pid}\n`);
   });
 
   it("runs a bash call at most once when its worker is killed, and says the outcome is unknown", async () => {
-    const first = await worker(["--lock-duration", "2000"]);
-    const { harness } = await host();
-    const effect = join(dir, "effect.log");
-    const shellPid = join(dir, "shell.pid");
+    const first = await bed.worker(["--lock-duration", "2000"]);
+    const { harness } = await bed.host();
+    const effect = join(bed.dir, "effect.log");
+    const shellPid = join(bed.dir, "shell.pid");
     const pending = harness.executeToolCalls([
       { id: "crash-bash", name: "bash", arguments: { command: `echo $$ > ${shellPid}; echo ran >> ${effect}; sleep 600` } },
     ]);
     await waitForFile(effect);
-    groups.push(Number(await waitForFile(shellPid)));
+    bed.groups.push(Number(await waitForFile(shellPid)));
     await stopProcess(first.process, "SIGKILL");
-    await worker(["--lock-duration", "2000"]);
+    await bed.worker(["--lock-duration", "2000"]);
     const [result] = await pending;
     expect(result!.isError).toBe(true);
     expect(codeOf(result!)).toBe("TOOLHOST_QUEUE_WORKER_LOST");
@@ -154,21 +111,21 @@ describe("calls on a pool of workers", () => {
   });
 
   it("ends the calls with a clear result when Redis stops mid-run, and refuses new ones at once", async () => {
-    const running = await worker(["--shutdown-grace", "0"]);
-    const { harness } = await host();
-    const shellPid = join(dir, "shell.pid");
+    const running = await bed.worker(["--shutdown-grace", "0"]);
+    const { harness } = await bed.host();
+    const shellPid = join(bed.dir, "shell.pid");
     const pending = harness.executeToolCalls([
       { id: "redis-gone", name: "bash", arguments: { command: `echo $$ > ${shellPid}; sleep 600` } },
     ]);
     const shell = Number(await waitForFile(shellPid));
-    groups.push(shell);
-    await redis.stop();
+    bed.groups.push(shell);
+    await bed.redis.stop();
     const [result] = await pending;
     expect(codeOf(result!)).toBe("TOOLHOST_QUEUE_CONNECTION_LOST");
     expect(textOf(result!)).toContain("may or may not have run");
     const [next] = await harness.executeToolCalls([{ id: "redis-gone-2", name: "bash", arguments: { command: "true" } }]);
     expect(codeOf(next!)).toBe("TOOLHOST_QUEUE_UNAVAILABLE");
-    expect(textOf(next!)).toContain(`redis://127.0.0.1:${redis.port}/0`);
+    expect(textOf(next!)).toContain(`redis://127.0.0.1:${bed.redis.port}/0`);
     // The worker still stops on SIGTERM, ending the call it ran.
     await stopProcess(running.process);
     expect(await running.exited).toBe(0);
@@ -176,12 +133,12 @@ describe("calls on a pool of workers", () => {
   });
 
   it("takes calls again once Redis is back", async () => {
-    await worker();
-    const { harness } = await host();
-    await redis.stop();
+    await bed.worker();
+    const { harness } = await bed.host();
+    await bed.redis.stop();
     const [refused] = await harness.executeToolCalls([{ id: "back-0", name: "bash", arguments: { command: "echo hi" } }]);
     expect(codeOf(refused!)).toBe("TOOLHOST_QUEUE_UNAVAILABLE");
-    redis = await startRedis([], redis.port);
+    bed.redis = await startRedis([], bed.redis.port);
     // The host and the worker reconnect on their own; a call made before they have is refused, not lost.
     let attempt = 0;
     for (;;) {
@@ -196,8 +153,8 @@ describe("calls on a pool of workers", () => {
   });
 
   it("runs a tool the producer does not have, with the schema and hints its workers published", async () => {
-    const running = await worker();
-    const { harness } = await host();
+    const running = await bed.worker();
+    const { harness } = await bed.host();
     const echo = harness.getTool("remote_echo");
     expect(echo?.annotations).toEqual({ readOnly: true, idempotent: true });
     expect(harness.toolOwner("remote_echo")).toBe('plugin "@toolhost/queue"');
@@ -211,8 +168,8 @@ describe("calls on a pool of workers", () => {
   });
 
   it("refuses on the worker a call its own policy asks about: a worker never asks", async () => {
-    await worker();
-    const { harness } = await host();
+    await bed.worker();
+    const { harness } = await bed.host();
     const [result] = await harness.executeToolCalls([{ id: "gate-1", name: "remote_echo", arguments: { text: "ask me" } }]);
     expect(codeOf(result!)).toBe("TOOLHOST_NOT_APPROVED");
     expect(textOf(result!)).toContain("the probe asks about this text");
@@ -220,9 +177,9 @@ describe("calls on a pool of workers", () => {
   });
 
   it("finds a tool a worker published after the producer loaded, when it is first called", async () => {
-    const { harness } = await host();
+    const { harness } = await bed.host();
     expect(harness.getTool("remote_echo")).toBeUndefined();
-    const running = await worker();
+    const running = await bed.worker();
     const [result] = await harness.executeToolCalls([{ id: "late-1", name: "remote_echo", arguments: { text: "late" } }]);
     expect(textOf(result!)).toBe(`echo from ${running.pid}: late`);
   });

@@ -7,7 +7,6 @@ import { messageOf } from "../errors.js";
 import { formatProblems, problemsOf } from "../_validate.js";
 import { ConfigError, ConfigErrorCode } from "./_errors.js";
 import { type ConfigHints, hintText } from "./_hints.js";
-import { jsonErrorOffset } from "./_json-position.js";
 import { ConfigSchema, type ToolhostConfig } from "./_schema.js";
 
 /** The file names searched for, in each folder from the working directory upward, in this order. */
@@ -158,18 +157,29 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
 /** Turns a config file's text into its value (or a promise of it); throws a ConfigError saying where it is wrong. */
 type Loader = (configPath: string, content: string) => unknown;
 
-const loadJson: Loader = (configPath, content) => {
+const loadJson: Loader = async (configPath, content) => {
   try {
     return JSON.parse(content);
   } catch (error) {
-    const { line, column } = lineColumn(content, jsonErrorOffset(content));
     const detail = messageOf(error)
       .replace(/,? ?(in JSON )?at position \d+.*$/s, "")
       .replace(/ \(line \d+ column \d+\)/, "")
       .replace(/, (\.\.\.)?".*" is not valid JSON$/s, "");
-    return Promise.reject(syntaxError(configPath, detail, line, column));
+    // Node 20's message does not always say where: a strict scan finds the token at fault.
+    const offset = await jsonErrorOffset(content);
+    if (offset === undefined) throw syntaxError(configPath, detail);
+    const { line, column } = lineColumn(content, offset);
+    throw syntaxError(configPath, detail, line, column);
   }
 };
+
+/** Where the first error in text that `JSON.parse` refused is, as a strict JSON scanner finds it. */
+async function jsonErrorOffset(text: string): Promise<number | undefined> {
+  const { parse } = await import("jsonc-parser");
+  const errors: import("jsonc-parser").ParseError[] = [];
+  parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  return errors[0]?.offset;
+}
 
 const loadYaml: Loader = async (configPath, content) => {
   const { parseDocument } = await import("yaml");
