@@ -19,8 +19,8 @@ await build({
   platform: "node",
   target: "node20",
   sourcemap: true,
-  // Loaded only for a YAML or TypeScript config, when searching for one, or to place a JSON syntax error.
-  external: ["lilconfig", "yaml", "jiti", "jsonc-parser"],
+  // Loaded only for a YAML or TypeScript config, or to place a JSON syntax error.
+  external: ["yaml", "jiti", "jsonc-parser"],
   // tapable is CommonJS and requires Node built-ins; an ESM bundle needs a `require` for them.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
   logLevel: "warning",

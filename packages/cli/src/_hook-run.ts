@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { messageOf } from "@toolhost/core";
 import { createHost } from "@toolhost/core/config";
 import { cliHostOptions } from "./_defaults.js";
 import { HookJudge, parsePayload, type HookVerdict } from "./_hook-decide.js";
@@ -49,8 +50,8 @@ export async function runHook(options: HookRunOptions): Promise<number> {
     await write(process.stdout, `${JSON.stringify(hookHost.answer({ ...verdict, onAllow: options.onAllow }))}\n`);
     return 0;
   } catch (error) {
-    const code = typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : "TOOLHOST_HOOK_FAILED";
-    await write(process.stderr, `toolhost refused this call: ${(error as Error).message ?? String(error)} (${code})\n`);
+    const code = (error as { code?: unknown } | null)?.code;
+    await write(process.stderr, `toolhost refused this call: ${messageOf(error)} (${typeof code === "string" ? code : "TOOLHOST_HOOK_FAILED"})\n`);
     return BLOCK;
   } finally {
     await closeHost?.().catch(() => undefined);

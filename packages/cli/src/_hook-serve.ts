@@ -1,11 +1,12 @@
 import { stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { timingSafeEqual } from "node:crypto";
+import { messageOf } from "@toolhost/core";
 import { createHost, type Host } from "@toolhost/core/config";
 import { UsageError } from "./_cli.js";
 import { cliHostOptions } from "./_defaults.js";
 import { HookJudge, parsePayload } from "./_hook-decide.js";
-import { HOOK_HOSTS, type HookDecision } from "./_hook-hosts.js";
+import { HOOK_HOSTS, type HookDecision, type HookHost } from "./_hook-hosts.js";
 
 /** `toolhost hook serve`'s settings. */
 export interface HookServeOptions {
@@ -44,9 +45,13 @@ export async function serveHooks(options: HookServeOptions): Promise<Server> {
   }
   const hosts = new HostCache(options.config);
   const server = createServer((request, response) => {
-    handle(request, response, options, hosts).catch((error: unknown) => {
-      answer(response, 200, HOOK_HOSTS["claude-code"].answer({ decision: "deny", reason: `toolhost failed: ${(error as Error).message}`, onAllow: "defer" }));
-    });
+    handle(request, response, options, hosts)
+      .catch((error: unknown) => {
+        const { status, body } = failedAnswer(request.url, error);
+        answer(response, status, body);
+      })
+      // Not even an answer could be written: end the connection rather than the server.
+      .catch(() => response.destroy());
   });
   server.on("close", () => void hosts.close());
   await new Promise<void>((resolve, reject) => {
@@ -65,9 +70,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     answer(response, 403, { error: "forbidden: unexpected Host or Origin header" });
     return;
   }
-  const id = (request.url ?? "").replace(/\?.*$/, "").replace(/^\//, "");
-  const hookHost = id === "claude-code" || id === "gemini" ? HOOK_HOSTS[id] : undefined;
-  if (request.method === "GET" && id === "health") {
+  const hookHost = hookHostOf(request.url);
+  if (request.method === "GET" && pathOf(request.url) === "/health") {
     answer(response, 200, { ok: true });
     return;
   }
@@ -93,9 +97,31 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     const verdict = await judge.decide(hookHost, call);
     answer(response, 200, hookHost.answer({ ...verdict, onAllow: options.onAllow }));
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    deny(`toolhost refused this call: ${(error as Error).message}${typeof code === "string" ? ` (${code})` : ""}`);
+    const code = (error as { code?: unknown } | null)?.code;
+    deny(`toolhost refused this call: ${messageOf(error)}${typeof code === "string" ? ` (${code})` : ""}`);
   }
+}
+
+function pathOf(url: string | undefined): string {
+  return (url ?? "").replace(/\?.*$/, "");
+}
+
+/** The host a request's path is for: `/claude-code` or `/gemini` (a query is ignored); undefined for any other path. */
+export function hookHostOf(url: string | undefined): HookHost | undefined {
+  const id = pathOf(url).replace(/^\//, "");
+  return id === "claude-code" || id === "gemini" ? HOOK_HOSTS[id] : undefined;
+}
+
+/**
+ * The answer when handling a request failed where nothing expected it (a bug of ours): a deny in
+ * the shape of the host the path is for, with status 200, since both hosts let a call through on
+ * other statuses or on an answer they cannot read. No host calls any other path: a plain 500 there.
+ */
+export function failedAnswer(url: string | undefined, error: unknown): { status: number; body: Record<string, unknown> } {
+  const reason = `toolhost failed, so the call is refused: ${messageOf(error)} (TOOLHOST_HOOK_FAILED)`;
+  const hookHost = hookHostOf(url);
+  if (!hookHost) return { status: 500, body: { error: reason } };
+  return { status: 200, body: hookHost.answer({ decision: "deny", reason, onAllow: "defer" }) };
 }
 
 function sameToken(header: string | undefined, token: string): boolean {

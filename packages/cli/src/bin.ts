@@ -1,15 +1,21 @@
 #!/usr/bin/env node
+import module from "node:module";
+
 // A reader that stops early (`toolhost list | head`) is not an error of ours.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
   throw error;
 });
 
+// Node 22.1+ keeps the compiled code of the modules loaded here on disk and reuses it on the next
+// start (a hook is one process per tool call of another agent); earlier Nodes have no such cache.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+
 const [command, host, ...rest] = process.argv.slice(2);
 if (command === "hook" && (host === "claude-code" || host === "gemini") && !rest.includes("--help") && !rest.includes("-h")) {
   // Another agent host runs this once per tool call: skip the command parser and load only the
   // policy. Whatever fails, the call is blocked (exit 2): the hosts read other codes as "go ahead".
-  import("./_hook-run.js")
+  import("./_hook-fast.js")
     .then(({ hookRunOptions, runHook }) => runHook(hookRunOptions(host, rest)))
     .then(
       (code) => process.exit(code),

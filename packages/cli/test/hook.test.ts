@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BIN, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
 
@@ -241,6 +242,23 @@ describe("toolhost hook serve", () => {
     expect(rebound).toBe(403);
     expect((await post("/claude-code", claude("Bash", { command: "ls" }), { origin: "http://evil.example" })).status).toBe(403);
     expect((await post("/other", "{}")).status).toBe(404);
+  });
+
+  it("answers a failure nothing expected as a deny in the shape of the host the path is for", async () => {
+    // The server's last resort (a bug of ours) cannot be reached with a payload: the built function it calls.
+    const { failedAnswer } = (await import(new URL("_hook-serve.js", pathToFileURL(BIN)).href)) as typeof import("../src/_hook-serve.js");
+    const claudeAnswer = failedAnswer("/claude-code", new TypeError("boom"));
+    expect(claudeAnswer).toEqual({
+      status: 200,
+      body: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("toolhost failed, so the call is refused: boom") } },
+    });
+    for (const path of ["/gemini", "/gemini?session=1"]) {
+      const geminiAnswer = failedAnswer(path, null);
+      expect(geminiAnswer.status, path).toBe(200);
+      expect(geminiAnswer.body, path).toEqual({ decision: "deny", reason: expect.stringContaining("toolhost failed, so the call is refused") });
+      expect(geminiAnswer.body, path).not.toHaveProperty("hookSpecificOutput");
+    }
+    expect(failedAnswer("/other", new Error("boom")).status).toBe(500);
   });
 
   it("will not listen beyond loopback without a token", async () => {

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { appendFile, mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import type { PolicyExplanation } from "./_policy.js";
 
@@ -58,9 +58,13 @@ export class AuditLog {
 /** The reason an audit line holds when redacting it failed. */
 export const REASON_WITHHELD = "[reason withheld: redaction failed]";
 
+/** node:crypto, loaded on the first digest: a policy without an audit log never needs it (~5 ms of a hook's start). */
+let nodeCrypto: typeof import("node:crypto") | undefined;
+
 /** sha256 of canonical JSON: object keys sorted at every level. */
 export function digest(value: unknown): string {
-  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+  nodeCrypto ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  return nodeCrypto.createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
 
 export function canonicalJson(value: unknown): string {

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { checkValue, closestName, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
-import { parse as parseYaml } from "yaml";
 import { DecisionSchema, type PolicyLayer, type PolicyOptions, RuleSchema } from "./_schema.js";
 import { PRESETS } from "./presets.js";
 
@@ -95,6 +94,11 @@ function readPolicy(entry: string, file: string, chain: string[]): PolicyFile {
     throw failure(entry, chain, `in ${file} is not a policy:\n${lines.join("\n")}\n`, "A policy exports { rules, default?, extends?, locked? } (see the @toolhost/hooks-policy README).");
   }
   return value as PolicyFile;
+}
+
+/** YAML is read only for a YAML policy file: loading the parser costs every hook call ~100 ms. */
+function parseYaml(text: string): unknown {
+  return (createRequire(import.meta.url)("yaml") as typeof import("yaml")).parse(text);
 }
 
 function failure(entry: string, chain: string[], what: string, fix: string): ToolhostError {

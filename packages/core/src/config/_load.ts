@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
-import { stat } from "node:fs/promises";
+import { access, readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { lilconfig, type Loader } from "lilconfig";
+import { Value } from "@sinclair/typebox/value";
 import { messageOf } from "../errors.js";
 import { formatProblems, problemsOf } from "../_validate.js";
 import { ConfigError, ConfigErrorCode } from "./_errors.js";
@@ -47,8 +47,7 @@ export interface LoadedConfig {
 export async function findConfig(options: FindConfigOptions = {}): Promise<LoadedConfig | undefined> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const hints = hintText(options.hints);
-  const searcher = lilconfig("toolhost", { searchPlaces: [...CONFIG_FILE_NAMES], loaders: LOADERS, cache: false, ignoreEmptySearchPlaces: false });
-  let found: { filepath: string; config: unknown; isEmpty?: boolean } | null;
+  let found: string | undefined;
   if (options.configPath !== undefined) {
     const path = isAbsolute(options.configPath) ? options.configPath : resolve(cwd, options.configPath);
     let isFolder = false;
@@ -75,13 +74,37 @@ export async function findConfig(options: FindConfigOptions = {}): Promise<Loade
         { configPath: path },
       );
     }
-    found = await searcher.load(path);
+    found = path;
   } else {
-    found = await searcher.search(cwd);
+    found = await searchConfig(cwd);
   }
-  if (!found) return undefined;
-  const ignored = options.configPath === undefined ? await siblings(found.filepath) : [];
-  return { path: found.filepath, config: validateConfig(found.config, found.filepath, options.hints), ignored };
+  if (found === undefined) return undefined;
+  const config = await loadConfigFile(found);
+  const ignored = options.configPath === undefined ? await siblings(found) : [];
+  return { path: found, config: validateConfig(config, found, options.hints), ignored };
+}
+
+/**
+ * The first of `CONFIG_FILE_NAMES` that exists, in `cwd` and then each folder above it, up to the
+ * home folder (or the root, outside it). A hand-written loop rather than a config-search library:
+ * `toolhost hook` runs once per tool call of another agent, and loading one cost it ~10-20 ms.
+ */
+async function searchConfig(cwd: string): Promise<string | undefined> {
+  const stop = resolve(homedir());
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    for (const name of CONFIG_FILE_NAMES) {
+      const path = join(dir, name);
+      if (await access(path).then(() => true, () => false)) return path;
+    }
+    if (dir === stop || dir === dirname(dir)) return undefined;
+  }
+}
+
+/** A config file's value, read with the loader of its extension; undefined for an empty file. */
+async function loadConfigFile(path: string): Promise<unknown> {
+  const content = await readFile(path, "utf8");
+  if (content.trim() === "") return undefined;
+  return LOADERS[extname(path)]?.(path, content);
 }
 
 /** The other config files in the folder of the one found: a search reads only the first. */
@@ -102,7 +125,9 @@ export function validateConfig(value: unknown, configPath: string, hints?: Confi
       { configPath },
     );
   }
-  const problems = problemsOf(ConfigSchema, value);
+  // A config is checked once per process: interpreting the schema is faster than compiling it
+  // (~3 ms of a hook's start), and the compiled check lists the problems when there are some.
+  const problems = Value.Check(ConfigSchema, value) ? undefined : problemsOf(ConfigSchema, value);
   if (problems) {
     throw new ConfigError(
       ConfigErrorCode.CONFIG_INVALID,
@@ -128,6 +153,9 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   const line = before.split("\n").length;
   return { line, column: offset - before.lastIndexOf("\n") };
 }
+
+/** Turns a config file's text into its value (or a promise of it); throws a ConfigError saying where it is wrong. */
+type Loader = (configPath: string, content: string) => unknown;
 
 const loadJson: Loader = async (configPath, content) => {
   try {
@@ -170,7 +198,7 @@ const loadModule: Loader = async (configPath) => {
     const module = (await import(pathToFileURL(configPath).href)) as { default?: unknown };
     return module.default;
   } catch (error) {
-    throw moduleError(configPath, error);
+    throw await moduleError(configPath, error);
   }
 };
 
@@ -180,12 +208,12 @@ const loadTypeScript: Loader = async (configPath) => {
   try {
     return await jiti.import(configPath, { default: true });
   } catch (error) {
-    throw moduleError(configPath, error);
+    throw await moduleError(configPath, error);
   }
 };
 
 /** A config module that failed to load: a syntax error with its place, which `node --check` reports. */
-function moduleError(configPath: string, error: unknown): ConfigError {
+async function moduleError(configPath: string, error: unknown): Promise<ConfigError> {
   const parseError = error instanceof Error && /^ParseError: /.test(error.message); // jiti's, for .ts
   if (error instanceof SyntaxError || parseError) {
     let line: number | undefined;
@@ -197,6 +225,7 @@ function moduleError(configPath: string, error: unknown): ConfigError {
       detail = detail.split("\n")[0]?.replace(/^ParseError: /, "").trim() ?? detail;
     } else {
       // Only on this error path: Node 20 puts no place in the error of a failed ESM import.
+      const { spawnSync } = await import("node:child_process");
       const check = spawnSync(process.execPath, ["--check", configPath], { encoding: "utf8", timeout: 10_000 });
       const place = /:(\d+)\n(.*)\n(\s*)\^/.exec(check.stderr ?? "");
       if (place) [line, column] = [Number(place[1]), (place[3]?.length ?? 0) + 1];
