@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import type { ApprovalRequest } from "@toolhost/core";
-import { type AskingPart, askingParts, mayBeDenied, quoteShell } from "./_approve-values.js";
+import { type AskingPart, askingParts, mayBeDenied, quoteShell, urlOf } from "./_approve-values.js";
 
 /** Where the config's own rules are, for the line the hint suggests adding. */
 export interface HintPlace {
@@ -77,7 +77,7 @@ function flagFor(tool: string, part: AskingPart, cwd: string): string | undefine
     case "tree":
       return `${tool}:${literal(shortPath(subject, cwd))}`;
     case "network":
-      return `${tool}:${literal(subject.replace(/^[A-Z]+ (?=\S+:\/\/)/, ""))}`;
+      return `${tool}:${literal(urlOf(subject))}`;
     default:
       return undefined;
   }
@@ -95,7 +95,7 @@ function configLine(tool: string, part: AskingPart): string | undefined {
     case "tree":
       return rule({ path: literal(subject) });
     case "network":
-      return rule({ url: literal(subject.replace(/^[A-Z]+ (?=\S+:\/\/)/, "")) });
+      return rule({ url: literal(urlOf(subject)) });
     case "call":
       return part.rules.length > 0 ? rule({}) : undefined;
     default:

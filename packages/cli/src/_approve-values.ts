@@ -185,10 +185,15 @@ function matches(approval: Extract<Approval, { kind: "pattern" }>, part: AskingP
     case "tree":
       return approval.path.test(subject);
     case "network":
-      return approval.url.test(subject.replace(/^[A-Z]+ (?=\S+:\/\/)/, ""));
+      return approval.url.test(urlOf(subject));
     default:
       return false;
   }
+}
+
+/** The URL of a network part, without the method the policy shows before it (`POST https://…`). */
+export function urlOf(subject: string): string {
+  return subject.replace(/^[A-Z]+ (?=\S+:\/\/)/, "");
 }
 
 /** A word for a POSIX shell, in single quotes. */
