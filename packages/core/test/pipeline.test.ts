@@ -52,7 +52,7 @@ describe("the pipeline", () => {
       asked.push("beforeToolCall");
       return undefined;
     });
-    const events = recordEvents(harness);
+    const events = recordEvents(harness as unknown as AgentHarness);
     const prepared = await harness.prepareCall({ id: "1", name: "num", arguments: { n: "20" } });
     expect(prepared).toMatchObject({ ok: true, args: { n: 21 }, access: { reads: ["/data/21"] } });
     // Nobody was asked, nothing ran, nothing was emitted.
