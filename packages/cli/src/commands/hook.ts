@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { SERVER_ENV } from "../_hook-args.js";
 import { ExitCode } from "../_output.js";
 
 const HOSTS = ["claude-code", "gemini"] as const;
@@ -20,14 +21,16 @@ export const hook: CommandModule = {
         .command(id)
         .description(`answer one ${id === "claude-code" ? "Claude Code PreToolUse" : "Gemini CLI BeforeTool"} hook payload read on standard input`)
         .option("--on-allow <mode>", 'on allow: "defer" to the host\'s own permissions (default) or "allow" outright', "defer")
-        .action(async (options: { onAllow: string }) => {
+        .option("--server <url>", `ask a running \`toolhost hook serve\` at this URL (default: $${SERVER_ENV}); decides here when it cannot be used`)
+        .action(async (options: { onAllow: string; server?: string }) => {
           // Reached only through commander (e.g. after global options); bin.ts takes the fast path.
-          const { hookRunOptions, runHook } = await import("../_hook-run.js");
+          const { runHookCommand } = await import("../_hook-command.js");
           const { config } = cli.globals;
-          cli.exitCode = await runHook({
-            ...hookRunOptions(id, ["--on-allow", options.onAllow]),
-            ...(config !== undefined ? { config } : {}),
-          });
+          cli.exitCode = await runHookCommand(id, [
+            ...["--on-allow", options.onAllow],
+            ...(options.server !== undefined ? ["--server", options.server] : []),
+            ...(config !== undefined ? ["--config", config] : []),
+          ]);
         });
     }
     group
