@@ -60,7 +60,7 @@ function parseOptions(args: string[]): { config?: string | undefined; "on-allow"
 }
 
 /** A hook server's address: an http(s) URL without credentials, query or fragment; its path may hold a prefix. */
-function serverUrl(text: string, source: string): URL {
+export function serverUrl(text: string, source: string): URL {
   let url: URL | undefined;
   try {
     url = new URL(text);

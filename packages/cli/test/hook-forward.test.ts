@@ -1,4 +1,5 @@
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -196,7 +197,6 @@ describe("toolhost hook <host> --server", () => {
       writeFileSync(join(bare, "package.json"), JSON.stringify({ type: "module" }));
       const payload = claudePayload(dir, "Read", { file_path: join(dir, ".env") });
       const here = await hook("claude-code", payload);
-      const { spawnSync } = await import("node:child_process");
       const forwarded = spawnSync(process.execPath, [join(bare, "bin.js"), "hook", "claude-code", "--server", server.url], { cwd: dir, input: payload, encoding: "utf8", env: { ...process.env, ...CLEAN_ENV } });
       expect({ code: forwarded.status, stdout: forwarded.stdout, stderr: forwarded.stderr }).toEqual(seen(here));
       // The same copy cannot decide in-process (no core there): the client alone answered above.
@@ -205,6 +205,71 @@ describe("toolhost hook <host> --server", () => {
       expect(alone.stderr).toContain("_hook-fast.js");
     } finally {
       removeDir(bare);
+    }
+  });
+});
+
+describe("toolhost hook install --server", () => {
+  it("writes the forwarding command, which the host's shell runs against the server", async () => {
+    const home = tempDir("toolhost-hook-home-");
+    try {
+      const installed = await toolhost(["hook", "install", "gemini", "--user", "--server", server.url, "--write", "--yes"], { cwd: dir, env: { HOME: home } });
+      expect(installed.code).toBe(0);
+      const settings = JSON.parse(readFileSync(join(home, ".gemini", "settings.json"), "utf8")) as { hooks: { BeforeTool: Array<{ hooks: Array<{ command: string }> }> } };
+      const command = settings.hooks.BeforeTool[0]?.hooks[0]?.command ?? "";
+      expect(command).toMatch(new RegExp(`hook gemini --server ${server.url}/$`));
+      // Run as Gemini CLI runs it: through the shell, the payload on stdin.
+      const payload = geminiPayload(dir, "read_file", { file_path: join(dir, ".env") });
+      const ran = spawnSync("sh", ["-c", command], { cwd: dir, input: payload, encoding: "utf8", env: { ...process.env, ...CLEAN_ENV } });
+      expect({ code: ran.status, stdout: ran.stdout, stderr: ran.stderr }).toEqual(seen(await hook("gemini", payload)));
+      expect(ran.stdout).toContain("secrets stay out");
+    } finally {
+      removeDir(home);
+    }
+  });
+
+  it("writes Claude Code's own http hook with --http-hook, merged once beside what is there", async () => {
+    const project = tempDir("toolhost-hook-install-");
+    try {
+      const file = join(project, ".claude", "settings.json");
+      mkdirSync(join(project, ".claude"));
+      const existing = { model: "opus", hooks: { PreToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "prettier --check" }] }] } };
+      writeFileSync(file, JSON.stringify(existing));
+      const written = await toolhost(["hook", "install", "claude-code", "--server", server.url, "--http-hook", "--write", "--yes"], { cwd: project });
+      expect(written.code).toBe(0);
+      expect(written.stderr).toContain("lets a call through when its http hook gets no answer");
+      const settings = JSON.parse(readFileSync(file, "utf8")) as { model: string; hooks: { PreToolUse: Array<{ hooks: Array<Record<string, unknown>> }> } };
+      expect(settings.model).toBe("opus");
+      expect(settings.hooks.PreToolUse[0]).toEqual(existing.hooks.PreToolUse[0]);
+      const hookEntry = settings.hooks.PreToolUse[1]?.hooks[0];
+      expect(hookEntry).toEqual({
+        type: "http",
+        url: `${server.url}/claude-code`,
+        headers: { Authorization: "Bearer $TOOLHOST_HOOK_TOKEN" },
+        allowedEnvVars: ["TOOLHOST_HOOK_TOKEN"],
+        timeout: 30,
+      });
+      // What Claude Code posts there (the header's variable unset: "Bearer "): the server's answer.
+      const response = await fetch(String(hookEntry?.url), { method: "POST", body: claudePayload(dir, "Bash", { command: "rm -rf build" }), headers: { authorization: "Bearer " } });
+      expect(await response.json()).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+      for (const again of [["--server", server.url, "--http-hook"], ["--server", server.url], []]) {
+        const result = await toolhost(["hook", "install", "claude-code", ...again, "--write", "--yes"], { cwd: project });
+        expect(result.stderr, again.join(" ")).toContain("nothing to change");
+      }
+      expect((JSON.parse(readFileSync(file, "utf8")) as typeof settings).hooks.PreToolUse).toHaveLength(2);
+    } finally {
+      removeDir(project);
+    }
+  });
+
+  it("refuses a bad --server, and --http-hook without --server or for Gemini CLI", async () => {
+    const bad = await toolhost(["hook", "install", "claude-code", "--server", "127.0.0.1:8787"], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--server takes the http(s) URL");
+    for (const args of [["claude-code", "--http-hook"], ["gemini", "--server", server.url, "--http-hook"]]) {
+      const result = await toolhost(["hook", "install", ...args], { cwd: dir });
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr, args.join(" ")).toContain("--http-hook is Claude Code's http hook");
     }
   });
 });
