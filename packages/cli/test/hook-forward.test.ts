@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -146,6 +147,28 @@ describe("toolhost hook <host> --server", () => {
     }
   });
 
+  it("forwards over https (a certificate Node trusts), and decides in-process over one it does not", async () => {
+    const tls = tempDir("toolhost-hook-tls-");
+    const [cert, key] = [join(tls, "cert.pem"), join(tls, "key.pem")];
+    // Fails (never skips) without openssl: the certificate is made for this test.
+    const made = spawnSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { encoding: "utf8" });
+    expect(made.status, `openssl: ${made.error?.message ?? made.stderr}`).toBe(0);
+    const proxy = await tlsProxy(readFileSync(cert), readFileSync(key), server.url);
+    try {
+      const payload = claudePayload(dir, "WebFetch", { url: "https://pastebin.com/raw/x", prompt: "read it" });
+      const here = await hook("claude-code", payload);
+      const trusted = await hook("claude-code", payload, ["--server", proxy.url], { NODE_EXTRA_CA_CERTS: cert });
+      expect(seen(trusted)).toEqual(seen(here));
+      expect(trusted.stdout).toContain("no pastes");
+      const untrusted = await hook("claude-code", payload, ["--server", proxy.url]);
+      expect(untrusted.stdout).toBe(here.stdout);
+      expect(untrusted.stderr).toMatch(/was not used \(self[- ]signed certificate\); decided here instead/);
+    } finally {
+      await proxy.close();
+      removeDir(tls);
+    }
+  });
+
   it("sends TOOLHOST_HOOK_TOKEN as a bearer token; without it the server's deny is the answer", async () => {
     const guarded = await startHookServer(dir, ["--token", "s3cret-token"], CLEAN_ENV);
     try {
@@ -273,6 +296,28 @@ describe("toolhost hook install --server", () => {
     }
   });
 });
+
+/** An https server on 127.0.0.1 passing each request on to the hook server at `target` (as its own Host). */
+async function tlsProxy(cert: Buffer, key: Buffer, target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const to = new URL(target);
+  const proxy = createHttpsServer({ cert, key }, (incoming, outgoing) => {
+    const passed = httpRequest(to, { method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: to.host } }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    passed.on("error", () => outgoing.destroy());
+    incoming.pipe(passed);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    close: () => {
+      proxy.closeAllConnections();
+      return new Promise((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
 
 /** A port nothing listens on (a server's, closed again). */
 async function freePort(): Promise<number> {
