@@ -2,6 +2,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { CLI_DIR, UsageError } from "./_cli.js";
+import { serverUrl } from "./_hook-args.js";
 import type { HookHost } from "./_hook-hosts.js";
 
 export type HookScope = "project" | "user";
@@ -20,7 +21,7 @@ export type HookHandler = { type: "command"; command: string } | { type: "http";
  * own install (through the host's project-folder variable); a user's name this very CLI. With a
  * server, the command forwards each call to it (deciding in-process when it cannot be used).
  */
-export function hookCommand(host: HookHost["id"], scope: HookScope, server?: URL): string {
+function hookCommand(host: HookHost["id"], scope: HookScope, server?: URL): string {
   const forward = server === undefined ? "" : ` --server ${shellWord(server.href)}`;
   if (scope === "project") {
     const variable = host === "claude-code" ? "CLAUDE_PROJECT_DIR" : "GEMINI_PROJECT_DIR";
@@ -34,9 +35,22 @@ function shellWord(text: string): string {
   return /^[\w.~:/@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }
 
-/** The URL Claude Code's http hook posts each call to: the server's `/claude-code`. */
-export function hookUrl(server: URL): string {
-  return `${server.href.replace(/\/+$/, "")}/claude-code`;
+/**
+ * What `hook install` writes: the command (forwarding to `server` when given one), or with
+ * `httpHook` Claude Code's own http hook posting to the server's `/claude-code`.
+ */
+export function hookHandler(host: HookHost["id"], scope: HookScope, serverText: string | undefined, httpHook: boolean): HookHandler {
+  let server: URL | undefined;
+  try {
+    server = serverText === undefined ? undefined : serverUrl(serverText, "--server");
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (!httpHook) return { type: "command", command: hookCommand(host, scope, server) };
+  if (host !== "claude-code" || server === undefined) {
+    throw new UsageError("--http-hook is Claude Code's http hook: give it with `hook install claude-code --server <url>` (Gemini CLI's hooks are commands: use --server alone).");
+  }
+  return { type: "http", url: `${server.href.replace(/\/+$/, "")}/claude-code` };
 }
 
 /** The hook entry for the host's settings: every tool, before it runs. */

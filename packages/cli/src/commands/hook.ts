@@ -1,19 +1,10 @@
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
-import { SERVER_ENV, serverUrl } from "../_hook-args.js";
+import { SERVER_ENV } from "../_hook-args.js";
 import { ExitCode } from "../_output.js";
 
 const HOSTS = ["claude-code", "gemini"] as const;
 type HostId = (typeof HOSTS)[number];
-
-/** A `--server` URL for `hook install`, checked as the hook will check it. */
-function installServer(text: string): URL {
-  try {
-    return serverUrl(text, "--server");
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
 
 function hostId(text: string): HostId {
   if ((HOSTS as readonly string[]).includes(text)) return text as HostId;
@@ -36,7 +27,8 @@ export const hook: CommandModule = {
           const { runHookCommand } = await import("../_hook-command.js");
           const { config } = cli.globals;
           cli.exitCode = await runHookCommand(id, [
-            ...["--on-allow", options.onAllow],
+            "--on-allow",
+            options.onAllow,
             ...(options.server !== undefined ? ["--server", options.server] : []),
             ...(config !== undefined ? ["--config", config] : []),
           ]);
@@ -78,15 +70,11 @@ export const hook: CommandModule = {
       .option("--http-hook", "with --server, Claude Code only: its own http hook posts to the server, no process per call (a call goes ahead when the server is down)")
       .action(
         cli.action(async (hostText: string, options: { project?: boolean; user?: boolean; write?: boolean; yes?: boolean; server?: string; httpHook?: boolean }) => {
-          const { hookCommand, hookUrl, mergeSettings, readSettings, settingsPath, writeSettings } = await import("../_hook-install.js");
+          const { hookHandler, mergeSettings, readSettings, settingsPath, writeSettings } = await import("../_hook-install.js");
           const host = hostId(hostText);
           if (options.project && options.user) throw new UsageError("Give --project or --user, not both.");
           const scope = options.user ? "user" : "project";
-          const server = options.server === undefined ? undefined : installServer(options.server);
-          if (options.httpHook && (host !== "claude-code" || server === undefined)) {
-            throw new UsageError("--http-hook is Claude Code's http hook: give it with `hook install claude-code --server <url>` (Gemini CLI's hooks are commands: use --server alone).");
-          }
-          const handler = options.httpHook && server ? { type: "http" as const, url: hookUrl(server) } : { type: "command" as const, command: hookCommand(host, scope, server) };
+          const handler = hookHandler(host, scope, options.server, options.httpHook === true);
           const file = settingsPath(host, scope, cli.globals.cwd);
           const { settings, changed } = mergeSettings(await readSettings(file), host, handler, file);
           if (!changed) {
@@ -94,7 +82,7 @@ export const hook: CommandModule = {
             return ExitCode.OK;
           }
           if (handler.type === "http") {
-            await cli.note(`Claude Code lets a call through when its http hook gets no answer: keep \`toolhost hook serve --http ${server?.host ?? ""}\` running, or install without --http-hook (the command decides itself when the server is down).`);
+            await cli.note(`Claude Code lets a call through when its http hook gets no answer: keep \`toolhost hook serve\` running at ${options.server}, or install without --http-hook (the command decides itself when the server is down).`);
           }
           const text = `${JSON.stringify(settings, null, 2)}\n`;
           if (!options.write) {
