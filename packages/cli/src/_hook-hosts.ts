@@ -16,6 +16,12 @@ export interface HookHost {
   tools: Readonly<Record<string, (input: Record<string, unknown>, env: AccessEnvironment) => ToolAccess>>;
   /** The answer for a decision, as the JSON the host reads on stdout (or in an HTTP response body). */
   answer(decision: HookDecision): Record<string, unknown>;
+  /**
+   * Whether `value` is an answer `answer` could have given for `onAllow`: what the forwarding client
+   * (`toolhost hook <id> --server`) checks a server's reply against before printing it. An outright
+   * allow while `onAllow` is `defer` is not: it would let through more than asked.
+   */
+  isAnswer(value: unknown, onAllow: HookDecision["onAllow"]): boolean;
 }
 
 /** What toolhost decided about one call of another host. */
@@ -25,6 +31,10 @@ export interface HookDecision {
   /** `defer` (default): on allow, say nothing and let the host's own permissions decide; `allow`: allow outright. */
   onAllow: "defer" | "allow";
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const hasKeys = (value: Record<string, unknown>, keys: readonly string[]): boolean =>
+  Object.keys(value).length === keys.length && keys.every((key) => Object.hasOwn(value, key));
 
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
@@ -93,6 +103,16 @@ export const claudeCode: HookHost = {
       hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason },
     };
   },
+  isAnswer(value, onAllow) {
+    if (!isRecord(value)) return false;
+    if (hasKeys(value, [])) return true;
+    const output = value.hookSpecificOutput;
+    if (!hasKeys(value, ["hookSpecificOutput"]) || !isRecord(output)) return false;
+    if (!hasKeys(output, ["hookEventName", "permissionDecision", "permissionDecisionReason"])) return false;
+    const decision = output.permissionDecision;
+    const decided = decision === "deny" || decision === "ask" || (decision === "allow" && onAllow === "allow");
+    return output.hookEventName === "PreToolUse" && decided && typeof output.permissionDecisionReason === "string";
+  },
 };
 
 /** Gemini CLI's built-in tools (hooks reference, BeforeTool input; the tools reference for their arguments). */
@@ -119,6 +139,12 @@ export const gemini: HookHost = {
     // Gemini CLI's hooks have no "ask": a call the policy would ask about is refused, with the reason.
     const why = decision === "ask" ? `${reason} (toolhost's policy asks about this call, and Gemini CLI's hooks cannot ask: it was refused)` : reason;
     return { decision: "deny", reason: why };
+  },
+  isAnswer(value, onAllow) {
+    if (!isRecord(value)) return false;
+    if (hasKeys(value, [])) return true;
+    if (hasKeys(value, ["decision"])) return value.decision === "allow" && onAllow === "allow";
+    return hasKeys(value, ["decision", "reason"]) && value.decision === "deny" && typeof value.reason === "string";
   },
 };
 

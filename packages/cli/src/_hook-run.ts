@@ -1,49 +1,30 @@
-import { parseArgs } from "node:util";
 import { messageOf } from "@toolhost/core";
 import { createHost } from "@toolhost/core/config";
 import { cliHostOptions } from "./_defaults.js";
-import { HookJudge, parsePayload, type HookVerdict } from "./_hook-decide.js";
-import { HOOK_HOSTS, type HookDecision, type HookHost } from "./_hook-hosts.js";
+import type { HookRunOptions } from "./_hook-args.js";
+import { HookJudge, type HookVerdict } from "./_hook-decide.js";
+import { HOOK_HOSTS } from "./_hook-hosts.js";
+import { parsePayload } from "./_hook-payload.js";
 import { readStdin } from "./_input.js";
 import { write } from "./_output.js";
 
 /** The exit code both hosts read as "blocked": the reason goes on stderr. */
 const BLOCK = 2;
 
-/** How `toolhost hook <host>` is called: the host, a config instead of the search, and what allow means. */
-export interface HookRunOptions {
-  host: HookHost["id"];
-  config?: string | undefined;
-  onAllow: HookDecision["onAllow"];
-}
-
-/** Reads `toolhost hook <host>`'s own options (after the host's name). */
-export function hookRunOptions(host: HookHost["id"], args: string[]): HookRunOptions {
-  const { values } = parseArgs({
-    args,
-    options: { config: { type: "string", short: "c" }, "on-allow": { type: "string", default: "defer" } },
-    allowPositionals: false,
-    strict: true,
-  });
-  const onAllow = values["on-allow"];
-  if (onAllow !== "defer" && onAllow !== "allow") throw new Error(`--on-allow takes "defer" or "allow", not "${onAllow}".`);
-  return { host, config: values.config, onAllow };
-}
-
 /**
- * Decides one hook payload read from standard input and answers in the host's protocol. Resolves to
- * the exit code; never rejects. Anything that goes wrong (no payload, bad JSON, a config error, a
- * bug of ours) blocks the call with exit 2 and the reason on stderr: both hosts treat other non-zero
- * codes as "go ahead".
+ * Decides one hook payload (`options.input`, else standard input) and answers in the host's
+ * protocol. Resolves to the exit code; never rejects. Anything that goes wrong (no payload, bad
+ * JSON, a config error, a bug of ours) blocks the call with exit 2 and the reason on stderr: both
+ * hosts treat other non-zero codes as "go ahead".
  */
 export async function runHook(options: HookRunOptions): Promise<number> {
   const hookHost = HOOK_HOSTS[options.host];
   let closeHost: (() => Promise<void>) | undefined;
   try {
-    if (process.stdin.isTTY) {
+    if (options.input === undefined && process.stdin.isTTY) {
       throw new Error(`toolhost hook ${hookHost.id} reads one ${hookHost.title} ${hookHost.event} payload on standard input; it is run by ${hookHost.title}, not by hand (see toolhost hook install).`);
     }
-    const call = await parsePayload(hookHost, await readStdin());
+    const call = await parsePayload(hookHost, options.input ?? (await readStdin()));
     const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: "policy" });
     closeHost = () => host.harness.dispose();
     const verdict: HookVerdict = await new HookJudge(host).decide(hookHost, call);

@@ -84,6 +84,11 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     deny("toolhost hook serve: missing or wrong bearer token, so the call is refused. Send Authorization: Bearer <token>.");
     return;
   }
+  const onAllow = onAllowOf(request.url, options.onAllow);
+  if (onAllow === undefined) {
+    deny('toolhost hook serve: the on-allow query parameter takes "defer" or "allow" (once), so the call is refused.');
+    return;
+  }
   let body: string;
   try {
     body = await readBody(request);
@@ -95,7 +100,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     const call = await parsePayload(hookHost, body);
     const judge = await hosts.judgeFor(call.cwd);
     const verdict = await judge.decide(hookHost, call);
-    answer(response, 200, hookHost.answer({ ...verdict, onAllow: options.onAllow }));
+    answer(response, 200, hookHost.answer({ ...verdict, onAllow }));
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     deny(`toolhost refused this call: ${messageOf(error)}${typeof code === "string" ? ` (${code})` : ""}`);
@@ -104,6 +109,13 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
 
 function pathOf(url: string | undefined): string {
   return (url ?? "").replace(/\?.*$/, "");
+}
+
+/** What allow becomes for one request: its `on-allow` query parameter, else the server's; undefined when the parameter is bad. */
+function onAllowOf(url: string | undefined, serverDefault: HookDecision["onAllow"]): HookDecision["onAllow"] | undefined {
+  const given = new URLSearchParams(/\?(.*)$/.exec(url ?? "")?.[1] ?? "").getAll("on-allow");
+  if (given.length === 0) return serverDefault;
+  return given.length === 1 && (given[0] === "defer" || given[0] === "allow") ? given[0] : undefined;
 }
 
 /** The host a request's path is for: `/claude-code` or `/gemini` (a query is ignored); undefined for any other path. */

@@ -13,10 +13,12 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 
 const [command, host, ...rest] = process.argv.slice(2);
 if (command === "hook" && (host === "claude-code" || host === "gemini") && !rest.includes("--help") && !rest.includes("-h")) {
-  // Another agent host runs this once per tool call: skip the command parser and load only the
-  // policy. Whatever fails, the call is blocked (exit 2): the hosts read other codes as "go ahead".
-  import("./_hook-fast.js")
-    .then(({ hookRunOptions, runHook }) => runHook(hookRunOptions(host, rest)))
+  // Another agent host runs this once per tool call: skip the command parser. _hook-command.js
+  // loads no core: it forwards to a running `toolhost hook serve` when given one (--server), and
+  // imports the policy to decide here only without one or when the server cannot be used.
+  // Whatever fails, the call is blocked (exit 2): the hosts read other codes as "go ahead".
+  import("./_hook-command.js")
+    .then(({ runHookCommand }) => runHookCommand(host, rest))
     .then(
       (code) => process.exit(code),
       (error: unknown) => {

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BIN, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { claudePayload, geminiPayload, startHookServer, type HookServer } from "./_hook.js";
 
 // Recorded payloads in each host's documented shape, through the built CLI as a child process.
 // Each test starts several processes in turn: generous time on a busy machine.
@@ -33,20 +33,8 @@ beforeAll(() => {
 });
 afterAll(() => removeDir(dir));
 
-const claude = (tool_name: string, tool_input: Record<string, unknown>, cwd = dir) =>
-  JSON.stringify({
-    session_id: "s1",
-    transcript_path: "/tmp/t.jsonl",
-    cwd,
-    permission_mode: "default",
-    hook_event_name: "PreToolUse",
-    tool_name,
-    tool_input,
-    tool_use_id: "toolu_01",
-  });
-
-const gemini = (tool_name: string, tool_input: Record<string, unknown>) =>
-  JSON.stringify({ session_id: "g1", transcript_path: "/tmp/g.json", cwd: dir, hook_event_name: "BeforeTool", timestamp: new Date().toISOString(), tool_name, tool_input });
+const claude = (tool_name: string, tool_input: Record<string, unknown>, cwd = dir) => claudePayload(cwd, tool_name, tool_input);
+const gemini = (tool_name: string, tool_input: Record<string, unknown>) => geminiPayload(dir, tool_name, tool_input);
 
 async function claudeHook(payload: string) {
   const result = await toolhost(["hook", "claude-code"], { cwd: dir, input: payload });
@@ -185,24 +173,14 @@ describe("toolhost hook gemini", () => {
 });
 
 describe("toolhost hook serve", () => {
-  let server: ChildProcess;
+  let server: HookServer;
   let url: string;
 
   beforeAll(async () => {
-    server = spawn(process.execPath, [BIN, "hook", "serve", "--http", "127.0.0.1:0"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    url = await new Promise<string>((resolve, reject) => {
-      let text = "";
-      server.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-        text += chunk;
-        const found = /http:\/\/\S+/.exec(text);
-        if (found) resolve(found[0]);
-      });
-      server.on("exit", (code) => reject(new Error(`hook server exited with ${code}`)));
-    });
+    server = await startHookServer(dir);
+    url = server.url;
   }, 30_000);
-  afterAll(() => {
-    server.kill("SIGTERM");
-  });
+  afterAll(() => server.stop());
 
   const post = async (path: string, body: string, headers: Record<string, string> = {}) => {
     const response = await fetch(`${url}${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
@@ -219,6 +197,22 @@ describe("toolhost hook serve", () => {
     expect(ok.body).toEqual({});
     const gem = await post("/gemini", gemini("run_shell_command", { command: "rm -rf x" }));
     expect(gem.body).toMatchObject({ decision: "deny" });
+  });
+
+  it("takes what allow becomes per request (?on-allow=defer|allow); another value denies", async () => {
+    const ls = claude("Bash", { command: "ls" });
+    expect((await post("/claude-code?on-allow=allow", ls)).body).toEqual({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: expect.any(String) },
+    });
+    expect((await post("/claude-code?on-allow=defer", ls)).body).toEqual({});
+    expect((await post("/gemini?on-allow=allow", gemini("run_shell_command", { command: "ls" }))).body).toEqual({ decision: "allow" });
+    for (const query of ["?on-allow=yes", "?on-allow=allow&on-allow=defer", "?on-allow="]) {
+      const bad = await post(`/claude-code${query}`, ls);
+      expect(bad.status, query).toBe(200);
+      expect(bad.body, query).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("on-allow") } });
+    }
+    // A deny stays a deny whatever allow would have become.
+    expect((await post("/claude-code?on-allow=allow", claude("Bash", { command: "rm -rf build" }))).body).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
   });
 
   it("answers 200 with a deny for malformed JSON (other statuses would let the call through)", async () => {
@@ -268,15 +262,9 @@ describe("toolhost hook serve", () => {
   });
 
   it("with a token, a call without it is denied (200), with it decided", async () => {
-    const child = spawn(process.execPath, [BIN, "hook", "serve", "--http", "127.0.0.1:0", "--token", "s3cret-token"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    const tokenServer = await startHookServer(dir, ["--token", "s3cret-token"]);
     try {
-      const base = await new Promise<string>((resolve, reject) => {
-        child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-          const found = /http:\/\/\S+/.exec(chunk);
-          if (found) resolve(found[0]);
-        });
-        child.on("exit", (code) => reject(new Error(`exited ${code}`)));
-      });
+      const base = tokenServer.url;
       const send = (headers: Record<string, string>) =>
         fetch(`${base}/claude-code`, { method: "POST", body: claude("Bash", { command: "ls" }), headers }).then(async (r) => ({ status: r.status, body: await r.json() }));
       const without = await send({});
@@ -286,7 +274,7 @@ describe("toolhost hook serve", () => {
       const right = await send({ authorization: "Bearer s3cret-token" });
       expect(right.body).toEqual({});
     } finally {
-      child.kill("SIGTERM");
+      await tokenServer.stop();
     }
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { SERVER_ENV } from "../_hook-args.js";
 import { ExitCode } from "../_output.js";
 
 const HOSTS = ["claude-code", "gemini"] as const;
@@ -20,14 +21,17 @@ export const hook: CommandModule = {
         .command(id)
         .description(`answer one ${id === "claude-code" ? "Claude Code PreToolUse" : "Gemini CLI BeforeTool"} hook payload read on standard input`)
         .option("--on-allow <mode>", 'on allow: "defer" to the host\'s own permissions (default) or "allow" outright', "defer")
-        .action(async (options: { onAllow: string }) => {
+        .option("--server <url>", `ask a running \`toolhost hook serve\` at this URL (default: $${SERVER_ENV}); decides here when it cannot be used`)
+        .action(async (options: { onAllow: string; server?: string }) => {
           // Reached only through commander (e.g. after global options); bin.ts takes the fast path.
-          const { hookRunOptions, runHook } = await import("../_hook-run.js");
+          const { runHookCommand } = await import("../_hook-command.js");
           const { config } = cli.globals;
-          cli.exitCode = await runHook({
-            ...hookRunOptions(id, ["--on-allow", options.onAllow]),
-            ...(config !== undefined ? { config } : {}),
-          });
+          cli.exitCode = await runHookCommand(id, [
+            "--on-allow",
+            options.onAllow,
+            ...(options.server !== undefined ? ["--server", options.server] : []),
+            ...(config !== undefined ? ["--config", config] : []),
+          ]);
         });
     }
     group
@@ -62,17 +66,23 @@ export const hook: CommandModule = {
       .option("--user", "your user settings (~/.claude/settings.json, ~/.gemini/settings.json)")
       .option("--write", "write the file (asks first on a terminal; give --yes without one); default: print it")
       .option("-y, --yes", "with --write: do not ask")
+      .option("--server <url>", "the hook forwards each call to this running `toolhost hook serve` (deciding itself when it cannot be used)")
+      .option("--http-hook", "with --server, Claude Code only: its own http hook posts to the server, no process per call (a call goes ahead when the server is down)")
       .action(
-        cli.action(async (hostText: string, options: { project?: boolean; user?: boolean; write?: boolean; yes?: boolean }) => {
-          const { hookCommand, mergeSettings, readSettings, settingsPath, writeSettings } = await import("../_hook-install.js");
+        cli.action(async (hostText: string, options: { project?: boolean; user?: boolean; write?: boolean; yes?: boolean; server?: string; httpHook?: boolean }) => {
+          const { hookHandler, mergeSettings, readSettings, settingsPath, writeSettings } = await import("../_hook-install.js");
           const host = hostId(hostText);
           if (options.project && options.user) throw new UsageError("Give --project or --user, not both.");
           const scope = options.user ? "user" : "project";
+          const handler = hookHandler(host, scope, options.server, options.httpHook === true);
           const file = settingsPath(host, scope, cli.globals.cwd);
-          const { settings, changed } = mergeSettings(await readSettings(file), host, hookCommand(host, scope), file);
+          const { settings, changed } = mergeSettings(await readSettings(file), host, handler, file);
           if (!changed) {
-            await cli.note(`${file} already runs toolhost's ${host} hook; nothing to change.`);
+            await cli.note(`${file} already runs toolhost's ${host} hook; nothing to change. To change its form (--server, --http-hook), edit or remove that entry first.`);
             return ExitCode.OK;
+          }
+          if (handler.type === "http") {
+            await cli.note(`Claude Code lets a call through when its http hook gets no answer: keep \`toolhost hook serve\` running at ${options.server}, or install without --http-hook (the command decides itself when the server is down).`);
           }
           const text = `${JSON.stringify(settings, null, 2)}\n`;
           if (!options.write) {
