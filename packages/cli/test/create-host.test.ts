@@ -65,8 +65,8 @@ export default definePlugin({
       expect(host.workspace).toBe(dir);
       expect(host.missing).toEqual([]);
       expect(host.plugins).toEqual([
-        { name: "echo-plugin", version: "1.2.3", resolvedFrom: join(dir, "plugins", "echo-plugin.mjs"), tools: ["echo", "fail", "read_file"], settings: {} },
-        { name: "guard-plugin", version: undefined, resolvedFrom: join(dir, "plugins", "guard-plugin.mjs"), tools: [], settings: {} },
+        { name: "echo-plugin", version: "1.2.3", resolvedFrom: join(dir, "plugins", "echo-plugin.mjs"), tools: ["echo", "fail", "read_file"], settings: {}, sources: [] },
+        { name: "guard-plugin", version: undefined, resolvedFrom: join(dir, "plugins", "guard-plugin.mjs"), tools: [], settings: {}, sources: [] },
       ]);
       const { harness } = host;
       expect([harness.cwd, harness.workspace, harness.toolExecution, harness.maxConcurrency, harness.toolTimeoutMs]).toEqual([

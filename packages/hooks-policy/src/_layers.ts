@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { checkValue, closestName, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
@@ -19,8 +19,16 @@ export const PolicyFileSchema = Type.Object(
 
 export type PolicyFile = Static<typeof PolicyFileSchema>;
 
-/** A layer, with where it came from (the file that holds it, for `toolhost policy rules`). */
-export type SourcedLayer = PolicyLayer & { source?: string };
+/**
+ * A layer, with where it came from: the file that holds it (for `toolhost policy rules`), and for
+ * a package its package.json as the search reached it (an upgrade or reinstall replaces it).
+ */
+export type SourcedLayer = PolicyLayer & { source?: string; manifest?: string };
+
+/** The files the layers were read from: what a long-lived host watches to reload the policy. */
+export function layerSources(layers: readonly SourcedLayer[]): string[] {
+  return [...new Set(layers.flatMap((layer) => [layer.manifest, layer.source].filter((file): file is string => file !== undefined)))];
+}
 
 /**
  * The layers of `extends`, in order: presets by name, npm packages resolved from the workspace,
@@ -49,13 +57,29 @@ function resolveEntry(entry: string, from: string, chain: string[], locked: bool
   const name = policy.name ?? entry;
   const inner = (policy.extends ?? []).flatMap((each) => resolveEntry(each, dirname(file), [...chain, file], lock));
   const own: SourcedLayer = { name, rules: policy.rules, source: file };
+  const manifest = isPath(entry) ? undefined : manifestOf(entry, from);
+  if (manifest) own.manifest = manifest;
   if (policy.default) own.default = policy.default;
   if (lock) own.locked = true;
   return [...inner, own];
 }
 
+function isPath(entry: string): boolean {
+  return entry.startsWith(".") || isAbsolute(entry);
+}
+
+/** The package.json of the package `entry` names, where Node's search from `from` finds it (through a link, not its target). */
+function manifestOf(entry: string, from: string): string | undefined {
+  const name = entry.split("/").slice(0, entry.startsWith("@") ? 2 : 1).join("/");
+  for (let dir = from; ; dir = dirname(dir)) {
+    const path = join(dir, "node_modules", name, "package.json");
+    if (existsSync(path)) return path;
+    if (dir === dirname(dir)) return undefined;
+  }
+}
+
 function locate(entry: string, from: string, chain: string[]): string {
-  if (entry.startsWith(".") || isAbsolute(entry)) {
+  if (isPath(entry)) {
     if (!/\.(json|ya?ml)$/i.test(entry)) {
       throw failure(entry, chain, "is a path but not a .json, .yaml or .yml file", "Name a JSON or YAML policy file, or an npm package.");
     }
@@ -81,7 +105,7 @@ function readPolicy(entry: string, file: string, chain: string[]): PolicyFile {
     const text = readFileSync(file, "utf8");
     if (/\.ya?ml$/i.test(file)) value = parseYaml(text);
     else if (/\.json$/i.test(file)) value = JSON.parse(text);
-    else value = createRequire(file)(file);
+    else value = freshRequire(file);
   } catch (error) {
     throw failure(entry, chain, `could not be read from ${file} (${messageOf(error)})`, "Fix the file; a policy is JSON, YAML or CommonJS exporting { rules, default?, extends?, locked? }.");
   }
@@ -94,6 +118,13 @@ function readPolicy(entry: string, file: string, chain: string[]): PolicyFile {
     throw failure(entry, chain, `in ${file} is not a policy:\n${lines.join("\n")}\n`, "A policy exports { rules, default?, extends?, locked? } (see the @toolhost/hooks-policy README).");
   }
   return value as PolicyFile;
+}
+
+/** A CommonJS policy, read anew: a long-lived host reloads the policy after the file changed. */
+function freshRequire(file: string): unknown {
+  const load = createRequire(file);
+  delete load.cache[file];
+  return load(file);
 }
 
 /** YAML is read only for a YAML policy file: loading the parser costs every hook call ~100 ms. */

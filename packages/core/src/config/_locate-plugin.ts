@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
 import { isPlugin, type ToolhostPlugin } from "../plugin.js";
 import { ConfigError, ConfigErrorCode } from "./_errors.js";
-import { editDistance, isPathSpecifier, resolvePackage, type ResolvePlace } from "./_resolve.js";
+import { editDistance, isPathSpecifier, resolvePackage, type ResolvedModule, type ResolvePlace } from "./_resolve.js";
 
 /** The folders to resolve plugins from, each with what it is (for messages). */
 export function resolvePlaces(resolveFrom: ReadonlyArray<string | ResolvePlace> | undefined): ResolvePlace[] {
@@ -16,7 +16,7 @@ export async function locate(
   name: string,
   configDir: string,
   places: readonly ResolvePlace[],
-): Promise<{ file: string; packageVersion?: string | undefined; provides?: string[] | undefined } | { tried: string[] }> {
+): Promise<ResolvedModule | { tried: string[] }> {
   if (!isPathSpecifier(name)) return resolvePackage(name, places);
   const file = resolve(configDir, name);
   try {
@@ -50,6 +50,27 @@ function suggestion(name: string, knownPlugins: readonly string[]): string | und
   return best?.known;
 }
 
+/** Each plugin file's state when this process first imported it (see `moduleUrl`). */
+const firstImported = new Map<string, string>();
+
+/**
+ * The URL to import a plugin's file from. Node keeps a module once imported, so a long-lived host
+ * would apply the old code of a plugin upgraded since it started: a file whose state (mtime, size,
+ * inode) differs from when this process first imported it is imported afresh, its state as the
+ * URL's query. Only that module: what it imports are Node's cached modules, so a plugin bundled
+ * into one file (as hooks-policy is) reloads whole, and one of several modules only its entry.
+ */
+async function moduleUrl(file: string): Promise<string> {
+  const url = pathToFileURL(file).href;
+  const state = await stat(file).then(
+    (info) => `${info.mtimeMs}-${info.size}-${info.ino}`,
+    () => "missing",
+  );
+  const first = firstImported.get(file);
+  if (first === undefined) firstImported.set(file, state);
+  return first === undefined || first === state ? url : `${url}?state=${encodeURIComponent(state)}`;
+}
+
 export async function importPlugin(
   name: string,
   file: string,
@@ -58,7 +79,7 @@ export async function importPlugin(
 ): Promise<ToolhostPlugin> {
   let module: { default?: unknown };
   try {
-    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    module = (await import(await moduleUrl(file))) as { default?: unknown };
   } catch (error) {
     throw new ConfigError(
       ConfigErrorCode.PLUGIN_LOAD_FAILED,
