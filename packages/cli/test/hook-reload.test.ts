@@ -1,0 +1,170 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { BIN, project, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
+
+// `toolhost hook serve` keeps a loaded config per working directory: these change the files it was
+// loaded from while a real server runs, and send the next call. Generous time on a busy machine.
+vi.setConfig({ testTimeout: 60_000 });
+
+let dir: string;
+let server: ChildProcess | undefined;
+let url: string;
+
+/** Starts `toolhost hook serve` on a free loopback port in `dir`; stopped by PID after each test. */
+async function startServer(): Promise<void> {
+  const child = spawn(process.execPath, [BIN, "hook", "serve", "--http", "127.0.0.1:0"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  server = child;
+  url = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      text += chunk;
+      const found = /http:\/\/\S+/.exec(text);
+      if (found) resolve(found[0]);
+    });
+    child.on("exit", (code) => reject(new Error(`hook server exited with ${code}`)));
+  });
+}
+
+beforeEach(() => {
+  dir = tempDir("toolhost-hook-reload-");
+});
+afterEach(() => {
+  if (server?.pid !== undefined) process.kill(server.pid, "SIGTERM");
+  server = undefined;
+  removeDir(dir);
+});
+
+const payload = (command: string, cwd = dir) =>
+  JSON.stringify({ session_id: "s1", cwd, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, tool_use_id: "toolu_01" });
+
+/** The server's decision on a Bash call, and its reason. */
+async function judged(command: string, cwd = dir): Promise<{ decision: string; reason: string; body: Record<string, unknown> }> {
+  const response = await fetch(`${url}/claude-code`, { method: "POST", body: payload(command, cwd), headers: { "content-type": "application/json" } });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { hookSpecificOutput?: { permissionDecision: string; permissionDecisionReason: string } };
+  return { decision: body.hookSpecificOutput?.permissionDecision ?? "allow", reason: body.hookSpecificOutput?.permissionDecisionReason ?? "", body };
+}
+
+const policy = (extendsList: unknown[], more: Record<string, unknown> = {}) => ({
+  plugins: [["@toolhost/hooks-policy", { extends: extendsList, default: "allow", ...more }]],
+});
+const denyLs = { rules: [{ id: "no-ls", tool: "*", command: "ls *", decision: "deny", reason: "listing is off today" }] };
+
+describe("toolhost hook serve reloads what changed", () => {
+  it("judges the next call by an edited policy file of extends, deny to allow and back", async () => {
+    writeConfig(dir, policy(["./org.json"]));
+    writeFile(join(dir, "org.json"), JSON.stringify({ rules: [] }));
+    await startServer();
+    expect((await judged("ls src")).decision).toBe("allow");
+
+    writeFile(join(dir, "org.json"), JSON.stringify(denyLs));
+    const denied = await judged("ls src");
+    expect(denied.decision).toBe("deny");
+    expect(denied.reason).toContain("listing is off today");
+
+    writeFile(join(dir, "org.json"), JSON.stringify({ rules: [] }));
+    expect((await judged("ls src")).decision).toBe("allow");
+  });
+
+  it("follows a layer file that a layer file extends, and refuses while one is missing", async () => {
+    writeConfig(dir, policy(["./org.json"]));
+    writeFile(join(dir, "org.json"), JSON.stringify({ extends: ["./team.yaml"], rules: [] }));
+    writeFile(join(dir, "team.yaml"), "rules: []\n");
+    await startServer();
+    expect((await judged("ls")).decision).toBe("allow");
+
+    writeFile(join(dir, "team.yaml"), "rules:\n  - { tool: '*', command: 'ls *', decision: deny, reason: team says no }\n");
+    expect(await judged("ls")).toMatchObject({ decision: "deny", reason: expect.stringContaining("team says no") });
+
+    renameSync(join(dir, "team.yaml"), join(dir, "team.yml"));
+    const missing = await judged("ls");
+    expect(missing.decision).toBe("deny");
+    expect(missing.reason).toContain("team.yaml");
+  });
+
+  it("uses a config created nearer the call's folder than the one loaded", async () => {
+    writeConfig(dir, policy([]));
+    const sub = join(dir, "sub");
+    mkdirSync(sub);
+    await startServer();
+    expect((await judged("ls", sub)).decision).toBe("allow");
+
+    writeConfig(sub, policy([], denyLs));
+    expect(await judged("ls", sub)).toMatchObject({ decision: "deny", reason: expect.stringContaining("listing is off today") });
+    // The folder above still has its own config, loaded for its own calls.
+    expect((await judged("ls")).decision).toBe("allow");
+  });
+
+  it("judges as without a config once the config is deleted", async () => {
+    writeConfig(dir, policy([], denyLs));
+    await startServer();
+    expect((await judged("ls")).decision).toBe("deny");
+
+    rmSync(join(dir, "toolhost.config.json"));
+    const served = await judged("rm -rf build");
+    // What the command form answers without a config: the CLI's default plugins.
+    const oneShot = await toolhost(["hook", "claude-code"], { cwd: dir, input: payload("rm -rf build") });
+    expect(oneShot.code).toBe(0);
+    expect(served.body).toEqual(JSON.parse(oneShot.stdout));
+    expect((await judged("ls")).decision).toBe("allow");
+  });
+
+  it("reloads a policy package whose files were replaced (a CommonJS one, read anew)", async () => {
+    const pkg = join(dir, "node_modules", "org-policy");
+    const install = (rules: unknown[], version: string) => {
+      rmSync(pkg, { recursive: true, force: true });
+      writeFile(join(pkg, "package.json"), JSON.stringify({ name: "org-policy", version, main: "index.js" }));
+      writeFile(join(pkg, "index.js"), `module.exports = ${JSON.stringify({ name: "org", rules })};\n`);
+    };
+    install([], "1.0.0");
+    writeConfig(dir, policy(["org-policy"]));
+    await startServer();
+    expect((await judged("ls")).decision).toBe("allow");
+
+    install(denyLs.rules, "1.0.1");
+    expect(await judged("ls")).toMatchObject({ decision: "deny", reason: expect.stringContaining("listing is off today") });
+  });
+
+  it("runs the new code of a plugin module replaced while it serves", async () => {
+    project(dir);
+    const gate = (verdict: string) => `import { definePlugin } from "@toolhost/core";
+export default definePlugin({
+  name: "gate",
+  apply(harness) {
+    harness.provideService("policy", { explain: async () => { throw new Error("unused"); }, protectedPaths: async () => ({ denyRead: [], denyWrite: [] }) });
+    harness.hooks.beforeToolCall.tapPromise("gate", async () => (${verdict}));
+  },
+});
+`;
+    writeFile(join(dir, "gate.mjs"), gate(`{ block: true, reason: "gate version 1 says no" }`));
+    writeConfig(dir, { plugins: ["./gate.mjs"] });
+    await startServer();
+    expect(await judged("ls")).toMatchObject({ decision: "deny", reason: expect.stringContaining("gate version 1 says no") });
+
+    writeFile(join(dir, "gate.mjs"), gate(`{ block: true, reason: "gate version 2 says no" }`));
+    expect(await judged("ls")).toMatchObject({ decision: "deny", reason: expect.stringContaining("gate version 2 says no") });
+    writeFile(join(dir, "gate.mjs"), gate("undefined"));
+    expect((await judged("ls")).decision).toBe("allow");
+  });
+
+  it("denies with the config's syntax error while it is broken, then works again once fixed", async () => {
+    writeConfig(dir, policy([], denyLs));
+    await startServer();
+    expect((await judged("ls")).decision).toBe("deny");
+    expect((await judged("pwd")).decision).toBe("allow");
+
+    writeFileSync(join(dir, "toolhost.config.json"), '{ "plugins": [ ["@toolhost/hooks-policy", { "default": "allow" ');
+    for (const command of ["pwd", "pwd"]) {
+      const broken = await judged(command);
+      expect(broken.decision).toBe("deny");
+      expect(broken.reason).toContain("syntax error");
+      expect(broken.reason).toContain("TOOLHOST_CONFIG_SYNTAX");
+    }
+
+    writeConfig(dir, policy([], denyLs));
+    expect((await judged("pwd")).decision).toBe("allow");
+    expect((await judged("ls")).decision).toBe("deny");
+  });
+});
