@@ -1,7 +1,7 @@
-import { statSync } from "node:fs";
 import { createHost, findConfigFile, type Host } from "@toolhost/core/config";
 import { cliHostOptions } from "./_defaults.js";
 import { HookJudge } from "./_hook-decide.js";
+import { type HostWatch, statesOf, watchHost } from "./_host-watch.js";
 
 const MAX_HOSTS = 32;
 
@@ -9,8 +9,8 @@ const MAX_HOSTS = 32;
 interface Loaded {
   host: Host;
   judge: HookJudge;
-  /** Each of `host.sources`, and its state (`stateOf`) when the host was loaded. */
-  seen: Map<string, string>;
+  /** Whether what the host was made from changed since. */
+  watch: HostWatch;
 }
 
 /**
@@ -35,7 +35,7 @@ export class HostCache {
       const loaded = await cached.catch(() => undefined);
       // Replaced or dropped while this call waited: look again.
       if (this.#entries.get(cwd) !== cached) continue;
-      if (loaded && this.#isFresh(cwd, loaded)) {
+      if (loaded && loaded.watch.changed() === undefined) {
         // Most recently used last: the first entry is the one evicted.
         this.#entries.delete(cwd);
         this.#entries.set(cwd, cached);
@@ -63,17 +63,9 @@ export class HostCache {
    */
   async #load(cwd: string, known: readonly string[]): Promise<Loaded> {
     const found = this.configPath === undefined ? findConfigFile(cwd) : undefined;
-    const before = new Map([...known, ...(found ? [found] : [])].map((path) => [path, stateOf(path)]));
+    const before = statesOf([...known, ...(found ? [found] : [])]);
     const host = await createHost({ ...cliHostOptions(cwd, this.configPath), onlyProviding: "policy" });
-    const seen = new Map(host.sources.map((path) => [path, before.get(path) ?? stateOf(path)]));
-    return { host, judge: new HookJudge(host), seen };
-  }
-
-  #isFresh(cwd: string, loaded: Loaded): boolean {
-    // With --config the file is named, not searched for; it is one of the sources.
-    if (this.configPath === undefined && findConfigFile(cwd) !== loaded.host.configPath) return false;
-    for (const [path, state] of loaded.seen) if (stateOf(path) !== state) return false;
-    return true;
+    return { host, judge: new HookJudge(host), watch: watchHost(host, cwd, this.configPath, before) };
   }
 
   #evictOldest(): void {
@@ -87,20 +79,6 @@ export class HostCache {
     const entries = [...this.#entries.values()];
     this.#entries.clear();
     for (const entry of entries) await (await entry.catch(() => undefined))?.host.harness.dispose().catch(() => undefined);
-  }
-}
-
-/**
- * A file's state: its modification and change times, size and inode, or "missing". The change
- * time too: a package manager writes files with a fixed modification time (npm's 1985), and a
- * file replaced by one of the same size may get the freed inode.
- */
-function stateOf(path: string): string {
-  try {
-    const info = statSync(path, { throwIfNoEntry: false });
-    return info ? `${info.mtimeMs}:${info.ctimeMs}:${info.size}:${info.ino}` : "missing";
-  } catch (error) {
-    return `unreadable: ${(error as NodeJS.ErrnoException).code ?? "error"}`;
   }
 }
 
