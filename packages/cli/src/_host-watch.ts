@@ -21,7 +21,8 @@ export function watchHost(host: Host, cwd: string, configPath: string | undefine
     changed() {
       // A named config is not searched for; it is one of the sources.
       if (configPath === undefined) {
-        const found = findConfigFile(cwd);
+        // Up to the config in use only: whether that one still exists, its state below says.
+        const found = findConfigFile(cwd, host.configPath);
         if (found !== host.configPath) return found ? `the config search from ${cwd} now finds ${found}` : `${host.configPath} is gone`;
       }
       for (const [path, state] of seen) {

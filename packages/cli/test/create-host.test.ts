@@ -96,6 +96,12 @@ export default definePlugin({
     expect(findConfigFile(join(dir, "sub", "deeper"))).toBe(yaml);
     const json = writeFile(join(dir, "sub", "toolhost.config.json"), "{}");
     expect(findConfigFile(join(dir, "sub"))).toBe(json);
+    // Given the file found before, the search ends there: a nearer one is still found, that one is not checked.
+    expect(findConfigFile(join(dir, "sub", "deeper"), yaml)).toBe(json);
+    writeFile(join(dir, "sub", "deeper", "toolhost.config.mjs"), "export default {};");
+    expect(findConfigFile(join(dir, "sub", "deeper"), config)).toBe(join(dir, "sub", "deeper", "toolhost.config.mjs"));
+    expect(findConfigFile(dir, join(dir, "toolhost.config.yaml"))).toBe(config);
+    expect(findConfigFile(join(dir, "elsewhere"), join(dir, "elsewhere", "toolhost.config.json"))).toBe(join(dir, "elsewhere", "toolhost.config.json"));
   });
 
   it("applies the plugins in order and tells what each added", async () => {
