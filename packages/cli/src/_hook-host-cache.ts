@@ -11,7 +11,14 @@ interface Loaded {
   judge: HookJudge;
   /** Whether what the host was made from changed since. */
   watch: HostWatch;
+  /** Calls given this host that have not been decided yet: it is disposed only after them. */
+  busy: number;
+  /** Replaced or evicted: disposed once `busy` is 0. */
+  retired: boolean;
 }
+
+/** What `judgeFor` gives: decides one call, with the host it was given for. */
+export type Judge = Pick<HookJudge, "decide">;
 
 /**
  * One loaded config per working directory, for `toolhost hook serve`. Before each use it checks
@@ -27,7 +34,8 @@ export class HostCache {
 
   constructor(readonly configPath: string | undefined) {}
 
-  async judgeFor(cwd: string): Promise<HookJudge> {
+  /** The judge of a call from `cwd`, for one `decide`: a host replaced meanwhile is disposed after it. */
+  async judgeFor(cwd: string): Promise<Judge> {
     let known: readonly string[] = [];
     for (;;) {
       const cached = this.#entries.get(cwd);
@@ -39,10 +47,10 @@ export class HostCache {
         // Most recently used last: the first entry is the one evicted.
         this.#entries.delete(cwd);
         this.#entries.set(cwd, cached);
-        return loaded.judge;
+        return lease(loaded);
       }
       this.#entries.delete(cwd);
-      dispose(cached);
+      retire(cached);
       known = loaded?.host.sources ?? [];
       break;
     }
@@ -53,7 +61,7 @@ export class HostCache {
     loading.catch(() => {
       if (this.#entries.get(cwd) === loading) this.#entries.delete(cwd);
     });
-    return (await loading).judge;
+    return lease(await loading);
   }
 
   /**
@@ -65,14 +73,14 @@ export class HostCache {
     const found = this.configPath === undefined ? findConfigFile(cwd) : undefined;
     const before = statesOf([...known, ...(found ? [found] : [])]);
     const host = await createHost({ ...cliHostOptions(cwd, this.configPath), onlyProviding: "policy" });
-    return { host, judge: new HookJudge(host), watch: watchHost(host, cwd, this.configPath, before) };
+    return { host, judge: new HookJudge(host), watch: watchHost(host, cwd, this.configPath, before), busy: 0, retired: false };
   }
 
   #evictOldest(): void {
     const [oldest] = this.#entries;
     if (!oldest) return;
     this.#entries.delete(oldest[0]);
-    dispose(oldest[1]);
+    retire(oldest[1]);
   }
 
   async close(): Promise<void> {
@@ -82,6 +90,32 @@ export class HostCache {
   }
 }
 
-function dispose(entry: Promise<Loaded>): void {
-  entry.then((loaded) => loaded.host.harness.dispose()).catch(() => undefined);
+/** One use of a host: counted from now (no await between) until its decision is made. */
+function lease(loaded: Loaded): Judge {
+  loaded.busy += 1;
+  let used = false;
+  return {
+    async decide(hookHost, call) {
+      if (used) throw new Error("a judge from HostCache decides one call");
+      used = true;
+      try {
+        return await loaded.judge.decide(hookHost, call);
+      } finally {
+        loaded.busy -= 1;
+        if (loaded.retired && loaded.busy === 0) void loaded.host.harness.dispose().catch(() => undefined);
+      }
+    },
+  };
+}
+
+/** A host no longer kept: disposed now, or after the calls it was given for. */
+function retire(entry: Promise<Loaded>): void {
+  void entry.then(
+    (loaded) => {
+      loaded.retired = true;
+      if (loaded.busy === 0) return loaded.host.harness.dispose().catch(() => undefined);
+      return undefined;
+    },
+    () => undefined,
+  );
 }

@@ -68,6 +68,26 @@ describe("toolhost hook serve reloads what changed", () => {
     expect((await judged("ls src")).decision).toBe("allow");
   });
 
+  it("answers every call by one version of the file or the other while it is rewritten under concurrent calls", async () => {
+    writeConfig(dir, policy(["./org.json"]));
+    writeFile(join(dir, "org.json"), JSON.stringify({ rules: [] }));
+    await startServer();
+    const answers: Array<Promise<{ decision: string; reason: string }>> = [];
+    for (let round = 0; round < 10; round++) {
+      // As editors save: a new file renamed over the old, so no call reads it half-written.
+      writeFile(join(dir, "org.json.new"), JSON.stringify(round % 2 ? { rules: [] } : denyLs));
+      renameSync(join(dir, "org.json.new"), join(dir, "org.json"));
+      for (let i = 0; i < 5; i++) answers.push(judged("ls"));
+      await answers.at(-1);
+    }
+    for (const answer of await Promise.all(answers)) {
+      // Never a failure of the server's own (a host disposed under a call): allowed, or denied by the rule.
+      if (answer.decision !== "allow") expect(answer).toMatchObject({ decision: "deny", reason: expect.stringContaining("listing is off today") });
+    }
+    // The last version written decides.
+    expect((await judged("ls")).decision).toBe("allow");
+  });
+
   it("follows a layer file that a layer file extends, and refuses while one is missing", async () => {
     writeConfig(dir, policy(["./org.json"]));
     writeFile(join(dir, "org.json"), JSON.stringify({ extends: ["./team.yaml"], rules: [] }));
