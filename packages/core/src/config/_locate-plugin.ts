@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -55,17 +56,20 @@ const firstImported = new Map<string, string>();
 
 /**
  * The URL to import a plugin's file from. Node keeps a module once imported, so a long-lived host
- * would apply the old code of a plugin upgraded since it started: a file whose state (mtime, size,
+ * would apply the old code of a plugin upgraded since it started: a file whose state (times, size,
  * inode) differs from when this process first imported it is imported afresh, its state as the
  * URL's query. Only that module: what it imports are Node's cached modules, so a plugin bundled
  * into one file (as hooks-policy is) reloads whole, and one of several modules only its entry.
  */
-async function moduleUrl(file: string): Promise<string> {
+function moduleUrl(file: string): string {
   const url = pathToFileURL(file).href;
-  const state = await stat(file).then(
-    (info) => `${info.mtimeMs}-${info.size}-${info.ino}`,
-    () => "missing",
-  );
+  let state = "missing";
+  try {
+    const info = statSync(file, { throwIfNoEntry: false });
+    if (info) state = `${info.mtimeMs}-${info.ctimeMs}-${info.size}-${info.ino}`;
+  } catch {
+    // imported as it is: the import says what is wrong
+  }
   const first = firstImported.get(file);
   if (first === undefined) firstImported.set(file, state);
   return first === undefined || first === state ? url : `${url}?state=${encodeURIComponent(state)}`;
@@ -79,7 +83,7 @@ export async function importPlugin(
 ): Promise<ToolhostPlugin> {
   let module: { default?: unknown };
   try {
-    module = (await import(await moduleUrl(file))) as { default?: unknown };
+    module = (await import(moduleUrl(file))) as { default?: unknown };
   } catch (error) {
     throw new ConfigError(
       ConfigErrorCode.PLUGIN_LOAD_FAILED,
