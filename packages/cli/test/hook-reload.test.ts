@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { BIN, project, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
 
@@ -51,6 +51,17 @@ const policy = (extendsList: unknown[], more: Record<string, unknown> = {}) => (
   plugins: [["@toolhost/hooks-policy", { extends: extendsList, default: "allow", ...more }]],
 });
 const denyLs = { rules: [{ id: "no-ls", tool: "*", command: "ls *", decision: "deny", reason: "listing is off today" }] };
+
+/** A plugin that decides every call by `verdict`, and provides a policy service unless another plugin does. */
+const gate = (verdict: string, providesPolicy = true) => `import { definePlugin } from "@toolhost/core";
+export default definePlugin({
+  name: "gate",
+  apply(harness) {
+    if (${providesPolicy}) harness.provideService("policy", { explain: async () => { throw new Error("unused"); }, protectedPaths: async () => ({ denyRead: [], denyWrite: [] }) });
+    harness.hooks.beforeToolCall.tapPromise("gate", async () => (${verdict}));
+  },
+});
+`;
 
 describe("toolhost hook serve reloads what changed", () => {
   it("judges the next call by an edited policy file of extends, deny to allow and back", async () => {
@@ -147,17 +158,40 @@ describe("toolhost hook serve reloads what changed", () => {
     expect(await judged("ls")).toMatchObject({ decision: "deny", reason: expect.stringContaining("listing is off today") });
   });
 
+  it("follows a package's link re-pointed to a new version's folder, the old one left in place (as pnpm installs)", async () => {
+    project(dir);
+    // A policy package and a plugin package, each a link into a store folder per version.
+    const install = (name: string, version: string, files: Record<string, string>) => {
+      const stored = join(dir, "node_modules", ".pnpm", `${name}@${version}`, "node_modules", name);
+      for (const [file, text] of Object.entries(files)) writeFile(join(stored, file), text);
+      const link = join(dir, "node_modules", name);
+      rmSync(link, { force: true });
+      symlinkSync(relative(dirname(link), stored), link, "dir");
+    };
+    const policyPackage = (version: string, rules: unknown[]) =>
+      install("org-policy", version, { "package.json": JSON.stringify({ name: "org-policy", version, main: "policy.json" }), "policy.json": JSON.stringify({ name: "org", rules }) });
+    const gatePackage = (version: string, verdict: string) =>
+      install("gate-plugin", version, {
+        "package.json": JSON.stringify({ name: "gate-plugin", version, type: "module", main: "index.js", toolhost: { provides: ["policy"] } }),
+        "index.js": gate(verdict, false),
+      });
+    policyPackage("1.0.0", []);
+    gatePackage("1.0.0", "undefined");
+    writeConfig(dir, { plugins: ["gate-plugin", ["@toolhost/hooks-policy", { extends: ["org-policy"], default: "allow" }]] });
+    await startServer();
+    expect((await judged("ls")).decision).toBe("allow");
+
+    policyPackage("1.0.1", denyLs.rules);
+    expect(await judged("ls")).toMatchObject({ decision: "deny", reason: expect.stringContaining("listing is off today") });
+    policyPackage("1.0.2", []);
+    expect((await judged("ls")).decision).toBe("allow");
+
+    gatePackage("2.0.0", `{ block: true, reason: "gate 2.0.0 says no" }`);
+    expect(await judged("ls")).toMatchObject({ decision: "deny", reason: expect.stringContaining("gate 2.0.0 says no") });
+  });
+
   it("runs the new code of a plugin module replaced while it serves", async () => {
     project(dir);
-    const gate = (verdict: string) => `import { definePlugin } from "@toolhost/core";
-export default definePlugin({
-  name: "gate",
-  apply(harness) {
-    harness.provideService("policy", { explain: async () => { throw new Error("unused"); }, protectedPaths: async () => ({ denyRead: [], denyWrite: [] }) });
-    harness.hooks.beforeToolCall.tapPromise("gate", async () => (${verdict}));
-  },
-});
-`;
     writeFile(join(dir, "gate.mjs"), gate(`{ block: true, reason: "gate version 1 says no" }`));
     writeConfig(dir, { plugins: ["./gate.mjs"] });
     await startServer();

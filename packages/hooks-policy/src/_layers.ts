@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { checkValue, closestName, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
 import { DecisionSchema, type PolicyLayer, type PolicyOptions, RuleSchema } from "./_schema.js";
 import { PRESETS } from "./presets.js";
@@ -48,7 +48,7 @@ export function layersOf(options: PolicyOptions, workspace: string): SourcedLaye
 function resolveEntry(entry: string, from: string, chain: string[], locked: boolean): SourcedLayer[] {
   const preset = Object.hasOwn(PRESETS, entry) ? PRESETS[entry as keyof typeof PRESETS] : undefined;
   if (preset) return [{ name: entry, rules: preset.rules, default: preset.default, ...(locked ? { locked } : {}) }];
-  const file = locate(entry, from, chain);
+  const { file, manifest } = locate(entry, from, chain);
   if (chain.includes(file)) {
     throw failure(entry, chain, `extends itself (${[...chain, file].join(" → ")})`, "Remove one of the `extends` entries that close the cycle.");
   }
@@ -57,7 +57,6 @@ function resolveEntry(entry: string, from: string, chain: string[], locked: bool
   const name = policy.name ?? entry;
   const inner = (policy.extends ?? []).flatMap((each) => resolveEntry(each, dirname(file), [...chain, file], lock));
   const own: SourcedLayer = { name, rules: policy.rules, source: file };
-  const manifest = isPath(entry) ? undefined : manifestOf(entry, from);
   if (manifest) own.manifest = manifest;
   if (policy.default) own.default = policy.default;
   if (lock) own.locked = true;
@@ -78,15 +77,39 @@ function manifestOf(entry: string, from: string): string | undefined {
   }
 }
 
-function locate(entry: string, from: string, chain: string[]): string {
+/**
+ * Node keeps how it resolved a package, and the links on the way, for the life of the process; a
+ * package manager that installs a new version by re-pointing the package's link (pnpm) leaves the
+ * old folder in place, so a long-lived host would read the old policy again. This is the same file
+ * in the folder the link points to now.
+ */
+function throughCurrentLink(resolved: string, entry: string, manifest: string | undefined): string {
+  if (manifest === undefined) return resolved;
+  let now: string;
+  try {
+    now = realpathSync.native(dirname(manifest));
+  } catch {
+    return resolved;
+  }
+  if (resolved.startsWith(`${now}${sep}`)) return resolved;
+  const name = entry.split("/").slice(0, entry.startsWith("@") ? 2 : 1).join(sep);
+  const marker = `${sep}node_modules${sep}${name}${sep}`;
+  const at = resolved.lastIndexOf(marker);
+  const file = at < 0 ? resolved : join(now, resolved.slice(at + marker.length));
+  return existsSync(file) ? file : resolved;
+}
+
+/** A policy file, or a package's main file and its package.json. */
+function locate(entry: string, from: string, chain: string[]): { file: string; manifest?: string | undefined } {
   if (isPath(entry)) {
     if (!/\.(json|ya?ml)$/i.test(entry)) {
       throw failure(entry, chain, "is a path but not a .json, .yaml or .yml file", "Name a JSON or YAML policy file, or an npm package.");
     }
-    return resolve(from, entry);
+    return { file: resolve(from, entry) };
   }
   try {
-    return createRequire(join(from, "package.json")).resolve(entry);
+    const manifest = manifestOf(entry, from);
+    return { file: throughCurrentLink(createRequire(join(from, "package.json")).resolve(entry), entry, manifest), manifest };
   } catch {
     // "Did you mean" first: installing a misspelled name is how typo-squatted packages get in.
     const close = closestName(entry, Object.keys(PRESETS));

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -56,22 +56,26 @@ const firstImported = new Map<string, string>();
 
 /**
  * The URL to import a plugin's file from. Node keeps a module once imported, so a long-lived host
- * would apply the old code of a plugin upgraded since it started: a file whose state (times, size,
- * inode) differs from when this process first imported it is imported afresh, its state as the
- * URL's query. Only that module: what it imports are Node's cached modules, so a plugin bundled
- * into one file (as hooks-policy is) reloads whole, and one of several modules only its entry.
+ * would apply the old code of a plugin upgraded since it started. The file is imported by its real
+ * path, looked up anew (Node's own lookup keeps where a link pointed, and pnpm installs a version
+ * by re-pointing the package's link); a file whose state (times, size, inode) differs from when
+ * this process first imported it is imported afresh, its state as the URL's query. Only that
+ * module: what it imports are Node's cached modules, so a plugin bundled into one file (as
+ * hooks-policy is) reloads whole, and one of several modules only its entry.
  */
 function moduleUrl(file: string): string {
-  const url = pathToFileURL(file).href;
+  let real = file;
   let state = "missing";
   try {
-    const info = statSync(file, { throwIfNoEntry: false });
-    if (info) state = `${info.mtimeMs}-${info.ctimeMs}-${info.size}-${info.ino}`;
+    real = realpathSync.native(file);
+    const info = statSync(real);
+    state = `${info.mtimeMs}-${info.ctimeMs}-${info.size}-${info.ino}`;
   } catch {
     // imported as it is: the import says what is wrong
   }
-  const first = firstImported.get(file);
-  if (first === undefined) firstImported.set(file, state);
+  const url = pathToFileURL(real).href;
+  const first = firstImported.get(real);
+  if (first === undefined) firstImported.set(real, state);
   return first === undefined || first === state ? url : `${url}?state=${encodeURIComponent(state)}`;
 }
 
