@@ -1,11 +1,9 @@
-import { stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { timingSafeEqual } from "node:crypto";
 import { messageOf } from "@toolhost/core";
-import { createHost, type Host } from "@toolhost/core/config";
 import { UsageError } from "./_cli.js";
-import { cliHostOptions } from "./_defaults.js";
-import { HookJudge, parsePayload } from "./_hook-decide.js";
+import { parsePayload } from "./_hook-decide.js";
+import { HostCache } from "./_hook-host-cache.js";
 import { HOOK_HOSTS, type HookDecision, type HookHost } from "./_hook-hosts.js";
 
 /** `toolhost hook serve`'s settings. */
@@ -20,7 +18,6 @@ export interface HookServeOptions {
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 const MAX_BODY = 8 * 1024 * 1024;
-const MAX_HOSTS = 32;
 
 /** Parses `[host:]port` (`8787`, `127.0.0.1:8787`, `[::1]:8787`). */
 export function parseListen(text: string): { host: string; port: number } {
@@ -163,46 +160,4 @@ function readBody(request: IncomingMessage): Promise<string> {
 function answer(response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent) return;
   response.writeHead(status, { "content-type": "application/json" }).end(`${JSON.stringify(body)}\n`);
-}
-
-/** One loaded config per working directory, reloaded when its file changes. */
-class HostCache {
-  readonly #entries = new Map<string, Promise<{ host: Host; judge: HookJudge; mtimeMs: number | undefined }>>();
-
-  constructor(readonly configPath: string | undefined) {}
-
-  async judgeFor(cwd: string): Promise<HookJudge> {
-    const cached = this.#entries.get(cwd);
-    if (cached) {
-      const entry = await cached.catch(() => undefined);
-      if (entry && (await mtimeOf(entry.host.configPath)) === entry.mtimeMs) return entry.judge;
-      this.#entries.delete(cwd);
-      void entry?.host.harness.dispose().catch(() => undefined);
-    }
-    if (this.#entries.size >= MAX_HOSTS) await this.#evictOldest();
-    const loading = createHost({ ...cliHostOptions(cwd, this.configPath), onlyProviding: "policy" }).then(async (host) => ({ host, judge: new HookJudge(host), mtimeMs: await mtimeOf(host.configPath) }));
-    this.#entries.set(cwd, loading);
-    // A config error is not cached: the next call tries again, after the user fixed the file.
-    loading.catch(() => this.#entries.delete(cwd));
-    return (await loading).judge;
-  }
-
-  async #evictOldest(): Promise<void> {
-    const [oldest] = this.#entries.keys();
-    if (oldest === undefined) return;
-    const entry = this.#entries.get(oldest);
-    this.#entries.delete(oldest);
-    (await entry?.catch(() => undefined))?.host.harness.dispose().catch(() => undefined);
-  }
-
-  async close(): Promise<void> {
-    const entries = [...this.#entries.values()];
-    this.#entries.clear();
-    for (const entry of entries) await (await entry.catch(() => undefined))?.host.harness.dispose().catch(() => undefined);
-  }
-}
-
-async function mtimeOf(file: string | undefined): Promise<number | undefined> {
-  if (file === undefined) return undefined;
-  return stat(file).then((info) => info.mtimeMs, () => -1);
 }

@@ -51,6 +51,59 @@ export default definePlugin({
     }
   });
 
+  it("lists the files it was made from: the config, the plugins' packages and modules, and what each plugin reported", async () => {
+    const reported = join(dir, "policy", "org.json");
+    writeFile(
+      join(dir, "plugins", "sourcing.mjs"),
+      `import { definePlugin } from "@toolhost/core";
+export default definePlugin({
+  name: "sourcing",
+  apply() {
+    return { sources: [${JSON.stringify(reported)}, "relative/org.json", 42, ${JSON.stringify(`${dir}/policy/../policy/org.json`)}] };
+  },
+});
+`,
+    );
+    const toy = join(dir, "node_modules", "toy-plugin");
+    writeFile(join(toy, "package.json"), JSON.stringify({ name: "toy-plugin", version: "1.0.0", type: "module", main: "index.js" }));
+    writeFile(join(toy, "index.js"), `import { definePlugin } from "@toolhost/core";\nexport default definePlugin({ name: "toy", apply() {} });\n`);
+    const config = writeConfig(dir, { plugins: ["toy-plugin", "./plugins/sourcing.mjs"] });
+    writeFile(join(dir, "sub", ".keep"), "");
+
+    const host = await createHost({ cwd: join(dir, "sub") });
+    try {
+      expect(host.plugins.map((plugin) => plugin.sources)).toEqual([[], [reported]]);
+      expect(host.sources).toEqual([config, join(toy, "package.json"), join(toy, "index.js"), join(dir, "plugins", "sourcing.mjs"), reported]);
+    } finally {
+      await host.harness.dispose();
+    }
+    // A package left out by onlyProviding is not imported; its package.json (which says what it provides) is still a source.
+    const policyOnly = await createHost({ cwd: dir, onlyProviding: "policy" });
+    try {
+      expect(policyOnly.plugins.map((plugin) => plugin.name)).toEqual(["sourcing"]);
+      expect(policyOnly.sources).toEqual([config, join(toy, "package.json"), join(dir, "plugins", "sourcing.mjs"), reported]);
+    } finally {
+      await policyOnly.harness.dispose();
+    }
+  });
+
+  it("finds the config file a search would load, by name only, nearest first", async () => {
+    const { findConfigFile } = await import("@toolhost/core/config");
+    const config = writeConfig(dir, { plugins: [] });
+    writeFile(join(dir, "sub", "deeper", ".keep"), "");
+    expect(findConfigFile(join(dir, "sub", "deeper"))).toBe(config);
+    const yaml = writeFile(join(dir, "sub", "toolhost.config.yaml"), "not: [valid\n");
+    expect(findConfigFile(join(dir, "sub", "deeper"))).toBe(yaml);
+    const json = writeFile(join(dir, "sub", "toolhost.config.json"), "{}");
+    expect(findConfigFile(join(dir, "sub"))).toBe(json);
+    // Given the file found before, the search ends there: a nearer one is still found, that one is not checked.
+    expect(findConfigFile(join(dir, "sub", "deeper"), yaml)).toBe(json);
+    writeFile(join(dir, "sub", "deeper", "toolhost.config.mjs"), "export default {};");
+    expect(findConfigFile(join(dir, "sub", "deeper"), config)).toBe(join(dir, "sub", "deeper", "toolhost.config.mjs"));
+    expect(findConfigFile(dir, join(dir, "toolhost.config.yaml"))).toBe(config);
+    expect(findConfigFile(join(dir, "elsewhere"), join(dir, "elsewhere", "toolhost.config.json"))).toBe(join(dir, "elsewhere", "toolhost.config.json"));
+  });
+
   it("applies the plugins in order and tells what each added", async () => {
     writeConfig(dir, {
       toolExecution: "sequential",
@@ -65,8 +118,8 @@ export default definePlugin({
       expect(host.workspace).toBe(dir);
       expect(host.missing).toEqual([]);
       expect(host.plugins).toEqual([
-        { name: "echo-plugin", version: "1.2.3", resolvedFrom: join(dir, "plugins", "echo-plugin.mjs"), tools: ["echo", "fail", "read_file"], settings: {} },
-        { name: "guard-plugin", version: undefined, resolvedFrom: join(dir, "plugins", "guard-plugin.mjs"), tools: [], settings: {} },
+        { name: "echo-plugin", version: "1.2.3", resolvedFrom: join(dir, "plugins", "echo-plugin.mjs"), tools: ["echo", "fail", "read_file"], settings: {}, sources: [] },
+        { name: "guard-plugin", version: undefined, resolvedFrom: join(dir, "plugins", "guard-plugin.mjs"), tools: [], settings: {}, sources: [] },
       ]);
       const { harness } = host;
       expect([harness.cwd, harness.workspace, harness.toolExecution, harness.maxConcurrency, harness.toolTimeoutMs]).toEqual([

@@ -35,6 +35,14 @@ export type PluginSetting = string | number | boolean | null | readonly string[]
  */
 export interface PluginReport {
   settings?: Readonly<Record<string, PluginSetting>>;
+  /**
+   * The files `apply` read its settings from, beyond its options: absolute paths (a policy file its
+   * options name, the package.json of a package it resolved). A long-lived host (`toolhost hook
+   * serve`) makes a new host when one of them changes or disappears (`Host.sources`), so list
+   * every file whose content decides what the plugin does; not the plugin's own modules (the host
+   * knows those). A path that is not absolute is left out.
+   */
+  sources?: readonly string[];
 }
 
 /** A plugin as `definePlugin` returns it. */

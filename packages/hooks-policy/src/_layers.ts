@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { checkValue, closestName, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
 import { DecisionSchema, type PolicyLayer, type PolicyOptions, RuleSchema } from "./_schema.js";
 import { PRESETS } from "./presets.js";
@@ -19,8 +19,16 @@ export const PolicyFileSchema = Type.Object(
 
 export type PolicyFile = Static<typeof PolicyFileSchema>;
 
-/** A layer, with where it came from (the file that holds it, for `toolhost policy rules`). */
-export type SourcedLayer = PolicyLayer & { source?: string };
+/**
+ * A layer, with where it came from: the file that holds it (for `toolhost policy rules`), and for
+ * a package its package.json as the search reached it (an upgrade or reinstall replaces it).
+ */
+export type SourcedLayer = PolicyLayer & { source?: string; manifest?: string };
+
+/** The files the layers were read from: what a long-lived host watches to reload the policy. */
+export function layerSources(layers: readonly SourcedLayer[]): string[] {
+  return [...new Set(layers.flatMap((layer) => [layer.manifest, layer.source].filter((file): file is string => file !== undefined)))];
+}
 
 /**
  * The layers of `extends`, in order: presets by name, npm packages resolved from the workspace,
@@ -40,7 +48,7 @@ export function layersOf(options: PolicyOptions, workspace: string): SourcedLaye
 function resolveEntry(entry: string, from: string, chain: string[], locked: boolean): SourcedLayer[] {
   const preset = Object.hasOwn(PRESETS, entry) ? PRESETS[entry as keyof typeof PRESETS] : undefined;
   if (preset) return [{ name: entry, rules: preset.rules, default: preset.default, ...(locked ? { locked } : {}) }];
-  const file = locate(entry, from, chain);
+  const { file, manifest } = locate(entry, from, chain);
   if (chain.includes(file)) {
     throw failure(entry, chain, `extends itself (${[...chain, file].join(" → ")})`, "Remove one of the `extends` entries that close the cycle.");
   }
@@ -49,20 +57,59 @@ function resolveEntry(entry: string, from: string, chain: string[], locked: bool
   const name = policy.name ?? entry;
   const inner = (policy.extends ?? []).flatMap((each) => resolveEntry(each, dirname(file), [...chain, file], lock));
   const own: SourcedLayer = { name, rules: policy.rules, source: file };
+  if (manifest) own.manifest = manifest;
   if (policy.default) own.default = policy.default;
   if (lock) own.locked = true;
   return [...inner, own];
 }
 
-function locate(entry: string, from: string, chain: string[]): string {
-  if (entry.startsWith(".") || isAbsolute(entry)) {
+function isPath(entry: string): boolean {
+  return entry.startsWith(".") || isAbsolute(entry);
+}
+
+/** The package.json of the package `entry` names, where Node's search from `from` finds it (through a link, not its target). */
+function manifestOf(entry: string, from: string): string | undefined {
+  const name = entry.split("/").slice(0, entry.startsWith("@") ? 2 : 1).join("/");
+  for (let dir = from; ; dir = dirname(dir)) {
+    const path = join(dir, "node_modules", name, "package.json");
+    if (existsSync(path)) return path;
+    if (dir === dirname(dir)) return undefined;
+  }
+}
+
+/**
+ * Node keeps how it resolved a package, and the links on the way, for the life of the process; a
+ * package manager that installs a new version by re-pointing the package's link (pnpm) leaves the
+ * old folder in place, so a long-lived host would read the old policy again. This is the same file
+ * in the folder the link points to now.
+ */
+function throughCurrentLink(resolved: string, entry: string, manifest: string | undefined): string {
+  if (manifest === undefined) return resolved;
+  let now: string;
+  try {
+    now = realpathSync.native(dirname(manifest));
+  } catch {
+    return resolved;
+  }
+  if (resolved.startsWith(`${now}${sep}`)) return resolved;
+  const name = entry.split("/").slice(0, entry.startsWith("@") ? 2 : 1).join(sep);
+  const marker = `${sep}node_modules${sep}${name}${sep}`;
+  const at = resolved.lastIndexOf(marker);
+  const file = at < 0 ? resolved : join(now, resolved.slice(at + marker.length));
+  return existsSync(file) ? file : resolved;
+}
+
+/** A policy file, or a package's main file and its package.json. */
+function locate(entry: string, from: string, chain: string[]): { file: string; manifest?: string | undefined } {
+  if (isPath(entry)) {
     if (!/\.(json|ya?ml)$/i.test(entry)) {
       throw failure(entry, chain, "is a path but not a .json, .yaml or .yml file", "Name a JSON or YAML policy file, or an npm package.");
     }
-    return resolve(from, entry);
+    return { file: resolve(from, entry) };
   }
   try {
-    return createRequire(join(from, "package.json")).resolve(entry);
+    const manifest = manifestOf(entry, from);
+    return { file: throughCurrentLink(createRequire(join(from, "package.json")).resolve(entry), entry, manifest), manifest };
   } catch {
     // "Did you mean" first: installing a misspelled name is how typo-squatted packages get in.
     const close = closestName(entry, Object.keys(PRESETS));
@@ -81,7 +128,7 @@ function readPolicy(entry: string, file: string, chain: string[]): PolicyFile {
     const text = readFileSync(file, "utf8");
     if (/\.ya?ml$/i.test(file)) value = parseYaml(text);
     else if (/\.json$/i.test(file)) value = JSON.parse(text);
-    else value = createRequire(file)(file);
+    else value = freshRequire(file);
   } catch (error) {
     throw failure(entry, chain, `could not be read from ${file} (${messageOf(error)})`, "Fix the file; a policy is JSON, YAML or CommonJS exporting { rules, default?, extends?, locked? }.");
   }
@@ -94,6 +141,13 @@ function readPolicy(entry: string, file: string, chain: string[]): PolicyFile {
     throw failure(entry, chain, `in ${file} is not a policy:\n${lines.join("\n")}\n`, "A policy exports { rules, default?, extends?, locked? } (see the @toolhost/hooks-policy README).");
   }
   return value as PolicyFile;
+}
+
+/** A CommonJS policy, read anew: a long-lived host reloads the policy after the file changed. */
+function freshRequire(file: string): unknown {
+  const load = createRequire(file);
+  delete load.cache[file];
+  return load(file);
 }
 
 /** YAML is read only for a YAML policy file: loading the parser costs every hook call ~100 ms. */

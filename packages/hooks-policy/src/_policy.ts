@@ -22,7 +22,7 @@ import { TreeGuard } from "./_protected.js";
 import { type Decision, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart, type ShellFilePart } from "./_shell.js";
 import { showWord, type ShellWord } from "./_words.js";
-import { layersOf, type SourcedLayer } from "./_layers.js";
+import { layerSources, layersOf, type SourcedLayer } from "./_layers.js";
 import { appliesTo, type ArgMatcher, type CompiledRule, compileRule, isWhole, matchOf, namesTool } from "./_rules.js";
 
 export type { MatchedRule, PartKind, PolicyExplanation, PolicyPart } from "./_explanation.js";
@@ -64,6 +64,8 @@ export interface Policy {
   readonly lockedDefault: { layer: string; source?: string } | undefined;
   /** Every rule in force (layers in `extends` order, the config's own last), with the id decisions name it by and its layer. */
   readonly rules: ReadonlyArray<EffectiveRule>;
+  /** The files the layers of `extends` were read from (policy files, packages' package.json), absolute. */
+  readonly sources: readonly string[];
 }
 
 /** Error codes of the policy. */
@@ -142,7 +144,7 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
   compiled.forEach((rule, order) => {
     rule.order = order;
   });
-  return new CompiledPolicy(compiled, defaultDecision, environment, anchors, layers, lockedDefault);
+  return new CompiledPolicy(compiled, defaultDecision, environment, anchors, layers, lockedDefault, layerSources(layerList));
 }
 
 /** A rule's matcher as written: `"rm -rf *"`, `path "~/.ssh/**"`, `every call of bash`. */
@@ -187,6 +189,7 @@ class CompiledPolicy implements Policy {
     readonly anchors: PathAnchors,
     layers: Map<string, LayerPlace>,
     readonly lockedDefault: Policy["lockedDefault"],
+    readonly sources: readonly string[],
   ) {
     this.#rules = rules;
     this.#layering = { default: defaultDecision, layerOf: (id) => layers.get(id) };

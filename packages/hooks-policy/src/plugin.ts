@@ -92,6 +92,8 @@ const plugin = definePlugin({
     if (redactor.active) {
       harness.hooks.redact.tap(PLUGIN_NAME, (text) => redactor.text(text));
     }
+    // The policy files and packages of `extends`: a long-lived host reloads when one changes.
+    return { sources: policy.sources };
   },
 });
 

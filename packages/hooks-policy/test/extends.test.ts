@@ -40,6 +40,16 @@ describe("extends: presets, npm packages, JSON and YAML files", () => {
     expect(layers).toEqual(["readonly:true", "./more.json:true", "acme:true", "config:false"]);
   });
 
+  it("lists the files its layers were read from, a package's package.json among them, for a host to watch", () => {
+    pkg("@acme/policy", { extends: ["./more.json", "readonly"], rules: [] });
+    write("node_modules/@acme/policy/more.json", JSON.stringify({ rules: [] }));
+    write("policies/empty.yaml", "rules: []\ndefault: deny\n");
+    const policy = createPolicy({ extends: ["@acme/policy", "./policies/empty.yaml", "workspace"] }, { cwd: ws, workspace: ws });
+    const acme = join(ws, "node_modules/@acme/policy");
+    expect(policy.sources).toEqual([join(acme, "more.json"), join(acme, "package.json"), join(acme, "policy.json"), join(ws, "policies/empty.yaml")]);
+    expect(createPolicy({ extends: ["recommended"] }, { cwd: ws, workspace: ws }).sources).toEqual([]);
+  });
+
   it("a missing package names it and says how to install it", () => {
     expect(() => load({ extends: ["@acme/nope"] })).toThrow(/"@acme\/nope".*nor an npm package.*npm i -D @acme\/nope/s);
   });

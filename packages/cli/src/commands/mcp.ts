@@ -3,6 +3,8 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import type { Host } from "@toolhost/core/config";
+import { watchHost } from "../_host-watch.js";
 import { ExitCode } from "../_output.js";
 
 interface ServeOptions {
@@ -67,6 +69,7 @@ async function serve(cli: Cli, options: ServeOptions): Promise<number> {
   if (options.printConfig) return printConfig(cli, options.printConfig, listen, options.tokenEnv);
   const server = await mcpServer();
   const host = await cli.host();
+  refuseWhenStale(host, cli.globals.cwd, cli.globals.config);
   const allowHint = host.configPath
     ? `add an allow rule for this call to the policy in ${host.configPath}`
     : `create a config with "toolhost init" and add an allow rule for this call to its policy`;
@@ -85,6 +88,28 @@ async function serve(cli: Cli, options: ServeOptions): Promise<number> {
   await running.close();
   return ExitCode.OK;
 }
+
+/**
+ * The server keeps the host it started with: the MCP server holds its harness and has told the
+ * client its tools. When a file the host was made from changes (an edited config or policy file, a
+ * reinstalled plugin, a config created nearer), calls are refused until a restart: judging them by
+ * rules the user has since changed would be wrong either way (a tightened rule not applied, a
+ * loosened one not seen).
+ */
+function refuseWhenStale(host: Host, cwd: string, configPath: string | undefined): void {
+  const watch = watchHost(host, cwd, configPath);
+  host.harness.hooks.beforeToolCall.tapPromise({ name: "toolhost mcp serve", stage: FIRST }, async () => {
+    const changed = watch.changed();
+    if (changed === undefined) return undefined;
+    return {
+      block: true,
+      reason: `toolhost mcp serve loaded its config when it started, and ${changed} since, so the call is refused: restart the server (reconnect the client) to use what changed.`,
+    };
+  });
+}
+
+/** Before every other tap: a stale config decides nothing. */
+const FIRST = -1_000_000;
 
 /**
  * `@toolhost/mcp-server`, an optional peer: only `toolhost mcp serve` needs it (and the MCP SDK it

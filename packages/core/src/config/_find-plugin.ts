@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { CONFIG_FILE_NAMES } from "./_load.js";
+import { findConfigFile } from "./_load.js";
 import { importPlugin, locate, notFound, resolvePlaces } from "./_locate-plugin.js";
 import { resolvePackage, type ResolvePlace } from "./_resolve.js";
 import type { ToolhostPlugin } from "../plugin.js";
@@ -28,7 +28,7 @@ export interface FoundPlugin {
  */
 export async function findPlugin(name: string, options: FindPluginOptions = {}): Promise<FoundPlugin> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const configPath = await nearestConfigFile(cwd);
+  const configPath = findConfigFile(cwd);
   const base = configPath ? dirname(configPath) : cwd;
   const places = [...(configPath ? [{ dir: base, what: "the config file's folder" }] : []), ...resolvePlaces(options.resolveFrom)];
   const found = await locate(name, base, places);
@@ -36,17 +36,6 @@ export async function findPlugin(name: string, options: FindPluginOptions = {}):
   if ("tried" in found) throw notFound(name, configPath ?? cwd, found.tried, options.knownPlugins ?? []);
   const plugin = await importPlugin(name, found.file, where, { configPath, plugin: name });
   return { plugin, file: found.file, version: plugin.version ?? found.packageVersion };
-}
-
-/** The first config file upward from `dir`, by name only (not read). */
-async function nearestConfigFile(dir: string): Promise<string | undefined> {
-  for (let current = dir; ; current = dirname(current)) {
-    for (const name of CONFIG_FILE_NAMES) {
-      const path = join(current, name);
-      if (await isFile(path)) return path;
-    }
-    if (dirname(current) === current) return undefined;
-  }
 }
 
 /**

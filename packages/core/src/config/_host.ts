@@ -1,4 +1,4 @@
-import { dirname, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { ToolhostError, messageOf } from "../errors.js";
 import { AgentHarness, type AgentHarnessOptions } from "../harness.js";
 import type { PluginReport, PluginSetting, ToolhostPlugin } from "../plugin.js";
@@ -55,6 +55,8 @@ export interface LoadedPlugin {
    * the harness's `redact` hook (a text the hook fails on is withheld); `{}` when it reported none.
    */
   settings: Record<string, PluginSetting>;
+  /** The files it reported it read its settings from (its `PluginReport.sources`, absolute paths only). */
+  sources: string[];
 }
 
 /** A harness with the configured plugins applied. Call `harness.dispose()` when done. */
@@ -71,6 +73,15 @@ export interface Host {
   missing: string[];
   /** Config files beside the one in use that were not read (a folder's first config file wins). */
   ignoredConfigs: string[];
+  /**
+   * The files this host was made from, absolute, each once: the config file, the package.json of
+   * each package the config names (applied, or left out by `onlyProviding`), each applied plugin's
+   * module, and what each plugin reported in `PluginReport.sources`. A long-lived host compares
+   * their state with what it was at load to know when to make a new host; whether the config search
+   * would now find another file, `findConfigFile` says. Not listed: modules a config or plugin
+   * imports, and packages that were not found.
+   */
+  sources: string[];
 }
 
 /**
@@ -103,6 +114,7 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
   const plugins: LoadedPlugin[] = [];
   const reports: unknown[] = [];
   const missing: string[] = [];
+  const sources = new Set(configPath ? [configPath] : []);
   try {
     for (const entry of config?.plugins ?? options.defaultPlugins ?? []) {
       const [name, pluginOptions] = typeof entry === "string" ? [entry, undefined] : entry;
@@ -115,9 +127,11 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
         }
         throw notFound(name, configPath, found.tried, options.knownPlugins ?? []);
       }
+      if (found.manifest !== undefined) sources.add(found.manifest);
       if (options.onlyProviding !== undefined && !isPathSpecifier(name) && !("provides" in found && found.provides?.includes(options.onlyProviding))) {
         continue;
       }
+      sources.add(found.file);
       const plugin = await importPlugin(name, found.file, where, at);
       const before = new Set(harness.tools.map((tool) => tool.name));
       let report: void | PluginReport = undefined;
@@ -139,6 +153,7 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
         resolvedFrom: found.file,
         tools: harness.tools.map((tool) => tool.name).filter((tool) => !before.has(tool)),
         settings: {},
+        sources: reportedSources(report),
       });
       reports.push(report);
     }
@@ -149,8 +164,9 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
   // Redacted once every plugin is applied: the redact taps may come from a plugin named later.
   plugins.forEach((plugin, index) => {
     plugin.settings = reportedSettings(reports[index], harness);
+    plugin.sources.forEach((source) => sources.add(source));
   });
-  return { harness, configPath, config, workspace, plugins, missing, ignoredConfigs: loaded?.ignored ?? [] };
+  return { harness, configPath, config, workspace, plugins, missing, ignoredConfigs: loaded?.ignored ?? [], sources: [...sources] };
 }
 
 
@@ -173,6 +189,13 @@ function applyError(
     return new ConfigError(code, lines.join("\n"), context.at, { cause: error });
   }
   return new ConfigError(code, `${messageOf(error)}\n(plugin "${context.name}", ${context.where})`, context.at, { cause: error });
+}
+
+/** The absolute paths of a plugin's reported sources, each once; what is not one is left out. */
+function reportedSources(report: unknown): string[] {
+  const given = (report as PluginReport | undefined)?.sources;
+  if (!Array.isArray(given)) return [];
+  return [...new Set(given.filter((source): source is string => typeof source === "string" && isAbsolute(source)).map((source) => resolve(source)))];
 }
 
 const WITHHELD = "[withheld: redaction failed]";

@@ -1,4 +1,5 @@
-import { access, readFile, stat } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -76,7 +77,7 @@ export async function findConfig(options: FindConfigOptions = {}): Promise<Loade
     }
     found = path;
   } else {
-    found = await searchConfig(cwd);
+    found = findConfigFile(cwd);
   }
   if (found === undefined) return undefined;
   const config = await loadConfigFile(found);
@@ -85,16 +86,21 @@ export async function findConfig(options: FindConfigOptions = {}): Promise<Loade
 }
 
 /**
- * The first of `CONFIG_FILE_NAMES` that exists, in `cwd` and then each folder above it, up to the
- * home folder (or the root, outside it). A hand-written loop rather than a config-search library:
+ * The config file a search from `cwd` finds, by name only (not read): the first of
+ * `CONFIG_FILE_NAMES` that exists in `cwd` and then each folder above it, up to the home folder
+ * (or the root, outside it). A few synchronous existence checks, cheap enough for a long-lived host
+ * to call per request to notice a config created nearer than the one it loaded. Given `known` (the
+ * file a search found before), the search ends there and returns a file found nearer, or `known`
+ * itself without checking that it still exists (a host checks that apart): no check at all when
+ * the call's folder holds the config. A hand-written loop rather than a config-search library:
  * `toolhost hook` runs once per tool call of another agent, and loading one cost it ~10-20 ms.
  */
-async function searchConfig(cwd: string): Promise<string | undefined> {
+export function findConfigFile(cwd: string = process.cwd(), known?: string): string | undefined {
   const stop = resolve(homedir());
-  for (let dir = cwd; ; dir = dirname(dir)) {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     for (const name of CONFIG_FILE_NAMES) {
       const path = join(dir, name);
-      if (await access(path).then(() => true, () => false)) return path;
+      if (path === known || existsSync(path)) return path;
     }
     if (dir === stop || dir === dirname(dir)) return undefined;
   }

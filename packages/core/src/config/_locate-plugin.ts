@@ -1,10 +1,11 @@
+import { realpathSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
 import { isPlugin, type ToolhostPlugin } from "../plugin.js";
 import { ConfigError, ConfigErrorCode } from "./_errors.js";
-import { editDistance, isPathSpecifier, resolvePackage, type ResolvePlace } from "./_resolve.js";
+import { editDistance, isPathSpecifier, resolvePackage, type ResolvedModule, type ResolvePlace } from "./_resolve.js";
 
 /** The folders to resolve plugins from, each with what it is (for messages). */
 export function resolvePlaces(resolveFrom: ReadonlyArray<string | ResolvePlace> | undefined): ResolvePlace[] {
@@ -16,7 +17,7 @@ export async function locate(
   name: string,
   configDir: string,
   places: readonly ResolvePlace[],
-): Promise<{ file: string; packageVersion?: string | undefined; provides?: string[] | undefined } | { tried: string[] }> {
+): Promise<ResolvedModule | { tried: string[] }> {
   if (!isPathSpecifier(name)) return resolvePackage(name, places);
   const file = resolve(configDir, name);
   try {
@@ -50,6 +51,34 @@ function suggestion(name: string, knownPlugins: readonly string[]): string | und
   return best?.known;
 }
 
+/** Each plugin file's state when this process first imported it (see `moduleUrl`). */
+const firstImported = new Map<string, string>();
+
+/**
+ * The URL to import a plugin's file from. Node keeps a module once imported, so a long-lived host
+ * would apply the old code of a plugin upgraded since it started. The file is imported by its real
+ * path, looked up anew (Node's own lookup keeps where a link pointed, and pnpm installs a version
+ * by re-pointing the package's link); a file whose state (times, size, inode) differs from when
+ * this process first imported it is imported afresh, its state as the URL's query. Only that
+ * module: what it imports are Node's cached modules, so a plugin bundled into one file (as
+ * hooks-policy is) reloads whole, and one of several modules only its entry.
+ */
+function moduleUrl(file: string): string {
+  let real = file;
+  let state = "missing";
+  try {
+    real = realpathSync.native(file);
+    const info = statSync(real);
+    state = `${info.mtimeMs}-${info.ctimeMs}-${info.size}-${info.ino}`;
+  } catch {
+    // imported as it is: the import says what is wrong
+  }
+  const url = pathToFileURL(real).href;
+  const first = firstImported.get(real);
+  if (first === undefined) firstImported.set(real, state);
+  return first === undefined || first === state ? url : `${url}?state=${encodeURIComponent(state)}`;
+}
+
 export async function importPlugin(
   name: string,
   file: string,
@@ -58,7 +87,7 @@ export async function importPlugin(
 ): Promise<ToolhostPlugin> {
   let module: { default?: unknown };
   try {
-    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    module = (await import(moduleUrl(file))) as { default?: unknown };
   } catch (error) {
     throw new ConfigError(
       ConfigErrorCode.PLUGIN_LOAD_FAILED,

@@ -15,6 +15,8 @@ export interface ResolvedModule {
   packageVersion?: string | undefined;
   /** The services the package says it provides (`"toolhost": { "provides": ["policy"] }` in its package.json). */
   provides?: string[] | undefined;
+  /** Its package.json, reached the way the search found it (through a link, not the link's target). */
+  manifest?: string | undefined;
 }
 
 const CONDITIONS = new Set(["import", "node", "default"]);
@@ -82,7 +84,7 @@ async function packageEntry(packageDir: string, subpath: string): Promise<Resolv
   const file = resolve(packageDir, target);
   const provides = manifest.toolhost?.provides;
   const services = Array.isArray(provides) ? provides.filter((item): item is string => typeof item === "string") : undefined;
-  return (await isFile(file)) ? { file, packageVersion: version, provides: services } : undefined;
+  return (await isFile(file)) ? { file, packageVersion: version, provides: services, manifest: join(packageDir, "package.json") } : undefined;
 }
 
 /** The file an `exports` map gives for a subpath under the conditions of an ESM import in Node. */

@@ -1,6 +1,6 @@
 export { ConfigSchema, PluginEntrySchema, configJsonSchema, defineConfig, type PluginEntry, type ToolhostConfig } from "./_schema.js";
 export { ConfigError, ConfigErrorCode, type ConfigErrorLocation } from "./_errors.js";
-export { CONFIG_FILE_NAMES, findConfig, validateConfig, type FindConfigOptions, type LoadedConfig } from "./_load.js";
+export { CONFIG_FILE_NAMES, findConfig, findConfigFile, validateConfig, type FindConfigOptions, type LoadedConfig } from "./_load.js";
 export {
   createHost,
   type CreateHostOptions,
