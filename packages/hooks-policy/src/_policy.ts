@@ -119,6 +119,14 @@ const LIFTED = "the call runs confined (it can write only inside the workspace, 
  */
 export function createPolicy(options: PolicyOptions, environment: PolicyEnvironment): Policy {
   checkOptions(options);
+  return compilePolicy(options, environment);
+}
+
+/**
+ * `createPolicy` for options already checked against `PolicyOptionsSchema` (the plugin's, which
+ * `harness.use` checked): checking them again would compile the schema's check at every start.
+ */
+export function compilePolicy(options: PolicyOptions, environment: PolicyEnvironment): Policy {
   const anchors = anchorsOf(environment.workspace);
   const compiled: CompiledRule[] = [];
   const layers = new Map<string, LayerPlace>();
