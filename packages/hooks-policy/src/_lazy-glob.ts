@@ -18,10 +18,14 @@ export function lazyGlob(glob: string, { nocase = false } = {}): (text: string) 
   if (glob === "" || glob.length > picomatch.constants.MAX_LENGTH) picomatch(glob, options);
   // Case-insensitively, a letter of a word is matched by its two cases only: the glob's regex has
   // the `i` flag without `u`, where no other character folds to an ASCII letter.
-  const words = nocase ? requiredWords(glob).map((word) => word.toLowerCase()) : requiredWords(glob);
+  const found = literalsOf(glob);
+  const fold = (word: string) => (nocase ? word.toLowerCase() : word);
+  const words = found.words.map(fold);
+  const ending = found.ending === undefined ? undefined : fold(found.ending);
   let matcher: ((text: string) => boolean) | undefined;
   return (text) => {
-    const folded = nocase ? text.toLowerCase() : text;
+    const folded = fold(text);
+    if (ending !== undefined && !folded.endsWith(ending)) return false;
     if (words.some((word) => !folded.includes(word))) return false;
     matcher ??= picomatch(glob, options);
     return matcher(text);
@@ -35,10 +39,11 @@ const GROUPING = /[[\]{}()!+@,|]/;
 
 /**
  * The runs of plain characters (with a letter or digit: `./` is a prefix picomatch drops) that
- * every text the glob matches contains. None when the glob has groups, braces, classes or a
+ * every text the glob matches contains, and the one it ends with when the glob ends with plain
+ * characters (`*_TOKEN`, the `.env` of a name pattern). None when the glob has groups, braces, classes or a
  * negation, where a word may be optional: then every text is matched by the compiled glob.
  */
-export function requiredWords(glob: string): string[] {
+export function literalsOf(glob: string): { words: string[]; ending: string | undefined } {
   const words: string[] = [];
   let word = "";
   const end = () => {
@@ -52,13 +57,14 @@ export function requiredWords(glob: string): string[] {
       end();
       i++;
     } else if (GROUPING.test(char)) {
-      return [];
+      return { words: [], ending: undefined };
     } else if (PLAIN.test(char)) {
       word += char;
     } else {
       end();
     }
   }
+  const last = word;
   end();
-  return words;
+  return { words, ending: /[A-Za-z0-9]/.test(last) ? last : undefined };
 }

@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
-import { lazyGlob, requiredWords } from "../src/_lazy-glob.js";
+import { lazyGlob, literalsOf } from "../src/_lazy-glob.js";
 import { DEFAULT_REDACT_ENV, PRESETS } from "../src/index.js";
 import { policyCases } from "./_helpers.js";
 
@@ -48,7 +48,10 @@ const PATHS = [
   "/tmp/ws/",
   "/tmp/ws/src/a.ts",
   "/tmp/ws/.env",
+  "/tmp/ws/.env/",
   "/tmp/ws/.env/x",
+  "/tmp/ws/x.env",
+  "/tmp/ws/.env.local/x",
   "/tmp/ws/sub/.env.local",
   "/tmp/ws/key.pem",
   "/tmp/ws/dir.key/in",
@@ -102,7 +105,7 @@ describe("globs compiled on demand", () => {
   });
 
   const names = [...DEFAULT_REDACT_ENV, "*_api_key", "Github_*", "*SECRET*", "*_{KEY,TOKEN}", "NPM_[TA]*", "*_\\KEY", "*-x.y_Z9"];
-  const envNames = ["GITHUB_TOKEN", "github_token", "Github_Token", "TOKEN", "token", "MY_TOKEN_X", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "db_passwd", "X_PASS", "GOOGLE_API_KEY_1", "PATH", "HOME", "SSH_AUTH_SOCK", "A_KEY", "a_key", "NPM_TOKEN", "NPM_AUTH", "ſECRET", "K_\u212AEY", "İ_TOKEN", "a-x.y_z9", "_KEY", "KEY", "MY_SECRET_"];
+  const envNames = ["GITHUB_TOKEN", "github_token", "Github_Token", "TOKEN", "token", "MY_TOKEN_X", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "db_passwd", "X_PASS", "GOOGLE_API_KEY_1", "PATH", "HOME", "SSH_AUTH_SOCK", "A_KEY", "a_key", "NPM_TOKEN", "NPM_AUTH", "ſECRET", "K_\u212AEY", "İ_TOKEN", "a-x.y_z9", "_KEY", "KEY", "MY_SECRET_", "TOX_TESTENV_PASSENV", "MY_PASS_", "X_PASS/", "X_TOKEN.", "X_TOKENS"];
   it.each(names)("name glob %s matches what picomatch matches without regard to case", (glob) => {
     const ours = lazyGlob(glob, { nocase: true });
     const theirs = picomatch(glob, { dot: true, nocase: true });
@@ -110,9 +113,12 @@ describe("globs compiled on demand", () => {
   });
 
   it("reads no word from a glob where a word may be optional", () => {
-    for (const glob of ["**/{a,b}.txt", "/etc/[pq]asswd", "**/!(x).env", "**/@(a|b)", "**/+(ab)", "**/?(x).env", "!**/.env"]) expect(requiredWords(glob)).toEqual([]);
-    expect(requiredWords("/home/me/my project \\(2\\)/**")).toEqual(["home", "me", "my", "project", "2"]);
-    expect(requiredWords("./src/**")).toEqual(["src"]);
+    const none = { words: [], ending: undefined };
+    for (const glob of ["**/{a,b}.txt", "/etc/[pq]asswd", "**/!(x).env", "**/@(a|b)", "**/+(ab)", "**/?(x).env", "!**/.env"]) expect(literalsOf(glob)).toEqual(none);
+    expect(literalsOf("/home/me/my project \\(2\\)/**")).toEqual({ words: ["home", "me", "my", "project", "2"], ending: undefined });
+    expect(literalsOf("./src/**")).toEqual({ words: ["src"], ending: undefined });
+    expect(literalsOf("**/a\\.env")).toEqual({ words: ["a", "env"], ending: "env" });
+    expect(literalsOf("*_TOKEN")).toEqual({ words: ["_TOKEN"], ending: "_TOKEN" });
   });
 
   it("refuses a glob picomatch refuses when it is made, not when it is first matched", () => {
