@@ -4,7 +4,7 @@ import picomatch from "picomatch";
  * `picomatch(glob, { dot: true, nocase })`, compiled when a text first could match it. A policy has
  * a few dozen globs (its path rules, the names of secret environment variables) and a call asks
  * about one or two paths, and compiling a glob costs far more than matching it (the `recommended`
- * preset's path globs and the default `redactEnv` were ~25 ms of every hook's start). So the words
+ * preset's path globs and the default `redactEnv` were ~10 ms of every hook's start). So the words
  * every match must contain are read from the glob first, and a text that lacks one of them is no
  * match without compiling.
  *
