@@ -144,7 +144,15 @@ export function compilePolicy(options: PolicyOptions, environment: PolicyEnviron
     layer.rules.forEach((rule, at) => {
       const id = rule.id ?? (own ? `rules[${at}]` : `${layer.name}:rules[${at}]`);
       compiled.push(compileRule(rule, id, anchors, own ? `rules[${at}]` : `${layer.name} rules[${at}]`));
-      if (!layers.has(id)) layers.set(id, { ...place, label: `${layer.name}${layer.locked ? " (locked)" : ""} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})` });
+      if (!layers.has(id)) {
+        // Written out only for an explanation that names the rule.
+        layers.set(id, {
+          ...place,
+          get label() {
+            return `${layer.name}${layer.locked ? " (locked)" : ""} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})`;
+          },
+        });
+      }
     });
   });
   compiled.forEach((rule, order) => {
