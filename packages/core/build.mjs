@@ -21,6 +21,10 @@ await build({
   sourcemap: true,
   // Loaded only for a YAML or TypeScript config, or to place a JSON syntax error.
   external: ["yaml", "jiti", "jsonc-parser"],
+  // Without comments and indentation the chunks are a quarter smaller (TypeBox and tapable carry
+  // many comments), and V8 scans less at every start (~7M instructions of a hook's). Names stay
+  // readable in stack traces; the source maps give the lines.
+  minifyWhitespace: true,
   // tapable is CommonJS and requires Node built-ins; an ESM bundle needs a `require` for them.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
   logLevel: "warning",

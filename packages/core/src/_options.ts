@@ -1,9 +1,9 @@
 import type { Static, TSchema } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { Default } from "@sinclair/typebox/value";
 import { ErrorCode, ToolhostError } from "./errors.js";
 import type { ToolhostPlugin } from "./plugin.js";
 import { preview } from "./preview.js";
-import { formatProblems, problemsOf } from "./_validate.js";
+import { formatProblems, problemsOnce } from "./_validate.js";
 
 /**
  * Fills a plugin's option defaults and validates them against its schema, as `harness.use` does.
@@ -22,8 +22,8 @@ export function resolvePluginOptions<TOptions extends TSchema>(
     }
     return {} as Static<TOptions>;
   }
-  const value = Value.Default(plugin.options, copyOptions(options ?? {}));
-  const problems = problemsOf(plugin.options, value);
+  const value = Default(plugin.options, copyOptions(options ?? {}));
+  const problems = problemsOnce(plugin.options, value);
   if (problems) {
     throw new ToolhostError(
       ErrorCode.INVALID_PLUGIN_OPTIONS,

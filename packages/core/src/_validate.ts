@@ -1,5 +1,6 @@
 import { FormatRegistry, TypeRegistry, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { Check } from "@sinclair/typebox/value";
 import type { ValidationProblem } from "./types.js";
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -71,6 +72,25 @@ export function problemsOf(schema: TSchema, value: unknown): ValidationProblem[]
   }
   if (problems.length === 0) problems.push({ path: "/", message: "Does not match the schema" });
   return problems;
+}
+
+/**
+ * `problemsOf` for a value checked once (a plugin's options, a config at start-up): a valid value is
+ * checked by interpreting the schema, which costs less than compiling it (the compile of the policy
+ * plugin's options schema was ~6 ms of a hook's start); an invalid one, or a schema the interpreter
+ * cannot check (a kind nobody registered), goes to `problemsOf`, so the problems and errors are the
+ * compiled check's. A schema already compiled uses its compiled check.
+ */
+export function problemsOnce(schema: TSchema, value: unknown): ValidationProblem[] | undefined {
+  if (!formatsRegistered) registerFormats();
+  if (!compiled.has(schema)) {
+    try {
+      if (Check(schema, value)) return undefined;
+    } catch {
+      // Unknown to the interpreter: the compiler says what it says about such a schema.
+    }
+  }
+  return problemsOf(schema, value);
 }
 
 /** One problem a line: `  - /path: message`. */

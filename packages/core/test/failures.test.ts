@@ -1,4 +1,4 @@
-import { AgentHarness, ErrorCode, type AgentTool, type ToolResultMessage, Type } from "@toolhost/core";
+import { AgentHarness, definePlugin, ErrorCode, type AgentTool, type ToolhostError, type ToolResultMessage, Type } from "@toolhost/core";
 import { describe, expect, it } from "vitest";
 import { textOf } from "./_helpers.js";
 
@@ -226,5 +226,26 @@ describe("schemas", () => {
     expect(wrongMode && textOf(wrongMode)).toContain("/mode");
     const wrongUrl = await run({ mode: "safe", url: "not a url" });
     expect(wrongUrl && textOf(wrongUrl)).toContain("/url");
+  });
+
+  it("checks plugin options with Type.Unsafe and formats, and says what is wrong as the compiled check does", async () => {
+    const seen: unknown[] = [];
+    const plugin = definePlugin({
+      name: "unsafe-opts",
+      options: Type.Object({
+        mode: Type.Unsafe<"fast" | "safe">({ type: "string", enum: ["fast", "safe"], default: "safe" }),
+        url: Type.Optional(Type.String({ format: "uri" })),
+      }),
+      apply(_h, options) {
+        seen.push(options);
+      },
+    });
+    await new AgentHarness().use(plugin, { url: "https://example.com/x" });
+    expect(seen).toEqual([{ mode: "safe", url: "https://example.com/x" }]);
+    const invalid = await new AgentHarness().use(plugin, { mode: "reckless", url: "not a url" }).catch((e: unknown) => e);
+    expect((invalid as ToolhostError).code).toBe(ErrorCode.INVALID_PLUGIN_OPTIONS);
+    expect((invalid as ToolhostError).message).toBe(
+      'Invalid options for plugin "unsafe-opts":\n  - /mode: Expected kind \'Unsafe\'\n  - /url: Expected string to match \'uri\' format\nFix them in the plugin\'s options; its schema lists what it takes.',
+    );
   });
 });

@@ -32,6 +32,9 @@ function escapeRegExp(text: string): string {
 
 /** A glob list on tool names, compiled once. */
 export function toolMatcher(tool: string | string[]): (name: string) => boolean {
-  const globs = (Array.isArray(tool) ? tool : [tool]).map((glob) => wordGlob(glob));
+  const list = Array.isArray(tool) ? tool : [tool];
+  // Most rules are for every tool (`*`): no expression to make for each of them.
+  if (list.some(matchesEverything)) return () => true;
+  const globs = list.map((glob) => wordGlob(glob));
   return (name) => globs.some((glob) => glob.test(name));
 }

@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { homedir, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
-import picomatch from "picomatch";
+import { lazyGlob } from "./_lazy-glob.js";
 
 /** A path as the policy judges it: where it points before and after following symlinks. */
 export type NormalizedPath =
@@ -143,7 +143,7 @@ export function compilePathPattern(pattern: string, anchors: PathAnchors): (path
     const rest = body.startsWith("./") ? body.slice(2) : body;
     globs = anchors.workspaces.map((base) => `${escapeGlob(base)}/${rest}`);
   }
-  const matchers = globs.map((glob) => picomatch(glob, { dot: true }));
+  const matchers = globs.map((glob) => lazyGlob(glob));
   return (path) => matchers.some((matcher) => matcher(path));
 }
 

@@ -121,6 +121,14 @@ const LIFTED = "the call runs confined (it can write only inside the workspace, 
  */
 export function createPolicy(options: PolicyOptions, environment: PolicyEnvironment): Policy {
   checkOptions(options);
+  return compilePolicy(options, environment);
+}
+
+/**
+ * `createPolicy` for options already checked against `PolicyOptionsSchema` (the plugin's, which
+ * `harness.use` checked): checking them again would compile the schema's check at every start.
+ */
+export function compilePolicy(options: PolicyOptions, environment: PolicyEnvironment): Policy {
   const anchors = anchorsOf(environment.workspace);
   const compiled: CompiledRule[] = [];
   const layers = new Map<string, LayerPlace>();
@@ -138,7 +146,15 @@ export function createPolicy(options: PolicyOptions, environment: PolicyEnvironm
     layer.rules.forEach((rule, at) => {
       const id = rule.id ?? (own ? `rules[${at}]` : `${layer.name}:rules[${at}]`);
       compiled.push(compileRule(rule, id, anchors, own ? `rules[${at}]` : `${layer.name} rules[${at}]`));
-      if (!layers.has(id)) layers.set(id, { ...place, label: `${layer.name}${layer.locked ? " (locked)" : ""} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})` });
+      if (!layers.has(id)) {
+        // Written out only for an explanation that names the rule.
+        layers.set(id, {
+          ...place,
+          get label() {
+            return `${layer.name}${layer.locked ? " (locked)" : ""} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})`;
+          },
+        });
+      }
     });
   });
   compiled.forEach((rule, order) => {

@@ -1,8 +1,8 @@
 import { type AgentToolResult, ToolhostError } from "@toolhost/core";
-import picomatch from "picomatch";
 import type { RedactRule } from "./_schema.js";
 import { applyEdits, type Edit, eachMatch, expand, type Redaction } from "./_edits.js";
 import { builtinRedactions } from "./_secrets.js";
+import { lazyGlob } from "./_lazy-glob.js";
 
 /** Environment variables shorter than this are not redacted: they would match ordinary words. */
 export const MIN_KNOWN_VALUE_LENGTH = 8;
@@ -124,7 +124,8 @@ function compile(rule: RedactRule, index: number): Redaction {
  */
 function knownValues({ names, env = process.env }: KnownValues): Redaction | undefined {
   if (names.length === 0) return undefined;
-  const isSecretName = picomatch([...names], { nocase: true, dot: true });
+  const globs = names.map((name) => lazyGlob(name, { nocase: true }));
+  const isSecretName = (name: string) => globs.some((glob) => glob(name));
   const byValue = new Map<string, string>();
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || value.length < MIN_KNOWN_VALUE_LENGTH || !isSecretName(name)) continue;

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { type AgentHarness, type AgentToolResult, definePlugin, messageOf, type PolicyService } from "@toolhost/core";
 import { AuditLog } from "./_audit.js";
-import { askingParts, createPolicy, matcherText, type Policy, type PolicyExplanation } from "./_policy.js";
+import { askingParts, compilePolicy, matcherText, type Policy, type PolicyExplanation } from "./_policy.js";
 import { Redactor } from "./_redact.js";
 import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
 
@@ -25,7 +25,7 @@ const plugin = definePlugin({
   version,
   options: PolicyOptionsSchema,
   apply(harness: AgentHarness, options: PolicyOptions) {
-    const policy = createPolicy(options, { cwd: harness.cwd, workspace: harness.workspace });
+    const policy = compilePolicy(options, { cwd: harness.cwd, workspace: harness.workspace });
     const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true, {
       names: options.redactEnv ?? DEFAULT_REDACT_ENV,
     });

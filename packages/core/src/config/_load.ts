@@ -3,9 +3,8 @@ import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Value } from "@sinclair/typebox/value";
 import { messageOf } from "../errors.js";
-import { formatProblems, problemsOf } from "../_validate.js";
+import { formatProblems, problemsOnce } from "../_validate.js";
 import { ConfigError, ConfigErrorCode } from "./_errors.js";
 import { type ConfigHints, hintText } from "./_hints.js";
 import { ConfigSchema, type ToolhostConfig } from "./_schema.js";
@@ -133,7 +132,7 @@ export function validateConfig(value: unknown, configPath: string, hints?: Confi
   }
   // A config is checked once per process: interpreting the schema is faster than compiling it
   // (~3 ms of a hook's start), and the compiled check lists the problems when there are some.
-  const problems = Value.Check(ConfigSchema, value) ? undefined : problemsOf(ConfigSchema, value);
+  const problems = problemsOnce(ConfigSchema, value);
   if (problems) {
     throw new ConfigError(
       ConfigErrorCode.CONFIG_INVALID,

@@ -1,5 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
-import { Value, type ValueError, ValueErrorType } from "@sinclair/typebox/value";
+import { Errors, type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
+import { Clone, Default } from "@sinclair/typebox/value";
 import { closestName } from "./_resolve.js";
 
 const MAX_PROBLEMS = 20;
@@ -18,11 +19,11 @@ interface Problem {
 export function optionProblems(schema: TSchema, options: unknown): string[] {
   let value: unknown;
   try {
-    value = Value.Default(schema, Value.Clone(options ?? {}));
+    value = Default(schema, Clone(options ?? {}));
   } catch {
     value = options ?? {};
   }
-  const errors = [...Value.Errors(schema, value)];
+  const errors = [...Errors(schema, value)];
   const explained = new Set<string>();
   const problems: Problem[] = [];
   for (const error of errors) {
