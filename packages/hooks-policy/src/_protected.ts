@@ -61,6 +61,8 @@ export class TreeGuard {
     readonly reuseMs = 0,
     /** Stop at the first path found: enough to know that a tree holds one (bash decisions). */
     readonly firstOnly = false,
+    /** Folders not to walk into (another walk covers them). */
+    readonly skip: (folder: string) => boolean = () => false,
   ) {}
 
   /** Walks (or checks) on the calling thread. */
@@ -128,7 +130,7 @@ export class TreeGuard {
           if (this.#names(path, entry.isSymbolicLink())) {
             paths.push(path);
             if (this.firstOnly) return { paths, complete: true };
-          } else if (entry.isDirectory()) {
+          } else if (entry.isDirectory() && !this.skip(path)) {
             next.push(path);
           }
         }

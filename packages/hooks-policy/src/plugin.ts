@@ -17,8 +17,8 @@ export const POLICY_SERVICE = "policy";
 /**
  * Decides every call before it runs (`beforeToolCall`: allow, ask, deny) from what its tool
  * declares it touches (`ctx.access`) and its arguments, masks secrets in every text that leaves
- * the kernel (`redact`), records decisions in the audit file, and offers `explain` and
- * `protectedPaths` as the `policy` service.
+ * the kernel (`redact`), records decisions in the audit file, and offers `explain`,
+ * `protectedPaths` and `deniedReads` as the `policy` service.
  */
 const plugin = definePlugin({
   name: PLUGIN_NAME,
@@ -50,8 +50,11 @@ const plugin = definePlugin({
           return { decision: "deny", reason, tool, rules: [], parts: [{ kind: "call", subject: tool, decision: "deny", matched: [], note: reason }] };
         }
       },
-      async protectedPaths(root) {
-        return policy.protectedPaths(root);
+      async protectedPaths(root, options) {
+        return policy.protectedPaths(root, options);
+      },
+      async deniedReads(request) {
+        return policy.deniedReads(request);
       },
       async rules() {
         return policy.rules.map((rule) => ({
