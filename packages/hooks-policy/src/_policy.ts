@@ -350,7 +350,8 @@ class CompiledPolicy implements Policy {
   #decide(request: PolicyRequest): PolicyExplanation {
     const tool = request.tool;
     const access = checkAccess(request.access);
-    const rules = this.#rulesFor(tool, runsConfined(access, this.environment.workspace) && this.#readsHidden(tool, access));
+    const boxed = runsConfined(access, this.environment.workspace);
+    const rules = this.#rulesFor(tool, boxed && this.#readsHidden(tool, access));
     const args = request.args;
     const fields = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
     const cwd = request.cwd ? resolve(this.environment.cwd, request.cwd) : this.environment.cwd;
@@ -399,7 +400,21 @@ class CompiledPolicy implements Policy {
         part.matched = part.note?.includes(LIFTED) ? [...sandboxed, ...others] : [...others, ...sandboxed];
       }
     }
+    if (boxed && !this.#readsHidden(tool, access)) this.#noteUntrusted(tool, parts);
     return summarize(tool, parts, this.#layering);
+  }
+
+  /** A confined call whose reads are not bounded: its asks say why the sandbox made no difference. */
+  #noteUntrusted(tool: string, parts: PolicyPart[]): void {
+    const { unbounded } = this.#readCoversOf(tool);
+    const shown = unbounded.slice(0, 4).join(", ") + (unbounded.length > 4 ? `, and ${unbounded.length - 4} more` : "");
+    const why =
+      unbounded.length > 0
+        ? `the call runs in a sandbox, but no sandbox can hide what ${shown} name${unbounded.length === 1 ? "s" : ""} outside the workspace, so sandboxed rules do not apply`
+        : "the call runs in a sandbox that does not say it hides what the policy denies to read, so sandboxed rules do not apply";
+    for (const part of parts) {
+      if (part.decision === "ask") part.note = part.note ? `${part.note}; ${why}` : why;
+    }
   }
 
   #judgeShell(command: CommandAccess, rules: ToolRules, cwd: string, parts: PolicyPart[]): void {

@@ -103,7 +103,15 @@ describe("recommended, whose secret names cannot be hidden outside the workspace
     "decides %s confined exactly as unconfined: a script could read a .env anywhere else",
     (command) => {
       const policy = recommended();
-      expect(policy.decide(bash(command, confined()))).toEqual(policy.decide(bash(command)));
+      const open = policy.decide(bash(command));
+      const boxed = policy.decide(bash(command, confined()));
+      expect({ decision: boxed.decision, rules: boxed.rules }).toEqual({ decision: open.decision, rules: open.rules });
+      // An ask says why the sandbox made no difference.
+      if (boxed.decision === "ask") {
+        expect(boxed.reason).toContain("the call runs in a sandbox, but no sandbox can hide what .env, .env.local, .env.production, *.pem, and 6 more name outside the workspace, so sandboxed rules do not apply");
+      } else {
+        expect(boxed).toEqual(open);
+      }
     },
   );
 });
@@ -112,7 +120,9 @@ describe("what a sandbox must hide for the trust to hold", () => {
   it("gives no trust to a confinement that does not say it hides the denied reads", () => {
     const policy = policyOf();
     for (const confinement of [{ writable: [ws], network: false }, { writable: [ws], network: false, hidesDeniedReads: false }]) {
-      expect(policy.decide(bash("sh build.sh", confinement)).decision).toBe("ask");
+      const explanation = policy.decide(bash("sh build.sh", confinement));
+      expect(explanation.decision).toBe("ask");
+      expect(explanation.reason).toContain("the call runs in a sandbox that does not say it hides what the policy denies to read, so sandboxed rules do not apply");
     }
     expect(policy.decide(bash("sh build.sh", confined())).decision).toBe("allow");
   });
