@@ -100,6 +100,51 @@ function perCallScript(sandbox) {
   `;
 }
 
+const packages = (name) => pathToFileURL(join(here, `../../packages/${name}/dist/index.js`)).href;
+
+/**
+ * \`true\` CALLS times through a harness with hooks-policy, sandboxed: \`rules\` "none" (nothing to
+ * hide) or "recommended" in a home that holds what it hides (~/.ssh, ~/.aws, …, hidden by mounts
+ * outside the workspace, and a workspace .env): what the hiding costs per call.
+ */
+function perCallPolicyScript(rules) {
+  return `
+    import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+    import { join } from "node:path";
+    const base = mkdtempSync("/var/tmp/bench-bash-home-");
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    for (const folder of [".ssh", ".aws", ".gnupg", ".kube", ".docker", ".config/gcloud"]) mkdirSync(join(home, folder), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_rsa"), "k");
+    writeFileSync(join(home, ".docker", "config.json"), "{}");
+    mkdirSync(join(ws, "src"), { recursive: true });
+    writeFileSync(join(ws, ".env"), "A=1");
+    process.env.HOME = home;
+    const { AgentHarness } = await import(${JSON.stringify(packages("core"))});
+    const bash = (await import(${JSON.stringify(packages("tool-bash"))})).default;
+    const policy = (await import(${JSON.stringify(packages("hooks-policy"))})).default;
+    const harness = new AgentHarness({ cwd: ws, workspace: ws });
+    await harness.use(bash, { sandbox: "required" });
+    await harness.use(policy, ${rules === "none" ? `{ rules: [{ command: "*", decision: "allow" }] }` : `{ extends: ["recommended"] }`});
+    const call = async () => (await harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command: "true" } }]))[0];
+    for (let i = 0; i < 5; i++) await call();
+    const started = performance.now();
+    let sandboxed = false;
+    let hidden = 0;
+    const failed = [];
+    for (let i = 0; i < ${CALLS}; i++) {
+      const result = await call();
+      if (result.isError) failed.push(result.content[0].text);
+      sandboxed = result.details.sandbox.enforced;
+      hidden = result.details.sandbox.hidden?.length ?? 0;
+    }
+    const ms = (performance.now() - started) / ${CALLS};
+    await harness.dispose();
+    rmSync(base, { recursive: true, force: true });
+    console.log(JSON.stringify({ ms, maxRSS: 0, sandboxed, hidden, failed }));
+  `;
+}
+
 function measure(name) {
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", scripts[name]], { encoding: "utf8" });
   return JSON.parse(out.trim().split("\n").pop());
@@ -183,3 +228,27 @@ const on = median(perCall.required);
 console.log("");
 console.log(`per call (\`true\`, ${CALLS} calls, medians of ${ROUNDS}): unsandboxed ${off.toFixed(1)} ms, sandboxed ${on.toFixed(1)} ms`);
 console.log(`sandbox overhead per call: ${(on - off).toFixed(1)} ms   (target <= 15 ms: ${on - off <= 15 ? "met" : "NOT met"})`);
+
+// Per call with the policy: what hiding the policy's denied paths costs (nothing hidden vs recommended's).
+const withPolicy = { none: [], recommended: [] };
+const hiddenCount = { none: 0, recommended: 0 };
+for (let round = 0; round < ROUNDS; round++) {
+  for (const rules of Object.keys(withPolicy)) {
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", perCallPolicyScript(rules)], { encoding: "utf8" });
+    const result = JSON.parse(out.trim().split("\n").pop());
+    if (!result.sandboxed || result.failed.length > 0) {
+      console.error(`The per-call run with the policy "${rules}" did not behave: ${out}`);
+      process.exit(1);
+    }
+    hiddenCount[rules] = result.hidden;
+    withPolicy[rules].push(result.ms);
+  }
+}
+const bare = median(withPolicy.none);
+const hiding = median(withPolicy.recommended);
+console.log("");
+console.log(
+  `per call through a harness with hooks-policy, sandboxed: nothing to hide ${bare.toFixed(1)} ms, recommended hiding ${hiddenCount.recommended} paths ${hiding.toFixed(1)} ms`,
+);
+const hidingRatio = hiding / bare;
+console.log(`hiding the policy's paths: ${hidingRatio.toFixed(2)}x per call, +${(hiding - bare).toFixed(1)} ms   (target <= 1.1x: ${hidingRatio <= 1.1 ? "met" : "NOT met"})`);
