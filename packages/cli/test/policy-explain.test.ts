@@ -1,5 +1,6 @@
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { jsonLines, project, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { jsonLines, project, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
 
 let dir: string;
 beforeEach(() => {
@@ -26,6 +27,7 @@ describe("toolhost policy explain", () => {
   });
 
   it("--json prints the explanation as one object, with the working directory passed on", async () => {
+    writeFile(join(dir, "a"), "a\n");
     const result = await toolhost(["--json", "policy", "explain", "read", '{"path":"a"}'], { cwd: dir });
     expect(JSON.parse(result.stdout)).toMatchObject({ decision: "allow", tool: "read", reason: `allowed in ${dir}` });
   });
@@ -60,9 +62,33 @@ describe("toolhost policy explain", () => {
   it("exits 2 for arguments the tool's schema refuses, saying where", async () => {
     const result = await toolhost(["policy", "explain", "read", '{"path": 3}'], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('The arguments are not valid for "read"');
+    expect(result.stderr).toContain('Invalid arguments for tool "read"');
     expect(result.stderr).toContain("/path");
+    expect(result.stderr).toContain('See "toolhost schema read".');
     expect(result.stderr).toContain("(TOOLHOST_INVALID_ARGUMENTS)");
+  });
+
+  it("judges the arguments the pipeline would: a tool's other spellings are prepared first", async () => {
+    // tool-fs takes Claude Code's `file_path` for `path`; the policy must see the path it names.
+    writeConfig(dir, { plugins: ["@toolhost/tool-fs", ["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
+    writeFile(join(dir, ".env"), "TOKEN=x\n");
+    writeFile(join(dir, "src", "a.ts"), "export {};\n");
+    const result = await toolhost(["--json", "policy", "explain", "read", '{"file_path": ".env"}'], { cwd: dir });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const explanation = JSON.parse(result.stdout) as { decision: string; parts: Array<{ kind: string; subject: string }> };
+    expect(explanation.decision).toBe("deny");
+    expect(explanation.parts).toContainEqual(expect.objectContaining({ subject: join(dir, ".env") }));
+    const lines = await toolhost(["policy", "explain", "-"], { cwd: dir, input: JSON.stringify({ tool: "read", args: { file_path: "src/a.ts" } }) });
+    expect(lines.code).toBe(0);
+    expect(jsonLines(lines.stdout)).toEqual([expect.objectContaining({ decision: "allow", tool: "read" })]);
+  });
+
+  it("exits 2 for a call the tool would refuse before the policy judges it, saying so", async () => {
+    const result = await toolhost(["policy", "explain", "read", '{"path": "missing.txt"}'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('"read" would not reach the policy: "missing.txt" does not exist');
+    expect(result.stderr).toContain("(TOOLHOST_FS_NOT_FOUND)");
   });
 
   it('with "-", a line of an unknown tool without "access", or with invalid arguments, is an error line; exit 2', async () => {

@@ -14,6 +14,7 @@ import type {
   ApprovalResult,
   BeforeToolCallResult,
   ToolCall,
+  ToolAccess,
   ToolCallContext,
   ValidationProblem,
 } from "./types.js";
@@ -51,6 +52,29 @@ export async function runCall(harness: Harness, call: ToolCall, tool: AnyAgentTo
     );
   } catch (error) {
     return toolError(ErrorCode.INTERNAL, `toolhost failed on the call of "${nameOf(call)}" (a bug of toolhost): ${messageOf(error)}`);
+  }
+}
+
+/** A call taken through stages resolve and prepare only: its tool, arguments and access, or the result that would end it. */
+export type PreparedToolCall =
+  | { ok: true; tool: AnyAgentTool; args: unknown; access?: ToolAccess }
+  | { ok: false; result: AgentToolResult };
+
+/**
+ * Stages resolve and prepare of one call, without asking anyone or running it: what a policy's
+ * `explain` must judge (the arguments after the tool's `prepareArguments` and the taps, validated,
+ * and the access the tool declares for them). Never rejects.
+ */
+export async function prepareCall(harness: Harness, call: ToolCall): Promise<PreparedToolCall> {
+  try {
+    const found = await resolveTool(harness, call);
+    if (!("execute" in found)) return { ok: false, result: found };
+    const ctx: Context = { toolCall: call, tool: found, args: call.arguments, context: harness.toolContext };
+    const ended = await prepare(harness, ctx);
+    if (ended) return { ok: false, result: ended };
+    return { ok: true, tool: found, args: ctx.args, ...(ctx.access && { access: ctx.access }) };
+  } catch (error) {
+    return { ok: false, result: toolError(ErrorCode.INTERNAL, `toolhost failed on preparing the call of "${nameOf(call)}" (a bug of toolhost): ${messageOf(error)}`) };
   }
 }
 

@@ -13,6 +13,7 @@ import { resolvePluginOptions } from "./_options.js";
 import { PLUGIN_API_VERSION, type ToolhostPlugin } from "./plugin.js";
 import { preview } from "./preview.js";
 import { runBatch } from "./_schedule.js";
+import { prepareCall, type PreparedToolCall } from "./_pipeline.js";
 import { nameThrowingTaps } from "./_taps.js";
 import { problemsOf } from "./_validate.js";
 import type {
@@ -282,6 +283,20 @@ export class AgentHarness<TContext = unknown> {
       throw new ToolhostError(ErrorCode.HARNESS_DISPOSED, "This AgentHarness was disposed; create a new one to run tool calls.");
     }
     return runBatch(this as AnyAgentHarness, calls, options ?? {});
+  }
+
+  /**
+   * Takes a call through the first stages only (resolve, prepare: the tool's `prepareArguments`,
+   * the taps, validation, declared access) and stops before anyone is asked or anything runs.
+   * Resolves to the prepared arguments and access, or to the result that would end the call
+   * (`TOOL_NOT_FOUND`, `INVALID_ARGUMENTS`, ...). What an `explain` must judge: the arguments the
+   * pipeline would hand the policy, not the raw ones (a tool may accept other spellings).
+   */
+  async prepareCall(call: ToolCall): Promise<PreparedToolCall> {
+    if (this.#disposed) {
+      throw new ToolhostError(ErrorCode.HARNESS_DISPOSED, "This AgentHarness was disposed; create a new one to prepare tool calls.");
+    }
+    return prepareCall(this as AnyAgentHarness, call);
   }
 
   /** Ends what plugins hold (processes, files) through the `dispose` hook; the harness runs no call after. */

@@ -42,6 +42,31 @@ describe("the pipeline", () => {
     expect(log).toEqual(['tool.prepareArguments {"n":"21"}', "execute 21 for ada"]);
   });
 
+  it("prepareCall runs resolve and prepare only: prepared arguments and access, or the result that ends the call", async () => {
+    const log: string[] = [];
+    const tool = { ...numberTool(log), access: (args: { n: number }) => ({ reads: [`/data/${args.n}`] }) };
+    const harness = new AgentHarness({ tools: [tool], toolContext: { user: "ada" } });
+    harness.hooks.prepareArguments.tap("plus-one", (args) => ({ n: (args as { n: number }).n + 1 }));
+    const asked: string[] = [];
+    harness.hooks.beforeToolCall.tap("spy", () => {
+      asked.push("beforeToolCall");
+      return undefined;
+    });
+    const events = recordEvents(harness);
+    const prepared = await harness.prepareCall({ id: "1", name: "num", arguments: { n: "20" } });
+    expect(prepared).toMatchObject({ ok: true, args: { n: 21 }, access: { reads: ["/data/21"] } });
+    // Nobody was asked, nothing ran, nothing was emitted.
+    expect(asked).toEqual([]);
+    expect(log).toEqual(['tool.prepareArguments {"n":"20"}']);
+    expect(events.events).toEqual([]);
+
+    const invalid = await harness.prepareCall({ id: "2", name: "num", arguments: { n: "x" } });
+    expect(invalid.ok).toBe(false);
+    expect(!invalid.ok && invalid.result.details).toMatchObject({ code: ErrorCode.INVALID_ARGUMENTS });
+    const missing = await harness.prepareCall({ id: "3", name: "nope", arguments: {} });
+    expect(!missing.ok && missing.result.details).toMatchObject({ code: ErrorCode.TOOL_NOT_FOUND });
+  });
+
   it("passes the harness's toolContext as execute's fifth argument and to every hook", async () => {
     const harness = new AgentHarness({ tools: [numberTool()], toolContext: { user: "grace" } });
     const seen: unknown[] = [];

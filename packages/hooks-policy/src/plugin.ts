@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { type AgentHarness, definePlugin, messageOf, type PolicyService } from "@toolhost/core";
+import { type AgentHarness, type AgentToolResult, definePlugin, messageOf, type PolicyService } from "@toolhost/core";
 import { AuditLog } from "./_audit.js";
 import { askingParts, createPolicy, matcherText, type Policy, type PolicyExplanation } from "./_policy.js";
 import { Redactor } from "./_redact.js";
@@ -42,12 +42,17 @@ const plugin = definePlugin({
             throw new TypeError("explain takes { tool: string, args, cwd?, access? }");
           }
           const cwd = typeof request.cwd === "string" ? resolve(harness.cwd, request.cwd) : harness.cwd;
-          const access = request.access ?? (await harness.getTool(request.tool)?.access?.(request.args, { cwd, workspace: harness.workspace }));
-          return policy.decide({ tool: request.tool, args: request.args, cwd, ...(access && { access }) });
+          if (request.access !== undefined || !harness.getTool(request.tool)) {
+            return policy.decide({ tool: request.tool, args: request.args, cwd, ...(request.access && { access: request.access }) });
+          }
+          // A call of this harness's tool is judged as the pipeline would: on the arguments after the
+          // tool's prepareArguments and the taps (another spelling, a prefix), with their access.
+          const prepared = await harness.prepareCall({ id: "explain", name: request.tool, arguments: request.args });
+          if (!prepared.ok) return denied(request.tool, `the call would end before the policy: ${textOf(prepared.result)}`);
+          const access = cwd === harness.cwd ? prepared.access : await prepared.tool.access?.(prepared.args, { cwd, workspace: harness.workspace });
+          return policy.decide({ tool: request.tool, args: prepared.args, cwd, ...(access && { access }) });
         } catch (error) {
-          const reason = `policy error: ${messageOf(error)}`;
-          const tool = String((request as { tool?: unknown } | null)?.tool ?? "");
-          return { decision: "deny", reason, tool, rules: [], parts: [{ kind: "call", subject: tool, decision: "deny", matched: [], note: reason }] };
+          return denied(String((request as { tool?: unknown } | null)?.tool ?? ""), `policy error: ${messageOf(error)}`);
         }
       },
       async protectedPaths(root, options) {
@@ -92,6 +97,15 @@ const plugin = definePlugin({
     }
   },
 });
+
+/** An explanation that denies the whole call, for a reason outside the rules. */
+function denied(tool: string, reason: string): PolicyExplanation {
+  return { decision: "deny", reason, tool, rules: [], parts: [{ kind: "call", subject: tool, decision: "deny", matched: [], note: reason }] };
+}
+
+function textOf(result: AgentToolResult): string {
+  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+}
 
 const MAX_PARTS_IN_DETAILS = 100;
 

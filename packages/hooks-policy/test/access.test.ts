@@ -185,7 +185,8 @@ describe("explain", () => {
     };
     const { policy } = await harness({ rules: [{ tool: "*", decision: "allow" }] }, [tool]);
     const explanation = await policy.explain({ tool: "thrower", args: {} });
-    expect(explanation).toMatchObject({ decision: "deny", reason: "policy error: cannot tell" });
+    // As the pipeline would: the call ends with ACCESS_FAILED before the policy judges it.
+    expect(explanation).toMatchObject({ decision: "deny", reason: 'the call would end before the policy: Could not tell what "thrower" would touch, so the call was refused: cannot tell' });
   });
 });
 

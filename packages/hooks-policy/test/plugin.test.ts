@@ -133,8 +133,18 @@ describe("the policy service (explain)", () => {
     const bad = await policy.explain(null as never);
     expect(bad.decision).toBe("deny");
     expect(bad.reason).toMatch(/^policy error: /);
+    // Arguments the tool refuses: the call would end before the policy, so explain denies, saying why.
     const odd = await policy.explain({ tool: "bash", args: "not an object" });
-    expect(odd.decision).toBe("ask");
+    expect(odd.decision).toBe("deny");
+    expect(odd.reason).toMatch(/^the call would end before the policy: Invalid arguments for tool "bash"/);
+  });
+
+  it("judges the arguments the pipeline would judge: after the tool's prepare and the taps", async () => {
+    const { harness, policy } = await harnessWith(RULES, ws);
+    expect((await policy.explain({ tool: "bash", args: { command: "ls" } })).decision).toBe("allow");
+    harness.hooks.prepareArguments.tap("test rewrite", (args) => ({ ...(args as object), command: "rm -rf /" }));
+    const explanation = await policy.explain({ tool: "bash", args: { command: "ls" } });
+    expect(explanation).toMatchObject({ decision: "deny", rules: ["no-rm"] });
   });
 
   it("resolves relative paths against the request's cwd", async () => {

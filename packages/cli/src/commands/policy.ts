@@ -78,21 +78,27 @@ Examples:
  * A call `explain` would judge for a tool this config lacks, or with arguments its tool refuses,
  * would explain a call that can never run: refuse it as the pipeline would, with its code.
  */
+/**
+ * Refuses (exit 2) a call the pipeline would end before the policy: an unknown tool, or arguments
+ * its tool refuses after preparing them (a tool may take other spellings: the pipeline's own
+ * prepare stage decides, not the raw schema).
+ */
 async function checkCall(harness: AgentHarness, tool: string, args: unknown): Promise<void> {
-  const { checkValue, closestName, ErrorCode, ToolhostError } = await import("@toolhost/core");
-  const found = harness.getTool(tool);
-  if (!found) {
+  const { closestName, ErrorCode, ToolhostError } = await import("@toolhost/core");
+  if (!harness.getTool(tool)) {
     const close = closestName(tool, harness.tools.map((each) => each.name));
     throw new ToolhostError(
       ErrorCode.TOOL_NOT_FOUND,
       `The config has no tool "${tool}", so there is no call to explain.${close ? ` Did you mean "${close}"?` : ""} See "toolhost list"; for another host's tool, give its access on a JSON line to "toolhost policy explain -".`,
     );
   }
-  const problems = checkValue(found.parameters, args);
-  if (problems) {
-    const lines = problems.slice(0, 10).map((problem) => `  ${problem.path || "/"}: ${problem.message}`);
-    throw new ToolhostError(ErrorCode.INVALID_ARGUMENTS, `The arguments are not valid for "${tool}":\n${lines.join("\n")}\nSee "toolhost schema ${tool}".`);
-  }
+  const prepared = await harness.prepareCall({ id: "explain", name: tool, arguments: args });
+  if (prepared.ok) return;
+  const { content, details } = prepared.result;
+  const code = (details as { code?: unknown } | undefined)?.code;
+  const text = content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+  if (code === ErrorCode.INVALID_ARGUMENTS) throw new ToolhostError(code, `${text}\nSee "toolhost schema ${tool}".`);
+  throw new ToolhostError(typeof code === "string" ? code : ErrorCode.INTERNAL, `"${tool}" would not reach the policy: ${text}`);
 }
 
 async function explainLines(cli: Cli, service: PolicyService, input: string, harness: AgentHarness): Promise<number> {
