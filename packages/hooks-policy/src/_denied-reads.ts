@@ -16,6 +16,8 @@ interface Cover {
   prefix: string;
   /** Undefined: the prefix is hidden whole. */
   glob: ((path: string) => boolean) | undefined;
+  /** The searches of the prefix, per real path and roots (each re-checks its folders' times when asked again). */
+  walks: Map<string, TreeGuard>;
 }
 
 /** How the deny-read rules of a tool turn into what a sandbox covers. */
@@ -66,12 +68,11 @@ function coverOf(pattern: string, glob: string): Cover | undefined {
   const prefix = resolve(`/${literal.join("/")}`);
   if (prefix === "/") return undefined;
   const matches = picomatch(glob, { dot: true });
-  return { pattern, prefix, glob: rest === "" || rest === "**" ? undefined : matches };
+  return { pattern, prefix, glob: rest === "" || rest === "**" ? undefined : matches, walks: new Map() };
 }
 
-/** Walks of the prefixes whose globs must be searched, kept per prefix and roots (each re-checks its folders' times). */
-const walks = new Map<string, TreeGuard>();
-const MAX_WALKS = 256;
+/** Searches kept per cover: a root or a real path seldom changes, so few are ever made. */
+const MAX_WALKS = 16;
 
 /**
  * The existing paths a sandbox covers so that a call cannot read what the covers name outside
@@ -108,7 +109,8 @@ export async function deniedReadsOf(plan: ReadCovers, roots: readonly string[], 
 
 /** What a cover's glob names under its prefix (walked as its real path, matched under both names). */
 async function search(cover: Cover, real: string, roots: readonly string[], code: string): Promise<string[]> {
-  const key = `${cover.pattern}\0${real}\0${roots.join("\0")}`;
+  const key = `${real}\0${roots.join("\0")}`;
+  const walks = cover.walks;
   let walk = walks.get(key);
   if (!walk) {
     const glob = cover.glob as (path: string) => boolean;

@@ -70,11 +70,13 @@ export async function planSandbox(
   }
   for (const path of unique(readOnly)) args.push("--ro-bind", path, path);
 
-  // Outside the writable folders: what the policy denies wherever it lies, under every name a
-  // bind mount gives it; what the private /tmp covers already needs nothing.
+  // In the writable folders and outside them: what the policy denies, under every name a bind
+  // mount gives it; what the private /tmp covers already needs nothing.
   const visible = [...shown, ...writable];
-  const elsewhere = [...outside, ...mountAliases(outside)].filter((path) => !isInside(path, TMP) || visible.some((shown) => isInside(path, shown)));
-  const hide = outermostHidden(unique([...denyRead, ...hardLinksOf(denyRead, roots), ...elsewhere]));
+  const denied = unique([...denyRead, ...hardLinksOf(denyRead, roots), ...outside]);
+  const hide = outermostHidden(
+    unique([...denied, ...mountAliases(denied)]).filter((path) => !isInside(path, TMP) || visible.some((shown) => isInside(path, shown))),
+  );
   const hidden: string[] = [];
   const empty = hiddenPathsExist(hide) ? emptyPlaceholders() : undefined;
   for (const path of hide) {

@@ -137,7 +137,8 @@ describe("the sandbox hides what the policy denies to read outside the workspace
 });
 
 describe("a bind mount that shows the file system under another name", { timeout: 90_000 }, () => {
-  it("is found in the mount table, and the denied folder is hidden under that name too", async () => {
+  it("is found in the mount table, and what is denied, outside the workspace and in it, is hidden under that name too", async () => {
+    writeFileSync(join(ws, ".env"), `TOKEN=${KEY}\n`);
     // A private mount namespace (root, or a user namespace), so the bind is seen by this child alone.
     const alias = join(outside, "alias");
     mkdirSync(alias);
@@ -151,13 +152,14 @@ const harness = new AgentHarness({ cwd: ${JSON.stringify(ws)}, workspace: ${JSON
 await harness.use(bashPlugin, { sandbox: "required", env: { HOME: ${JSON.stringify(home)} } });
 await harness.use(definePlugin({ name: "p", apply(h) { h.provideService("policy", {
   explain: async () => ({ decision: "allow", reason: "", tool: "bash", rules: [], parts: [] }),
-  protectedPaths: async () => ({ denyRead: [], denyWrite: [] }),
+  protectedPaths: async (root) => ({ denyRead: root === ${JSON.stringify(ws)} ? [${JSON.stringify(join(ws, ".env"))}] : [], denyWrite: [] }),
   deniedReads: async () => ({ paths: [${JSON.stringify(join(home, ".ssh"))}], unbounded: [] }),
 }); } }));
 const run = async (command) => (await harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command } }]))[0];
 const key = await run("cat ${alias}${home}/.ssh/id_rsa");
 const notes = await run("cat ${alias}${home}/notes.txt");
-console.log(JSON.stringify({ key: key.content[0].text, hidden: key.details.sandbox.hidden, notes: notes.content[0].text }));
+const env = await run("cat ${alias}${ws}/.env; ls ${alias}${ws}");
+console.log(JSON.stringify({ key: key.content[0].text, hidden: key.details.sandbox.hidden, notes: notes.content[0].text, env: env.content[0].text }));
 await harness.dispose();
 `,
     );
@@ -165,10 +167,13 @@ await harness.dispose();
       encoding: "utf8",
       timeout: 60_000,
     });
-    const seen = JSON.parse(output) as { key: string; hidden: string[]; notes: string };
+    const seen = JSON.parse(output) as { key: string; hidden: string[]; notes: string; env: string };
     // The other name works inside the sandbox (the notes read through it), and the key under it is hidden.
     expect(seen.notes).toBe("readable notes");
     expect(seen.key).not.toContain(KEY);
-    expect(seen.hidden).toEqual(expect.arrayContaining([join(home, ".ssh"), join(alias, home, ".ssh")]));
+    expect(seen.hidden).toEqual(expect.arrayContaining([join(home, ".ssh"), join(alias, home, ".ssh"), join(ws, ".env"), join(alias, ws, ".env")]));
+    // The workspace under the other name: listed, its denied file empty.
+    expect(seen.env).toContain(".env");
+    expect(seen.env).not.toContain(KEY);
   });
 });
