@@ -77,6 +77,15 @@ describe("deniedReads", () => {
     expect((await policy.deniedReads({ roots: [ws] })).unbounded).toEqual([".env", "/*/.ssh/**", "every read (no-reads)"]);
   });
 
+  it("counts the rules of the tool asked about beside those of every tool, and not those of another tool", async () => {
+    const policy = policyOf([
+      { tool: "bash", path: "~/.ssh/**", decision: "deny" },
+      { tool: "edit", path: `${home}/notes.txt`, decision: "deny" },
+    ]);
+    expect((await policy.deniedReads({ roots: [ws], tool: "bash" })).paths).toEqual([join(home, ".ssh")]);
+    expect((await policy.deniedReads({ roots: [ws] })).paths).toEqual([]);
+  });
+
   it("refuses what is not a list of folders", async () => {
     const policy = policyOf([]);
     for (const bad of [undefined, { roots: "x" }, { roots: [""] }, { roots: ["a\0b"] }]) {
