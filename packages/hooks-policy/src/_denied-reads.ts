@@ -115,7 +115,7 @@ async function search(cover: Cover, real: string, roots: readonly string[], code
   if (!walk) {
     const glob = cover.glob as (path: string) => boolean;
     const named = (path: string) => glob(path) || glob(cover.prefix + path.slice(real.length));
-    walk = new TreeGuard(named, 0, false, (folder) => roots.some((root) => root === folder));
+    walk = new TreeGuard(named, 0, false, (folder) => roots.some((root) => root === folder), true);
     if (walks.size >= MAX_WALKS) walks.delete(walks.keys().next().value as string);
     walks.set(key, walk);
   }

@@ -60,6 +60,16 @@ describe("deniedReads", () => {
     expect(unbounded).toEqual([]);
   });
 
+  it("follows a symlinked folder in the search: a name through it is a name a command can use", async () => {
+    mkdirSync(join(base, "mnt", "dan", ".ssh"), { recursive: true });
+    mkdirSync(join(base, "homes", "ann", ".ssh"), { recursive: true });
+    symlinkSync(join(base, "mnt", "dan"), join(base, "homes", "dan"));
+    // A loop is walked once.
+    symlinkSync(join(base, "homes"), join(base, "homes", "ann", "loop"));
+    const policy = policyOf([deny(`${base}/homes/*/.ssh/**`)]);
+    expect((await policy.deniedReads({ roots: [ws] })).paths.sort()).toEqual([join(base, "homes", "ann", ".ssh"), join(base, "mnt", "dan", ".ssh")]);
+  });
+
   it("leaves what lies in the roots to protectedPaths", async () => {
     mkdirSync(join(ws, ".ssh"));
     const policy = policyOf([deny(`${ws}/.ssh/**`), deny("~/.ssh/**")]);
