@@ -1,7 +1,7 @@
 // tool-bash's sandbox and hooks-policy together, as a user runs them: the built CLI, real
 // bubblewrap (without it the sandboxed decisions are the unsandboxed ones, and these tests fail),
 // and a temp HOME outside /tmp (the sandbox's own /tmp would hide a home there anyway) holding a key.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
@@ -68,6 +68,20 @@ describe("a policy whose denied reads the sandbox hides", { timeout: 90_000 }, (
     expect(script.stdout).toContain("readable notes");
     // Named in the command, the key is denied before anything runs, as unsandboxed.
     expect((await explain("cat ~/.ssh/id_rsa")).decision).toBe("deny");
+  });
+
+  it("shows a folder denied by an absolute pattern as empty, through a symlink in the workspace too; the system stays readable", async () => {
+    const vault = join(home, "vault");
+    mkdirSync(vault);
+    writeFileSync(join(vault, "token"), `${KEY}\n`);
+    configWith("auto", { ...HIDEABLE, rules: [...HIDEABLE.rules, { tool: "*", path: `${vault}/**`, decision: "deny" }] });
+    // What the policy cannot read: a script, and a symlink made before the call.
+    symlinkSync(vault, join(dir, "v"));
+    writeFileSync(join(dir, "peek.sh"), `ls -A ${vault} | wc -l; cat v/token; grep -rh ${KEY} ${home}; head -c 4 /usr/bin/env | tail -c 3\n`);
+    const result = await run(["call", "bash", JSON.stringify({ command: "bash peek.sh" })]);
+    expect(result.stdout).not.toContain(KEY);
+    expect(result.stdout.split("\n")[0], result.stdout + result.stderr).toBe("0");
+    expect(result.stdout).toContain("ELF");
   });
 
   it("still stops a write outside the workspace", async () => {

@@ -65,15 +65,18 @@ export async function planSandbox(
     const git = join(root, ".git");
     if (exists(git) && !writable.some((path) => isInside(path, git))) readOnly.push(git);
   }
-  for (const path of denyWrite) {
-    if (exists(path) && writable.some((root) => isInside(path, root))) readOnly.push(path);
+  // At its real path (a symlink leading out of the writable folders needs nothing: it is read-only there).
+  for (const path of denyWrite.map(existingReal)) {
+    if (path !== undefined && writable.some((root) => isInside(path, root))) readOnly.push(path);
   }
   for (const path of unique(readOnly)) args.push("--ro-bind", path, path);
 
   // In the writable folders and outside them: what the policy denies, under every name a bind
   // mount gives it; what the private /tmp covers already needs nothing.
   const visible = [...shown, ...writable];
-  const denied = unique([...denyRead, ...hardLinksOf(denyRead, roots), ...outside]);
+  // Each at its real path: a mount follows symlinks anyway, and bwrap cannot mount on an absolute
+  // symlink (it resolves it outside the new root).
+  const denied = unique([...denyRead, ...hardLinksOf(denyRead, roots), ...outside].map(existingReal).filter((path): path is string => path !== undefined));
   const hide = outermostHidden(
     unique([...denied, ...mountAliases(denied)]).filter((path) => !isInside(path, TMP) || visible.some((shown) => isInside(path, shown))),
   );

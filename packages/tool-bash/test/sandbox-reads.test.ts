@@ -116,6 +116,26 @@ describe("the sandbox hides what the policy denies to read outside the workspace
     expect((await bash(older, "cat ~/.ssh/id_rsa")).text).toBe(KEY);
   });
 
+  it("covers a denied symlink with an absolute target at the target (bwrap cannot mount on it), for reading and for writing", async () => {
+    symlinkSync(join(home, ".ssh", "id_rsa"), join(ws, "abs-link"));
+    writeFileSync(join(ws, "target.txt"), "original\n");
+    symlinkSync(join(ws, "target.txt"), join(ws, "abs-write-link"));
+    const harness = new AgentHarness({ cwd: ws, workspace: ws });
+    cleanups.push(() => harness.dispose());
+    await harness.use(bashPlugin, { sandbox: "required", env: { HOME: home } });
+    harness.provideService("policy", {
+      explain: async (request) => ({ decision: "allow", reason: "test", tool: request.tool, rules: [], parts: [] }),
+      protectedPaths: async () => ({ denyRead: [join(ws, "abs-link")], denyWrite: [join(ws, "abs-write-link")] }),
+      deniedReads: async () => ({ paths: [], unbounded: [] }),
+    });
+    const result = await bash(harness, "cat abs-link; echo changed > abs-write-link; cat target.txt");
+    expect(result.text).not.toContain(KEY);
+    expect(result.text).not.toContain("bwrap:");
+    expect(result.text).toContain("original");
+    expect(result.details.sandbox.hidden).toEqual([join(home, ".ssh", "id_rsa")]);
+    expect(result.details.sandbox.readOnly).toEqual([join(ws, "target.txt")]);
+  });
+
   it("says in the details which of the policy's patterns it could not hide", async () => {
     const result = await bash(await harnessWith(denying([".env", "*.pem"])), "true");
     expect(result.details.sandbox.unbounded).toEqual([".env", "*.pem"]);
