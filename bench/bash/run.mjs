@@ -100,6 +100,58 @@ function perCallScript(sandbox) {
   `;
 }
 
+const packages = (name) => pathToFileURL(join(here, `../../packages/${name}/dist/index.js`)).href;
+
+/**
+ * \`true\` through three harnesses with hooks-policy, sandboxed, one call each in turn (so that a
+ * busy moment of the machine hits all alike; medians): "none" (nothing to hide), "inside"
+ * (recommended with the service's \`deniedReads\` taken away: only the workspace's .env is hidden,
+ * as before the sandbox hid paths outside the workspace) and "outside" (recommended in a home
+ * that holds what it hides: ~/.ssh, ~/.aws, … by mounts outside the workspace, and the .env).
+ */
+const policyScript = `
+  import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+  import { join } from "node:path";
+  const base = mkdtempSync("/var/tmp/bench-bash-home-");
+  const home = join(base, "home");
+  const ws = join(base, "ws");
+  for (const folder of [".ssh", ".aws", ".gnupg", ".kube", ".docker", ".config/gcloud"]) mkdirSync(join(home, folder), { recursive: true });
+  writeFileSync(join(home, ".ssh", "id_rsa"), "k");
+  writeFileSync(join(home, ".docker", "config.json"), "{}");
+  mkdirSync(join(ws, "src"), { recursive: true });
+  writeFileSync(join(ws, ".env"), "A=1");
+  process.env.HOME = home;
+  const { AgentHarness } = await import(${JSON.stringify(pathToFileURL(join(here, "../../packages/core/dist/index.js")).href)});
+  const bash = (await import(${JSON.stringify(pathToFileURL(dist).href)})).default;
+  const policy = (await import(${JSON.stringify(pathToFileURL(join(here, "../../packages/hooks-policy/dist/index.js")).href)})).default;
+  const make = async (kind) => {
+    const harness = new AgentHarness({ cwd: ws, workspace: ws });
+    await harness.use(bash, { sandbox: "required" });
+    await harness.use(policy, kind === "none" ? { rules: [{ command: "*", decision: "allow" }] } : { extends: ["recommended"] });
+    if (kind === "inside") delete harness.getService("policy").deniedReads;
+    return harness;
+  };
+  const kinds = ["none", "inside", "outside"];
+  const harnesses = await Promise.all(kinds.map(make));
+  const times = kinds.map(() => []);
+  const hidden = kinds.map(() => 0);
+  const failed = [];
+  for (let i = 0; i < ${CALLS} + 5; i++) {
+    for (const [at, harness] of harnesses.entries()) {
+      const started = performance.now();
+      const [result] = await harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command: "true" } }]);
+      const ms = performance.now() - started;
+      if (result.isError || !result.details.sandbox.enforced) failed.push(result.content[0].text);
+      hidden[at] = result.details.sandbox.hidden?.length ?? 0;
+      if (i >= 5) times[at].push(ms);
+    }
+  }
+  for (const harness of harnesses) await harness.dispose();
+  rmSync(base, { recursive: true, force: true });
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(JSON.stringify({ ms: Object.fromEntries(kinds.map((kind, at) => [kind, median(times[at])])), hidden: Object.fromEntries(kinds.map((kind, at) => [kind, hidden[at]])), failed }));
+`;
+
 function measure(name) {
   const out = execFileSync(process.execPath, ["--input-type=module", "-e", scripts[name]], { encoding: "utf8" });
   return JSON.parse(out.trim().split("\n").pop());
@@ -183,3 +235,18 @@ const on = median(perCall.required);
 console.log("");
 console.log(`per call (\`true\`, ${CALLS} calls, medians of ${ROUNDS}): unsandboxed ${off.toFixed(1)} ms, sandboxed ${on.toFixed(1)} ms`);
 console.log(`sandbox overhead per call: ${(on - off).toFixed(1)} ms   (target <= 15 ms: ${on - off <= 15 ? "met" : "NOT met"})`);
+
+// Per call with the policy: what hiding the policy's denied paths costs.
+const policyRun = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", policyScript], { encoding: "utf8" }).trim().split("\n").pop());
+if (policyRun.failed.length > 0) {
+  console.error(`The per-call run with the policy did not behave: ${[...new Set(policyRun.failed)].join("; ")}`);
+  process.exit(1);
+}
+const { none, inside, outside } = policyRun.ms;
+console.log("");
+console.log(
+  `per call through a harness with hooks-policy, sandboxed (${CALLS} calls each, in turn, medians): nothing to hide ${none.toFixed(1)} ms; recommended hiding ${policyRun.hidden.inside} path in the workspace only ${inside.toFixed(1)} ms; ${policyRun.hidden.outside} paths, outside it too, ${outside.toFixed(1)} ms`,
+);
+const hidingRatio = outside / inside;
+console.log(`hiding outside the workspace too / in the workspace only: ${hidingRatio.toFixed(2)}x per call, ${outside >= inside ? "+" : ""}${(outside - inside).toFixed(1)} ms   (target <= 1.1x: ${hidingRatio <= 1.1 ? "met" : "NOT met"})`);
+console.log(`hiding outside the workspace too / nothing to hide: ${(outside / none).toFixed(2)}x per call`);

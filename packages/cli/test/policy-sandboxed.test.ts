@@ -1,35 +1,126 @@
-// tool-bash's sandbox and hooks-policy's recommended preset together, as a user runs them: the
-// built CLI, real bubblewrap (without it the sandboxed decisions are the unsandboxed ones, and
-// these tests fail).
-import { existsSync, readFileSync } from "node:fs";
+// tool-bash's sandbox and hooks-policy together, as a user runs them: the built CLI, real
+// bubblewrap (without it the sandboxed decisions are the unsandboxed ones, and these tests fail),
+// and a temp HOME outside /tmp (the sandbox's own /tmp would hide a home there anyway) holding a key.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
 
+const KEY = "PRIVATE_KEY_MATERIAL_5150";
+
 let dir: string;
+let home: string;
 beforeEach(() => {
   dir = tempDir();
+  home = realpathSync(mkdtempSync(join("/var/tmp", "toolhost-home-")));
+  mkdirSync(join(home, ".ssh"));
+  writeFileSync(join(home, ".ssh", "id_rsa"), `${KEY}\n`);
+  writeFileSync(join(home, "notes.txt"), "readable notes\n");
 });
-afterEach(() => removeDir(dir));
+afterEach(() => {
+  removeDir(dir);
+  removeDir(home);
+});
 
-const configWith = (sandbox: "auto" | "off") =>
-  writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox }], ["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
+const run = (args: string[]) => toolhost(args, { cwd: dir, env: { HOME: home } });
 
-describe("recommended with tool-bash's sandbox", { timeout: 60_000 }, () => {
+/** recommended's secrets, anchored (no names at any depth), with its sandboxed rule: a sandbox can hide all of them. */
+const HIDEABLE = {
+  default: "ask",
+  rules: [
+    { tool: "*", path: "${workspace}/**", decision: "allow" },
+    { tool: "*", path: "${workspace}/.env", decision: "deny", reason: "it holds secrets" },
+    { tool: "*", path: "~/.ssh/**", decision: "deny", reason: "it holds secrets" },
+    { tool: "*", command: "*", decision: "allow" },
+    { tool: "*", command: "rm", decision: "ask" },
+    { tool: "*", inline: true, sandboxed: false, decision: "ask" },
+    { id: "boxed", tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox" },
+  ],
+};
+
+const configWith = (sandbox: "auto" | "off", policy: Record<string, unknown> = { extends: ["recommended"] }) =>
+  writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox }], ["@toolhost/hooks-policy", policy]] });
+
+const explain = async (command: string) => JSON.parse((await run(["--json", "policy", "explain", "bash", JSON.stringify({ command })])).stdout) as { decision: string; reason: string; rules: string[] };
+
+const readKey = `python3 -c "import os; print(open(os.path.expanduser('~/.ssh/id_rsa')).read())"`;
+
+describe("a policy whose denied reads the sandbox hides", { timeout: 90_000 }, () => {
   it("policy explain shows that the sandbox made the difference for a script it cannot read", async () => {
-    configWith("auto");
-    const result = await toolhost(["policy", "explain", "bash", '{"command":"sh build.sh"}'], { cwd: dir });
+    configWith("auto", HIDEABLE);
+    const result = await run(["policy", "explain", "bash", '{"command":"sh build.sh"}']);
     expect(result.code).toBe(0);
-    expect(result.stdout.split("\n")[0]).toBe(
-      "allow  bash: sh build.sh: allowed by recommended › every call of * when sandboxed (rules[99]) (it runs in the sandbox: it can write only inside the workspace, and the network is off)",
-    );
+    expect(result.stdout.split("\n")[0]).toBe("allow  bash: sh build.sh: allowed by config › every call of * when sandboxed (boxed) (it runs in the sandbox)");
     expect(result.stdout).toContain("the call runs confined (it can write only inside the workspace, and the network is off)");
+  });
+
+  it("runs an inline program that reads ~/.ssh/id_rsa without asking, and it reads nothing; other home files stay readable", async () => {
+    configWith("auto", HIDEABLE);
+    const stolen = await run(["call", "bash", JSON.stringify({ command: readKey })]);
+    // It ran (no approver is attached: an ask would have refused it) and found the folder empty.
+    expect(stolen.stdout).toContain(`FileNotFoundError: [Errno 2] No such file or directory: '${join(home, ".ssh", "id_rsa")}'`);
+    expect(stolen.stdout).not.toContain(KEY);
+    // A file that merely mentions .ssh is not taken for a network command.
+    expect(stolen.stdout).not.toContain("the network is off");
+    expect(stolen.stdout).toContain(`[sandbox: the policy denies reading ${join(home, ".ssh")}; here they read as empty.`);
+    const script = await run(["call", "bash", JSON.stringify({ command: "echo 'cat ~/.ssh/id_rsa; cat ~/notes.txt' > s.sh && bash s.sh" })]);
+    expect(script.stdout).not.toContain(KEY);
+    expect(script.stdout).toContain("readable notes");
+    // Named in the command, the key is denied before anything runs, as unsandboxed.
+    expect((await explain("cat ~/.ssh/id_rsa")).decision).toBe("deny");
+  });
+
+  it("shows a folder denied by an absolute pattern as empty, through a symlink in the workspace too; the system stays readable", async () => {
+    const vault = join(home, "vault");
+    mkdirSync(vault);
+    writeFileSync(join(vault, "token"), `${KEY}\n`);
+    configWith("auto", { ...HIDEABLE, rules: [...HIDEABLE.rules, { tool: "*", path: `${vault}/**`, decision: "deny" }] });
+    // What the policy cannot read: a script, and a symlink made before the call.
+    symlinkSync(vault, join(dir, "v"));
+    writeFileSync(join(dir, "peek.sh"), `ls -A ${vault} | wc -l; cat v/token; grep -rh ${KEY} ${home}; head -c 4 /usr/bin/env | tail -c 3\n`);
+    const result = await run(["call", "bash", JSON.stringify({ command: "bash peek.sh" })]);
+    expect(result.stdout).not.toContain(KEY);
+    expect(result.stdout.split("\n")[0], result.stdout + result.stderr).toBe("0");
+    expect(result.stdout).toContain("ELF");
+  });
+
+  it("still stops a write outside the workspace", async () => {
+    configWith("auto", HIDEABLE);
+    const target = `/var/tmp/toolhost-outside-${process.pid}`;
+    const command = `python3 -c "open('inside.txt', 'w').write('ok'); open('${target}', 'w')"`;
+    const result = await run(["call", "bash", JSON.stringify({ command })]);
+    expect(result.stdout).toContain(`OSError: [Errno 30] Read-only file system: '${target}'`);
+    expect(result.stdout).toContain('[sandbox: a write outside the writable folders was refused ("Read-only file system").');
+    expect(readFileSync(join(dir, "inside.txt"), "utf8")).toBe("ok");
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("asks (refuses without an approver) when a deny-read pattern cannot be hidden, though the key stays hidden", async () => {
+    configWith("auto", { ...HIDEABLE, rules: [{ tool: "*", path: "/*/secrets/**", decision: "deny" }, ...HIDEABLE.rules] });
+    const explanation = await explain("sh build.sh");
+    expect(explanation.decision).toBe("ask");
+    expect(explanation.reason).toContain("the call runs in a sandbox, but no sandbox can hide what /*/secrets/** names outside the workspace, so sandboxed rules do not apply");
+    const result = await run(["call", "bash", JSON.stringify({ command: readKey })]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).not.toContain(KEY);
+  });
+});
+
+describe("recommended with tool-bash's sandbox", { timeout: 90_000 }, () => {
+  it("asks for a script it cannot read, sandboxed too: its secret names (.env, *.pem, …) cannot be hidden outside the workspace", async () => {
+    configWith("auto");
+    const explanation = await explain("sh build.sh");
+    expect(explanation.decision).toBe("ask");
+    expect(explanation.rules).not.toContain("recommended:rules[99]");
+    expect(explanation.reason).toContain("no sandbox can hide what .env, .env.local, .env.production, *.pem, and 6 more name outside the workspace");
+    // What it can hide, it hides, for a call the user lets run.
+    const result = await run(["call", "bash", JSON.stringify({ command: "cat ~/.ssh/id_rsa | wc -c" }), "--approve", "bash:cat ~/.ssh/id_rsa"]);
+    expect(result.stdout).not.toContain(KEY);
   });
 
   it("asks for the same script unsandboxed, as before", async () => {
     configWith("off");
-    const result = await toolhost(["--json", "policy", "explain", "bash", '{"command":"sh build.sh"}'], { cwd: dir });
-    const explanation = JSON.parse(result.stdout) as { decision: string; rules: string[] };
+    const explanation = await explain("sh build.sh");
     expect(explanation.decision).toBe("ask");
     expect(explanation.rules).not.toContain("recommended:rules[99]");
   });
@@ -37,27 +128,13 @@ describe("recommended with tool-bash's sandbox", { timeout: 60_000 }, () => {
   it("keeps asking for destructive commands and denying secrets when sandboxed", async () => {
     configWith("auto");
     const decisions: string[] = [];
-    for (const command of ["rm -rf build", "git push --force origin main", "cat .env"]) {
-      const result = await toolhost(["--json", "policy", "explain", "bash", JSON.stringify({ command })], { cwd: dir });
-      decisions.push((JSON.parse(result.stdout) as { decision: string }).decision);
-    }
+    for (const command of ["rm -rf build", "git push --force origin main", "cat .env"]) decisions.push((await explain(command)).decision);
     expect(decisions).toEqual(["ask", "ask", "deny"]);
   });
 
-  it("runs an inline program sandboxed without asking, and the sandbox still stops a write outside", async () => {
-    configWith("auto");
-    const command = `python3 -c "open('inside.txt', 'w').write('ok'); open('/var/tmp/toolhost-outside-${process.pid}', 'w')"`;
-    const result = await toolhost(["call", "bash", JSON.stringify({ command })], { cwd: dir });
-    // It ran (no approver is attached: an ask would have refused it), wrote inside, was stopped outside.
-    expect(result.stdout).toContain(`OSError: [Errno 30] Read-only file system: '/var/tmp/toolhost-outside-${process.pid}'`);
-    expect(result.stdout).toContain('[sandbox: a write outside the writable folders was refused ("Read-only file system").');
-    expect(readFileSync(join(dir, "inside.txt"), "utf8")).toBe("ok");
-    expect(existsSync(`/var/tmp/toolhost-outside-${process.pid}`)).toBe(false);
-  });
-
-  it("refuses the same inline program unsandboxed without an approver: recommended asks for it", async () => {
+  it("refuses an inline program unsandboxed without an approver: recommended asks for it", async () => {
     configWith("off");
-    const result = await toolhost(["call", "bash", JSON.stringify({ command: 'python3 -c "print(1)"' })], { cwd: dir });
+    const result = await run(["call", "bash", JSON.stringify({ command: 'python3 -c "print(1)"' })]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("asked by recommended › inline programs when not sandboxed (rules[93])");
   });

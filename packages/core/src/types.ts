@@ -148,6 +148,13 @@ export interface ToolConfinement {
   writable: string[];
   /** Whether it can reach the network (other than a loopback of its own). */
   network: boolean;
+  /**
+   * True when the call cannot read what the `policy` service denies to read, wherever it lies: the
+   * tool hides every path `PolicyService.deniedReads` lists (and `protectedPaths(root).denyRead`
+   * under its folders), or refuses the call. Absent or false: reads are not bounded, and a policy
+   * must not trust the call with what it cannot read (a script, an inline program).
+   */
+  hidesDeniedReads?: boolean;
 }
 
 /** Hints about a tool's effects, as MCP's tool annotations. Absent means unknown. */
@@ -306,12 +313,43 @@ export interface ProtectedPaths {
   denyWrite: string[];
 }
 
+/**
+ * What a policy denies to read anywhere on the system, for a sandbox to hide
+ * (`PolicyService.deniedReads`).
+ */
+export interface DeniedReads {
+  /**
+   * Existing paths, symlinks resolved (folders and files), that hold every existing path the
+   * policy's deny-read patterns name outside the roots asked about (under a root,
+   * `protectedPaths(root).denyRead` says). A sandbox covers each with an empty folder or file.
+   */
+  paths: string[];
+  /**
+   * The deny-read patterns no list of paths can cover (a name at any depth such as `.env`, a
+   * wildcard in an absolute path's first folder, a rule that denies every read): what they name
+   * may stay readable under a sandbox, so the policy does not trust a confined call with reads.
+   */
+  unbounded: string[];
+}
+
+/** Which calls `protectedPaths` is asked for. */
+export interface ProtectedPathsOptions {
+  /** True: for calls that run confined (rules with `sandboxed: false` do not apply to them, so what only they deny is not listed). */
+  confined?: boolean;
+}
+
 /** What a policy plugin offers as the service `"policy"`. */
 export interface PolicyService {
   /** Decides a call without running it and without asking anyone. Never throws: an error is a deny. */
   explain(request: PolicyRequest): Promise<PolicyExplanation>;
   /** The existing paths under `root` that the policy denies to read or to write. */
-  protectedPaths(root: string): Promise<ProtectedPaths>;
+  protectedPaths(root: string, options?: ProtectedPathsOptions): Promise<ProtectedPaths>;
+  /**
+   * What the policy denies `tool` (and every tool) to read outside `roots`, as paths a sandbox can
+   * cover; rejects when a search for them is too large (the call must then be refused). Optional:
+   * a policy without it gets calls whose confinement does not say `hidesDeniedReads`.
+   */
+  deniedReads?(request: { roots: string[]; tool?: string }): Promise<DeniedReads>;
   /** The rules in force, in the order they are layered: id, layer, locked, source file, decision and matcher as written. */
   rules?(): Promise<Array<{ id: string; layer: string; locked: boolean; source?: string; decision: string; matcher: string; tool: string }>>;
 }

@@ -26,8 +26,9 @@ export function checkAccess(access: unknown): ToolAccess | undefined {
       confinement !== null &&
       Array.isArray(confinement.writable) &&
       confinement.writable.every(isString) &&
-      typeof confinement.network === "boolean";
-    if (!shaped) throw new TypeError('the tool\'s access declaration has a "confinement" that is not { writable: paths, network: boolean }');
+      typeof confinement.network === "boolean" &&
+      (confinement.hidesDeniedReads === undefined || typeof confinement.hidesDeniedReads === "boolean");
+    if (!shaped) throw new TypeError('the tool\'s access declaration has a "confinement" that is not { writable: paths, network: boolean, hidesDeniedReads?: boolean }');
   }
   return record as ToolAccess;
 }

@@ -127,6 +127,12 @@ export function anchorsOf(workspace: string): PathAnchors {
  * covers what is inside), any other relative pattern relative to the workspace.
  */
 export function compilePathPattern(pattern: string, anchors: PathAnchors): (path: string) => boolean {
+  const matchers = globsOf(pattern, anchors).map((glob) => lazyGlob(glob));
+  return (path) => matchers.some((matcher) => matcher(path));
+}
+
+/** The globs a path pattern stands for (see `compilePathPattern`): absolute, but relative (a globstar, then the name) for a name at any depth; anchors escaped. */
+export function globsOf(pattern: string, anchors: PathAnchors): string[] {
   let body = pattern;
   if (body.length > 1 && body.endsWith("/")) body = `${body}**`;
   let globs: string[];
@@ -143,8 +149,7 @@ export function compilePathPattern(pattern: string, anchors: PathAnchors): (path
     const rest = body.startsWith("./") ? body.slice(2) : body;
     globs = anchors.workspaces.map((base) => `${escapeGlob(base)}/${rest}`);
   }
-  const matchers = globs.map((glob) => lazyGlob(glob));
-  return (path) => matchers.some((matcher) => matcher(path));
+  return globs;
 }
 
 function escapeGlob(path: string): string {

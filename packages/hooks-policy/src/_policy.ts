@@ -1,5 +1,17 @@
 import { dirname, isAbsolute, resolve } from "node:path";
-import { checkValue, type CommandAccess, ErrorCode, messageOf, type NetworkAccess, type PolicyRequest, type ProtectedPaths, ToolhostError } from "@toolhost/core";
+import {
+  checkValue,
+  type CommandAccess,
+  type DeniedReads,
+  ErrorCode,
+  messageOf,
+  type NetworkAccess,
+  type PolicyRequest,
+  type ProtectedPaths,
+  type ProtectedPathsOptions,
+  type ToolAccess,
+  ToolhostError,
+} from "@toolhost/core";
 import picomatch from "picomatch";
 import { checkAccess, runsConfined, undeclared } from "./_access.js";
 import type { CommandPattern, Match } from "./_command-pattern.js";
@@ -20,6 +32,7 @@ import {
 import { anchorsOf, existingReal, folderOf, LINK_TTL_MS, normalizePath, type PathAnchors, samplesOf } from "./_paths.js";
 import { TreeGuard } from "./_protected.js";
 import { type Decision, type PolicyOptions, PolicyOptionsSchema, type PolicyRule } from "./_schema.js";
+import { deniedReadsOf, type ReadCovers, readCovers } from "./_denied-reads.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart, type ShellFilePart } from "./_shell.js";
 import { showWord, type ShellWord } from "./_words.js";
 import { layerSources, layersOf, type SourcedLayer } from "./_layers.js";
@@ -58,7 +71,13 @@ export interface Policy {
    * Rejects when the tree is too large to walk (more than 200,000 entries, or 64 levels deep).
    * The walk runs in the thread pool and does not hold the event loop.
    */
-  protectedPaths(root: string): Promise<ProtectedPaths>;
+  protectedPaths(root: string, options?: ProtectedPathsOptions): Promise<ProtectedPaths>;
+  /**
+   * What the rules deny `tool` (and every tool, `read`) to read outside `roots`, for a confined
+   * call, as existing paths a sandbox covers, and the patterns no paths can cover. Rejects when a
+   * search is too large, or a path to hide holds a root.
+   */
+  deniedReads(request: { roots: string[]; tool?: string }): Promise<DeniedReads>;
   readonly defaultDecision: Decision;
   /** The first locked layer whose `default` is ask or deny: a part no rule decides cannot be approved below it. */
   readonly lockedDefault: { layer: string; source?: string } | undefined;
@@ -194,7 +213,9 @@ function checkOptions(options: PolicyOptions): void {
 class CompiledPolicy implements Policy {
   readonly #rules: CompiledRule[];
   readonly #byTool = new Map<string, ToolRules>();
-  #protected: { read: TreeGuard; write: TreeGuard; readAll: boolean; writeAll: boolean } | undefined;
+  readonly #protected = new Map<boolean, { read: TreeGuard; write: TreeGuard; readAll: boolean; writeAll: boolean }>();
+  /** Per tool: how its deny-read rules for confined calls turn into what a sandbox covers. */
+  readonly #readCovers = new Map<string, ReadCovers>();
   readonly rules: ReadonlyArray<EffectiveRule>;
   readonly #layering: Layering;
 
@@ -231,25 +252,29 @@ class CompiledPolicy implements Policy {
     }
   }
 
-  async protectedPaths(root: string): Promise<ProtectedPaths> {
+  async protectedPaths(root: string, options?: ProtectedPathsOptions): Promise<ProtectedPaths> {
     if (typeof root !== "string" || root === "" || root.includes("\0")) throw new TypeError(`protectedPaths takes a folder, not ${JSON.stringify(root)}`);
     const where = resolve(this.environment.cwd, root);
-    if (!this.#protected) {
-      const denying = (kind: string) => this.#rules.filter((rule) => rule.decision === "deny" && rule.tool(kind));
+    // Confined calls: a rule with `sandboxed: false` does not apply to them, so what only it denies is not listed.
+    const confined = options?.confined === true;
+    let guard = this.#protected.get(confined);
+    if (!guard) {
+      const denying = (kind: string) => this.#rules.filter((rule) => rule.decision === "deny" && rule.tool(kind) && (!confined || rule.sandboxed !== false));
       const names = (rules: CompiledRule[]) => {
         const paths = rules.filter((rule) => rule.path).map((rule) => rule.path as (path: string) => boolean);
         return (path: string) => paths.some((matches) => matches(path));
       };
       const read = denying(READ);
       const write = denying(WRITE);
-      this.#protected = {
+      guard = {
         read: new TreeGuard(names(read)),
         write: new TreeGuard(names(write)),
         readAll: read.some(isWhole),
         writeAll: write.some(isWhole),
       };
+      this.#protected.set(confined, guard);
     }
-    const guard = this.#protected;
+    const { readAll, read, writeAll, write } = guard;
     const list = async (all: boolean, tree: TreeGuard): Promise<string[]> => {
       if (all) return [where];
       const found = await tree.findAsync(where);
@@ -261,8 +286,41 @@ class CompiledPolicy implements Policy {
       }
       return found.paths;
     };
-    const [denyRead, denyWrite] = await Promise.all([list(guard.readAll, guard.read), list(guard.writeAll, guard.write)]);
+    const [denyRead, denyWrite] = await Promise.all([list(readAll, read), list(writeAll, write)]);
     return { denyRead, denyWrite };
+  }
+
+  async deniedReads(request: { roots: string[]; tool?: string }): Promise<DeniedReads> {
+    const roots = (request as { roots?: unknown } | null)?.roots;
+    if (!Array.isArray(roots) || !roots.every((root) => typeof root === "string" && root !== "" && !root.includes("\0"))) {
+      throw new TypeError("deniedReads takes { roots: folders, tool? }");
+    }
+    const where = roots.map((root: string) => resolve(this.environment.cwd, root));
+    return deniedReadsOf(this.#readCoversOf(typeof request.tool === "string" ? request.tool : READ), where, PolicyErrorCode.POLICY_ERROR);
+  }
+
+  /** The deny rules on reads that apply to a confined call of `tool`, as a sandbox covers them. */
+  #readCoversOf(tool: string): ReadCovers {
+    let covers = this.#readCovers.get(tool);
+    if (!covers) {
+      const denying = this.#rules.filter(
+        (rule) => rule.decision === "deny" && (rule.tool(READ) || rule.tool(tool)) && appliesTo(rule, true) && (rule.path !== undefined || (isWhole(rule) && rule.tool(READ))),
+      );
+      covers = readCovers(denying, this.anchors);
+      this.#readCovers.set(tool, covers);
+    }
+    return covers;
+  }
+
+  /**
+   * Whether a confined call is also bounded in what it reads: nothing is denied to read, or the
+   * sandbox hides what `deniedReads` lists (its confinement says so) and every pattern can be
+   * listed. Else a sandboxed rule must not lift what the policy cannot read (a script may read anything).
+   */
+  #readsHidden(tool: string, access: ToolAccess | undefined): boolean {
+    const covers = this.#readCoversOf(tool);
+    if (!covers.any) return true;
+    return covers.unbounded.length === 0 && access?.confinement?.hidesDeniedReads === true;
   }
 
   #rulesFor(tool: string, confined: boolean): ToolRules {
@@ -311,7 +369,8 @@ class CompiledPolicy implements Policy {
   #decide(request: PolicyRequest): PolicyExplanation {
     const tool = request.tool;
     const access = checkAccess(request.access);
-    const rules = this.#rulesFor(tool, runsConfined(access, this.environment.workspace));
+    const boxed = runsConfined(access, this.environment.workspace);
+    const rules = this.#rulesFor(tool, boxed && this.#readsHidden(tool, access));
     const args = request.args;
     const fields = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
     const cwd = request.cwd ? resolve(this.environment.cwd, request.cwd) : this.environment.cwd;
@@ -360,7 +419,21 @@ class CompiledPolicy implements Policy {
         part.matched = part.note?.includes(LIFTED) ? [...sandboxed, ...others] : [...others, ...sandboxed];
       }
     }
+    if (boxed && !this.#readsHidden(tool, access)) this.#noteUntrusted(tool, parts);
     return summarize(tool, parts, this.#layering);
+  }
+
+  /** A confined call whose reads are not bounded: its asks say why the sandbox made no difference. */
+  #noteUntrusted(tool: string, parts: PolicyPart[]): void {
+    const { unbounded } = this.#readCoversOf(tool);
+    const shown = unbounded.slice(0, 4).join(", ") + (unbounded.length > 4 ? `, and ${unbounded.length - 4} more` : "");
+    const why =
+      unbounded.length > 0
+        ? `the call runs in a sandbox, but no sandbox can hide what ${shown} name${unbounded.length === 1 ? "s" : ""} outside the workspace, so sandboxed rules do not apply`
+        : "the call runs in a sandbox that does not say it hides what the policy denies to read, so sandboxed rules do not apply";
+    for (const part of parts) {
+      if (part.decision === "ask") part.note = part.note ? `${part.note}; ${why}` : why;
+    }
   }
 
   #judgeShell(command: CommandAccess, rules: ToolRules, cwd: string, parts: PolicyPart[]): void {

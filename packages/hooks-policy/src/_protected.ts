@@ -1,4 +1,4 @@
-import { type Dirent, readdirSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { recentRealOf } from "./_paths.js";
@@ -61,6 +61,13 @@ export class TreeGuard {
     readonly reuseMs = 0,
     /** Stop at the first path found: enough to know that a tree holds one (bash decisions). */
     readonly firstOnly = false,
+    /** Folders not to walk into (another walk covers them). */
+    readonly skip: (folder: string) => boolean = () => false,
+    /**
+     * Walk into symlinks to folders too (each real folder once): a search for what a sandbox must
+     * hide, where `/home/bob` may lead elsewhere and `/home/bob/.ssh` is still a name a command can use.
+     */
+    readonly followLinks = false,
   ) {}
 
   /** Walks (or checks) on the calling thread. */
@@ -110,6 +117,7 @@ export class TreeGuard {
   /** Breadth first, a level of folders per request; records each folder listed with its mtime. */
   *#walk(root: string, folders: Map<string, number>): Walk {
     const paths: string[] = [];
+    const seen = new Set<string>();
     if (this.#names(root)) return { paths: [root], complete: true };
     let level = [root];
     let entries = 0;
@@ -128,8 +136,14 @@ export class TreeGuard {
           if (this.#names(path, entry.isSymbolicLink())) {
             paths.push(path);
             if (this.firstOnly) return { paths, complete: true };
-          } else if (entry.isDirectory()) {
+          } else if (entry.isDirectory() && !this.skip(path)) {
             next.push(path);
+          } else if (this.followLinks && entry.isSymbolicLink() && !this.skip(path)) {
+            const real = linkedFolder(path);
+            if (real !== undefined && !seen.has(real) && !this.skip(real)) {
+              seen.add(real);
+              next.push(path);
+            }
           }
         }
       }
@@ -141,6 +155,15 @@ export class TreeGuard {
   #names(path: string, link = false): boolean {
     if (this.names(path)) return true;
     return link && this.names(recentRealOf(path));
+  }
+}
+
+/** The real path of the folder a symlink leads to; undefined when it leads to no folder. */
+function linkedFolder(path: string): string | undefined {
+  try {
+    return statSync(path).isDirectory() ? realpathSync(path) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -41,7 +41,7 @@ export const RuleSchema = Type.Object(
     sandboxed: Type.Optional(
       Type.Boolean({
         description:
-          "A condition, beside any matcher: true, the rule applies only to calls that run confined (a sandbox lets them write only inside the workspace and reach no network); false, only to the others. In a confined call, a matching `sandboxed: true` rule also lifts the ask of a part the policy cannot read (a command or script it cannot see into, a write to a path known only at run time).",
+          "A condition, beside any matcher: true, the rule applies only to calls that run confined (a sandbox lets them write only inside the workspace, reach no network, and read nothing the policy denies to read); false, only to the others. In a confined call, a matching `sandboxed: true` rule also lifts the ask of a part the policy cannot read (a command or script it cannot see into, a write to a path known only at run time).",
       }),
     ),
     decision: DecisionSchema,

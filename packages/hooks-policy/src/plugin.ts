@@ -17,8 +17,8 @@ export const POLICY_SERVICE = "policy";
 /**
  * Decides every call before it runs (`beforeToolCall`: allow, ask, deny) from what its tool
  * declares it touches (`ctx.access`) and its arguments, masks secrets in every text that leaves
- * the kernel (`redact`), records decisions in the audit file, and offers `explain` and
- * `protectedPaths` as the `policy` service.
+ * the kernel (`redact`), records decisions in the audit file, and offers `explain`,
+ * `protectedPaths` and `deniedReads` as the `policy` service.
  */
 const plugin = definePlugin({
   name: PLUGIN_NAME,
@@ -55,8 +55,11 @@ const plugin = definePlugin({
           return denied(String((request as { tool?: unknown } | null)?.tool ?? ""), `policy error: ${messageOf(error)}`);
         }
       },
-      async protectedPaths(root) {
-        return policy.protectedPaths(root);
+      async protectedPaths(root, options) {
+        return policy.protectedPaths(root, options);
+      },
+      async deniedReads(request) {
+        return policy.deniedReads(request);
       },
       async rules() {
         return policy.rules.map((rule) => ({

@@ -144,7 +144,7 @@ export async function runCommand(
       const why = error instanceof SandboxSetupError ? error.message : `setting it up failed: ${messageOf(error)}`;
       return cannotStart(BashErrorCode.SANDBOX_FAILED, `Refused: the command's sandbox could not be made: ${why}`);
     }
-    sandboxDetails = { ...sandboxDetails, writable: plan.writable, readOnly: plan.readOnly, hidden: plan.hidden };
+    sandboxDetails = { ...sandboxDetails, writable: plan.writable, readOnly: plan.readOnly, hidden: plan.hidden, ...(plan.unbounded.length > 0 && { unbounded: plan.unbounded }) };
   }
 
   const marker = `${CALL_MARKER}=${randomUUID()}`;

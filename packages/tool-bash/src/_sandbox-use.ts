@@ -63,8 +63,8 @@ export function describeSandbox(use: SandboxUse): string {
 const NETWORK_FAILURE =
   /Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|Connection refused|Failed to connect|getaddrinfo|ENETUNREACH|ECONNREFUSED|EAI_AGAIN/i;
 
-/** A command that likely needs the network: a URL, or a program that fetches. */
-const NEEDS_NETWORK = /https?:\/\/|\b(curl|wget|ssh|scp|rsync|nc|git\s+(fetch|pull|push|clone|ls-remote)|npm\s+(i|install|ci)|pnpm\s+(i|install|add)|yarn\s+add|pip3?\s+install)\b/;
+/** A command that likely needs the network: a URL, or a program that fetches (a word of its own, not `~/.ssh`). */
+const NEEDS_NETWORK = /https?:\/\/|(?<![\w./~-])(curl|wget|ssh|scp|rsync|nc|git\s+(fetch|pull|push|clone|ls-remote)|npm\s+(i|install|ci)|pnpm\s+(i|install|add)|yarn\s+add|pip3?\s+install)\b/;
 
 /** What the sandbox stopped in this call, in words a model can act on; "" when nothing. */
 export function sandboxNotes(plan: SandboxPlan, network: "on" | "off", command: string, output: string, failed = false): string {

@@ -2,6 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import type { PolicyService } from "@toolhost/core";
+import { mountAliases } from "./_mount-aliases.js";
 
 /** What a sandboxed call may do, from the tool's options. */
 export interface SandboxSettings {
@@ -22,8 +23,10 @@ export interface SandboxPlan {
   writable: string[];
   /** Paths inside the writable folders that stay read-only: `.git`, and what the policy denies to write. */
   readOnly: string[];
-  /** Paths the policy denies to read: they read as empty. */
+  /** Paths the policy denies to read, in the writable folders and anywhere else: they read as empty. */
   hidden: string[];
+  /** The policy's deny-read patterns no mount can cover (a name at any depth outside the writable folders). */
+  unbounded: string[];
 }
 
 /** The policy could not say what to hide, or a path cannot be hidden: the call is refused. */
@@ -46,13 +49,15 @@ export async function planSandbox(
 ): Promise<SandboxPlan> {
   const writable = unique(settings.writable.map(existingReal).filter((path): path is string => path !== undefined));
   const roots = outermost([existingReal(settings.workspace) ?? settings.workspace, ...writable]);
-  const { denyRead, denyWrite } = await askPolicy(policy, roots);
+  const { denyRead, denyWrite, outside, unbounded } = await askPolicy(policy, roots);
 
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", TMP];
   // What a private /tmp would cover but commands need to see.
+  const shown: string[] = [];
   for (const path of unique([settings.workspace, cwd, ...settings.visible].map(existingReal))) {
-    if (path !== undefined && isInside(path, TMP)) args.push("--ro-bind", path, path);
+    if (path !== undefined && isInside(path, TMP)) shown.push(path);
   }
+  for (const path of shown) args.push("--ro-bind", path, path);
   for (const path of writable) args.push("--bind", path, path);
 
   const readOnly: string[] = [];
@@ -60,14 +65,24 @@ export async function planSandbox(
     const git = join(root, ".git");
     if (exists(git) && !writable.some((path) => isInside(path, git))) readOnly.push(git);
   }
-  for (const path of denyWrite) {
-    if (exists(path) && writable.some((root) => isInside(path, root))) readOnly.push(path);
+  // At its real path (a symlink leading out of the writable folders needs nothing: it is read-only there).
+  for (const path of denyWrite.map(existingReal)) {
+    if (path !== undefined && writable.some((root) => isInside(path, root))) readOnly.push(path);
   }
   for (const path of unique(readOnly)) args.push("--ro-bind", path, path);
 
+  // In the writable folders and outside them: what the policy denies, under every name a bind
+  // mount gives it; what the private /tmp covers already needs nothing.
+  const visible = [...shown, ...writable];
+  // Each at its real path: a mount follows symlinks anyway, and bwrap cannot mount on an absolute
+  // symlink (it resolves it outside the new root).
+  const denied = unique([...denyRead, ...hardLinksOf(denyRead, roots), ...outside].map(existingReal).filter((path): path is string => path !== undefined));
+  const hide = outermostHidden(
+    unique([...denied, ...mountAliases(denied)]).filter((path) => !isInside(path, TMP) || visible.some((shown) => isInside(path, shown))),
+  );
   const hidden: string[] = [];
-  const empty = hiddenPathsExist(denyRead) ? emptyPlaceholders() : undefined;
-  for (const path of unique([...denyRead, ...hardLinksOf(denyRead, roots)])) {
+  const empty = hiddenPathsExist(hide) ? emptyPlaceholders() : undefined;
+  for (const path of hide) {
     const stat = statIf(path);
     if (!stat || !empty) continue;
     hidden.push(path);
@@ -77,24 +92,46 @@ export async function planSandbox(
   args.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (settings.network === "off") args.push("--unshare-net");
   args.push("--setenv", "TMPDIR", TMP, "--chdir", cwd);
-  return { args, writable, readOnly: unique(readOnly), hidden };
+  return { args, writable, readOnly: unique(readOnly), hidden, unbounded };
 }
 
-async function askPolicy(policy: PolicyService | undefined, roots: readonly string[]): Promise<{ denyRead: string[]; denyWrite: string[] }> {
-  const denyRead: string[] = [];
-  const denyWrite: string[] = [];
-  if (!policy) return { denyRead, denyWrite };
+interface Protected {
+  denyRead: string[];
+  denyWrite: string[];
+  /** Denied to read outside the roots. */
+  outside: string[];
+  unbounded: string[];
+}
+
+async function askPolicy(policy: PolicyService | undefined, roots: readonly string[]): Promise<Protected> {
+  const found: Protected = { denyRead: [], denyWrite: [], outside: [], unbounded: [] };
+  if (!policy) return found;
   for (const root of roots) {
     let paths: Awaited<ReturnType<PolicyService["protectedPaths"]>>;
     try {
-      paths = await policy.protectedPaths(root);
+      paths = await policy.protectedPaths(root, { confined: true });
     } catch (error) {
       throw new SandboxSetupError(`the policy could not list the paths it protects under ${root}: ${(error as Error)?.message ?? String(error)}`);
     }
-    denyRead.push(...paths.denyRead);
-    denyWrite.push(...paths.denyWrite);
+    found.denyRead.push(...paths.denyRead);
+    found.denyWrite.push(...paths.denyWrite);
   }
-  return { denyRead, denyWrite };
+  if (policy.deniedReads) {
+    try {
+      const elsewhere = await policy.deniedReads({ roots: [...roots], tool: "bash" });
+      found.outside.push(...elsewhere.paths);
+      found.unbounded.push(...elsewhere.unbounded);
+    } catch (error) {
+      throw new SandboxSetupError(`the policy could not list the paths it denies to read outside ${roots.join(", ")}: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+  return found;
+}
+
+/** The paths to hide, less those inside a hidden folder (its empty copy covers them). */
+function outermostHidden(paths: readonly string[]): string[] {
+  const folders = paths.filter((path) => statIf(path)?.isDirectory());
+  return paths.filter((path) => !folders.some((folder) => folder !== path && isInside(path, folder)));
 }
 
 /**

@@ -29,8 +29,13 @@ export function effectiveSettings(config: BashToolConfig, use: SandboxUse, cwd: 
   };
 }
 
-/** What a sandboxed call can change at most, for the policy (`ToolAccess.confinement`); undefined unsandboxed. */
+/**
+ * What a sandboxed call can change at most, for the policy (`ToolAccess.confinement`); undefined
+ * unsandboxed. It hides what the policy denies to read anywhere (or refuses the call) when the
+ * policy service can say what that is (`deniedReads`).
+ */
 export function confinementOf(use: SandboxUse): ToolConfinement | undefined {
   if (use.kind !== "bwrap") return undefined;
-  return { writable: [...use.settings.writable], network: use.settings.network === "on" };
+  const hidesDeniedReads = typeof use.policy()?.deniedReads === "function";
+  return { writable: [...use.settings.writable], network: use.settings.network === "on", hidesDeniedReads };
 }

@@ -16,8 +16,14 @@ export interface BashSandboxDetails {
   writable?: string[];
   /** Sandboxed: paths inside those that stayed read-only (`.git`, the policy's write-denied paths). */
   readOnly?: string[];
-  /** Sandboxed: paths the policy denies to read, which read as empty. */
+  /** Sandboxed: paths the policy denies to read (in the writable folders and elsewhere), which read as empty. */
   hidden?: string[];
+  /**
+   * Sandboxed: the policy's deny-read patterns no mount can cover (a name at any depth such as
+   * `.env` outside the writable folders): what they name elsewhere stays readable, so the policy
+   * does not trust the call with reads.
+   */
+  unbounded?: string[];
 }
 
 /** The `details` of every bash result. */
