@@ -313,11 +313,12 @@ describe("bash: output", () => {
     );
     expect(result.details.stdout.split("\n")).toHaveLength(30);
     expect(updates.length).toBeGreaterThan(0);
-    // The contract, not a speed: updates are about an interval (100 ms) apart, timers firing a little early.
+    const elapsed = performance.now() - started;
+    // The contract, not a speed: no update before one interval (100 ms; timers may fire a little
+    // early), and no more than one per interval over the run. Counted, not gap by gap: on a loaded
+    // machine a late callback makes the gap after it look short though the updates were spaced.
     expect(updates[0]?.at).toBeGreaterThanOrEqual(95);
-    for (let i = 1; i < updates.length; i++) {
-      expect((updates[i]?.at ?? 0) - (updates[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(95);
-    }
+    expect(updates.length).toBeLessThanOrEqual(Math.floor(elapsed / 95));
     for (const update of updates) expect(update.text).toMatch(/^line 1(\n|$)/);
     const last = updates[updates.length - 1];
     expect(last?.details?.stdout).toMatch(/line \d+$/);
