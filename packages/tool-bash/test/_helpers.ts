@@ -27,11 +27,19 @@ export function isRunning(pid: number): boolean {
 }
 
 /** Waits until each file holds a pid, and returns the pids. */
-export async function readPids(files: readonly string[]): Promise<number[]> {
+export async function readPids(files: readonly string[], call?: Promise<unknown>): Promise<number[]> {
+  // A call that ends before its processes wrote their pids fails the test with its result, at once,
+  // rather than leaving it to wait for files that will never come.
+  let ended: unknown;
+  void call?.then(
+    (value) => (ended = { value }),
+    (error: unknown) => (ended = { error: String(error) }),
+  );
   for (;;) {
     if (files.every((file) => existsSync(file) && /^\d+\s*$/.test(readFileSync(file, "utf8")))) {
       return files.map((file) => Number(readFileSync(file, "utf8").trim()));
     }
+    if (ended !== undefined) throw new Error(`the call ended before its processes wrote their pids: ${JSON.stringify(ended).slice(0, 2000)}`);
     await delay(10);
   }
 }

@@ -26,8 +26,8 @@ afterEach(() => {
 
 const KILL_GRACE_MS = 300;
 
-async function pidsOf(pidFiles: string[]): Promise<number[]> {
-  const pids = await readPids(pidFiles);
+async function pidsOf(pidFiles: string[], call?: Promise<unknown>): Promise<number[]> {
+  const pids = await readPids(pidFiles, call);
   started.push(...pids);
   return pids;
 }
@@ -178,7 +178,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
     await harness.use(bashPlugin, { sandbox: "off", killGraceMs: KILL_GRACE_MS });
     const { command, pidFiles } = treeCommand(dir, "sleep 300");
     const batch = harness.executeToolCalls([{ id: "a", name: "bash", arguments: { command } }]);
-    const pids = await pidsOf(pidFiles);
+    const pids = await pidsOf(pidFiles, batch);
     await harness.dispose();
     expectAllEnded(pids);
     const [message] = await batch;
@@ -209,7 +209,7 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
     const batch = harness.executeToolCalls([{ id: "a", name: "bash", arguments: { command } }], {
       signal: controller.signal,
     });
-    const pids = await pidsOf(pidFiles);
+    const pids = await pidsOf(pidFiles, batch);
     controller.abort();
     const [message] = await batch;
     expect(message?.isError).toBe(true);
