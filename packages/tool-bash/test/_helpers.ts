@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import type { AgentToolResult } from "@toolhost/core";
+import type { AgentHarness, AgentToolResult } from "@toolhost/core";
+import type { BashToolDetails } from "../src/index.js";
 
 /** A temporary folder, removed by the returned function. */
 export function tempFolder(): { dir: string; remove: () => void } {
@@ -12,6 +13,13 @@ export function tempFolder(): { dir: string; remove: () => void } {
 
 export function textOf(result: Pick<AgentToolResult, "content">): string {
   return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+}
+
+/** Runs one bash call through a harness: its text, details and whether it is an error. */
+export async function runBash(harness: AgentHarness, command: string): Promise<{ text: string; details: BashToolDetails; isError: boolean }> {
+  const [result] = await harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command } }]);
+  if (!result) throw new Error("no result");
+  return { text: textOf(result), details: result.details as BashToolDetails, isError: result.isError };
 }
 
 /** Whether a process runs: it exists and is not a zombie waiting for its parent. */

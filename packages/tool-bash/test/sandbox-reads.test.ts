@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { AgentHarness, type DeniedReads, definePlugin, type PolicyService } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import bashPlugin, { BashErrorCode, type BashToolDetails } from "../src/index.js";
-import { tempFolder, textOf } from "./_helpers.js";
+import bashPlugin, { BashErrorCode } from "../src/index.js";
+import { runBash as bash, tempFolder } from "./_helpers.js";
 
 const KEY = "PRIVATE_KEY_MATERIAL_0815";
 const SHADOW = "ROOT_HASH_4242";
@@ -58,12 +58,6 @@ async function harnessWith(deniedReads: PolicyService["deniedReads"] | "none" = 
   await harness.use(policyPlugin(deniedReads));
   cleanups.push(() => harness.dispose());
   return harness;
-}
-
-async function bash(harness: AgentHarness, command: string) {
-  const [result] = await harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command } }]);
-  if (!result) throw new Error("no result");
-  return { text: textOf(result), details: result.details as BashToolDetails, isError: result.isError };
 }
 
 describe("the sandbox hides what the policy denies to read outside the workspace", { timeout: 90_000 }, () => {

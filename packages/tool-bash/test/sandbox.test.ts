@@ -8,8 +8,8 @@ import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { AgentHarness, definePlugin, type PolicyService } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import bashPlugin, { BashErrorCode, type BashToolDetails } from "../src/index.js";
-import { isRunning, tempFolder, textOf } from "./_helpers.js";
+import bashPlugin, { BashErrorCode } from "../src/index.js";
+import { isRunning, runBash as bash, tempFolder } from "./_helpers.js";
 
 let ws: string;
 let out: string;
@@ -48,12 +48,6 @@ async function harnessWith(options: Record<string, unknown> = {}, withPolicy = t
   if (withPolicy) await harness.use(testPolicy);
   cleanups.push(() => harness.dispose());
   return harness;
-}
-
-async function bash(harness: AgentHarness, command: string) {
-  const [result] = await harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command } }]);
-  if (!result) throw new Error("no result");
-  return { text: textOf(result), details: result.details as BashToolDetails, isError: result.isError };
 }
 
 describe("the sandbox", { timeout: 60_000 }, () => {
