@@ -5,6 +5,7 @@ import { hookRunOptions, HookUsageError, type HookRunOptions } from "./_hook-arg
 import { askServer } from "./_hook-forward.js";
 import { HOOK_HOSTS, type HookHost } from "./_hook-hosts.js";
 import { HookInputError, parsePayload } from "./_hook-payload.js";
+import { readAll } from "./_read-stream.js";
 
 /** The exit code both hosts read as "blocked": the reason goes on stderr. */
 const BLOCK = 2;
@@ -51,12 +52,6 @@ async function forward(options: HookRunOptions & { server: URL }): Promise<numbe
 async function decideHere(options: HookRunOptions): Promise<number> {
   const { runHook } = await import("./_hook-fast.js");
   return runHook(options);
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 function print(stream: NodeJS.WritableStream, text: string): Promise<void> {

@@ -1,5 +1,6 @@
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import { request as httpRequest, type RequestOptions } from "node:http";
 import type { HookDecision, HookHost } from "./_hook-hosts.js";
+import { readCapped } from "./_read-stream.js";
 
 // The forwarding client of `toolhost hook <host> --server <url>`: one POST to a running
 // `toolhost hook serve`. Node built-ins only (node:https loaded for an https URL alone), so that a
@@ -45,7 +46,7 @@ async function post(url: URL, payload: string, token: string | undefined): Promi
   let timer: NodeJS.Timeout | undefined;
   const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
     const sent = request(url, options, (response) => {
-      readAnswer(response).then((body) => resolve({ status: response.statusCode ?? 0, body }), reject);
+      readCapped(response, MAX_ANSWER, "its answer is over 1 MiB").then((body) => resolve({ status: response.statusCode ?? 0, body }), reject);
     });
     timer = setTimeout(() => {
       reject(new Error(`no answer within ${SERVER_TIMEOUT_MS / 1000} s`));
@@ -55,22 +56,4 @@ async function post(url: URL, payload: string, token: string | undefined): Promi
     sent.end(payload);
   });
   return answered.finally(() => clearTimeout(timer));
-}
-
-function readAnswer(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    response.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_ANSWER) chunks.push(chunk);
-      else {
-        reject(new Error("its answer is over 1 MiB"));
-        response.destroy();
-      }
-    });
-    response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    response.on("error", reject);
-    response.on("close", () => reject(new Error("the connection closed before the answer was whole")));
-  });
 }

@@ -5,6 +5,7 @@ import { UsageError } from "./_cli.js";
 import { parsePayload } from "./_hook-decide.js";
 import { HostCache } from "./_hook-host-cache.js";
 import { HOOK_HOSTS, type HookDecision, type HookHost } from "./_hook-hosts.js";
+import { readCapped } from "./_read-stream.js";
 
 /** `toolhost hook serve`'s settings. */
 export interface HookServeOptions {
@@ -88,7 +89,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   }
   let body: string;
   try {
-    body = await readBody(request);
+    body = await readCapped(request, MAX_BODY, "the payload is over 8 MiB");
   } catch (error) {
     deny(`toolhost could not read the payload: ${(error as Error).message}`);
     return;
@@ -137,24 +138,6 @@ function sameToken(header: string | undefined, token: string): boolean {
   const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? "")?.[1] ?? "");
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(new Error("the payload is over 8 MiB"));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
 }
 
 function answer(response: ServerResponse, status: number, body: unknown): void {

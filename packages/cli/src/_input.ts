@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "./_cli.js";
+import { readAll } from "./_read-stream.js";
 
 /** Something to tell a person that input is awaited (the CLI's `note`). */
 export type Notify = (text: string) => Promise<void>;
@@ -11,9 +12,7 @@ export type Notify = (text: string) => Promise<void>;
  */
 export async function readStdin(notify?: Notify, what = "input"): Promise<string> {
   if (process.stdin.isTTY === true && notify) await notify(`reading ${what} from standard input (Ctrl-D to end)`);
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return readAll(process.stdin);
 }
 
 /** A file's text, or standard input's for "-". */
