@@ -370,7 +370,9 @@ class CompiledPolicy implements Policy {
     const tool = request.tool;
     const access = checkAccess(request.access);
     const boxed = runsConfined(access, this.environment.workspace);
-    const rules = this.#rulesFor(tool, boxed && this.#readsHidden(tool, access));
+    // Confined and bounded in what it reads: only then do sandboxed rules apply.
+    const trusted = boxed && this.#readsHidden(tool, access);
+    const rules = this.#rulesFor(tool, trusted);
     const args = request.args;
     const fields = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
     const cwd = request.cwd ? resolve(this.environment.cwd, request.cwd) : this.environment.cwd;
@@ -419,7 +421,7 @@ class CompiledPolicy implements Policy {
         part.matched = part.note?.includes(LIFTED) ? [...sandboxed, ...others] : [...others, ...sandboxed];
       }
     }
-    if (boxed && !this.#readsHidden(tool, access)) this.#noteUntrusted(tool, parts);
+    if (boxed && !trusted) this.#noteUntrusted(tool, parts);
     return summarize(tool, parts, this.#layering);
   }
 
