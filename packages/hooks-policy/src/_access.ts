@@ -1,6 +1,6 @@
 import { basename, dirname, isAbsolute, resolve, sep } from "node:path";
 import type { CommandAccess, NetworkAccess, ToolAccess } from "@toolhost/core";
-import { existingReal } from "./_paths.js";
+import { existingReal, isInside } from "./_paths.js";
 import type { CompiledRule } from "./_rules.js";
 
 /** Checks the shape of a declaration (it comes from any tool): a malformed one is an error, so the call is denied. */
@@ -50,9 +50,6 @@ export function runsConfined(access: ToolAccess | undefined, workspace: string):
   });
 }
 
-function isInside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
-}
 
 /** Where a path leads: its real path, or its nearest existing ancestor's real path with the rest appended. */
 function realThroughAncestors(path: string): string {

@@ -1,8 +1,8 @@
 import { realpathSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import { type DeniedReads, ToolhostError } from "@toolhost/core";
 import picomatch from "picomatch";
-import { globsOf, type PathAnchors } from "./_paths.js";
+import { globsOf, isInside, type PathAnchors } from "./_paths.js";
 import { MAX_WALK_DEPTH, MAX_WALK_ENTRIES, TreeGuard } from "./_protected.js";
 import { type CompiledRule, isWhole } from "./_rules.js";
 
@@ -135,8 +135,4 @@ function realIf(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isInside(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
 }

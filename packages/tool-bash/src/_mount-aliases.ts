@@ -1,5 +1,6 @@
 import { lstatSync, readFileSync } from "node:fs";
-import { join, sep } from "node:path";
+import { join } from "node:path";
+import { isInside } from "./_inside.js";
 
 /** One line of /proc/self/mountinfo: which folder of which file system is mounted where. */
 interface Mount {
@@ -63,6 +64,3 @@ function unescape(field: string): string {
   return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
 }
 
-function isInside(path: string, folder: string): boolean {
-  return path === folder || folder === sep || path.startsWith(`${folder}${sep}`);
-}

@@ -1,7 +1,8 @@
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, sep } from "node:path";
+import { join } from "node:path";
 import type { PolicyService } from "@toolhost/core";
+import { isInside } from "./_inside.js";
 import { mountAliases } from "./_mount-aliases.js";
 
 /** What a sandboxed call may do, from the tool's options. */
@@ -210,9 +211,6 @@ export function existingReal(path: string): string | undefined {
   }
 }
 
-export function isInside(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
-}
 
 /** The paths none of the others contain. */
 function outermost(paths: readonly string[]): string[] {
