@@ -5,7 +5,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { BIN, removeDir, tempDir, toolhost, writeConfig, type RunResult } from "./_helpers.js";
+import { BIN, removeDir, tempDir, toolhost, writeConfig, writeFile, type RunResult } from "./_helpers.js";
 import { claudePayload, geminiPayload, startHookServer, type HookServer } from "./_hook.js";
 
 // `toolhost hook <host> --server <url>`: the built CLI as the host runs it, forwarding to a real
@@ -255,9 +255,8 @@ describe("toolhost hook install --server", () => {
     const project = tempDir("toolhost-hook-install-");
     try {
       const file = join(project, ".claude", "settings.json");
-      mkdirSync(join(project, ".claude"));
       const existing = { model: "opus", hooks: { PreToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "prettier --check" }] }] } };
-      writeFileSync(file, JSON.stringify(existing));
+      writeFile(file, JSON.stringify(existing));
       const written = await toolhost(["hook", "install", "claude-code", "--server", server.url, "--http-hook", "--write", "--yes"], { cwd: project });
       expect(written.code).toBe(0);
       expect(written.stderr).toContain("lets a call through when its http hook gets no answer");

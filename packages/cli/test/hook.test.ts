@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { BIN, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { BIN, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
 import { claudePayload, geminiPayload, startHookServer, type HookServer } from "./_hook.js";
 
 // Recorded payloads in each host's documented shape, through the built CLI as a child process.
@@ -298,13 +298,12 @@ describe("toolhost hook install", () => {
     const project = tempDir("toolhost-hook-install-");
     try {
       const file = join(project, ".claude", "settings.json");
-      mkdirSync(join(project, ".claude"));
       const existing = {
         permissions: { allow: ["Bash(npm test)"], deny: ["Read(./.env)"] },
         hooks: { PreToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "prettier --check" }] }], Stop: [{ hooks: [{ type: "command", command: "notify" }] }] },
         model: "opus",
       };
-      writeFileSync(file, JSON.stringify(existing));
+      writeFile(file, JSON.stringify(existing));
       const noTerminal = await toolhost(["hook", "install", "claude-code", "--write"], { cwd: project });
       expect(noTerminal.code).toBe(2);
       expect(noTerminal.stderr).toContain("--yes");
