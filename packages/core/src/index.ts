@@ -5,7 +5,8 @@ export { Agent, type AgentInitialState, type AgentOptions, type AgentState } fro
 export { definePlugin, isPlugin, PLUGIN_API_VERSION, type PluginDefinition, type PluginReport, type PluginSetting, type ToolhostPlugin } from "./plugin.js";
 export { closestName } from "./suggest.js";
 export { ErrorCode, ToolhostError, describeError, messageOf } from "./errors.js";
-export { toolError } from "./results.js";
+export { resultCode, textOf, toolError } from "./results.js";
+export { isInside } from "./paths.js";
 export { preview } from "./preview.js";
 export type * from "./types.js";
 export { problemsOf as checkValue } from "./_validate.js";

@@ -22,6 +22,11 @@ export function resultCode(result: Pick<AgentToolResult, "details">): string | u
   return typeof details?.code === "string" ? details.code : undefined;
 }
 
+/** The text of a result's content, blocks joined by newlines, an image as `[image]`: for messages and logs. */
+export function textOf(result: Pick<AgentToolResult, "content">): string {
+  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+}
+
 /** Whether a block of content is a text or image block the way the types say. */
 export function isContentBlock(block: unknown): block is TextContent | ImageContent {
   if (block === null || typeof block !== "object") return false;
