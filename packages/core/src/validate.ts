@@ -1,7 +1,7 @@
 import { FormatRegistry, TypeRegistry, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Check } from "@sinclair/typebox/value";
-import type { ValidationProblem } from "./types.js";
+import type { ValidationProblem } from "./types/index.js";
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 const MAX_PROBLEMS = 20;

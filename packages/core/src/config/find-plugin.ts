@@ -1,8 +1,10 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { findConfigFile } from "./_load.js";
+import { findConfigFile } from "./load.js";
 import { importPlugin, locate, notFound, resolvePlaces } from "./_locate-plugin.js";
 import { resolvePackage, type ResolvePlace } from "./_resolve.js";
+
+export type { ResolvePlace };
 import type { ToolhostPlugin } from "../plugin.js";
 
 export interface FindPluginOptions {

@@ -3,7 +3,7 @@ import { Default } from "@sinclair/typebox/value";
 import { ErrorCode, ToolhostError } from "./errors.js";
 import type { ToolhostPlugin } from "./plugin.js";
 import { preview } from "./preview.js";
-import { formatProblems, problemsOnce } from "./_validate.js";
+import { formatProblems, problemsOnce } from "./validate.js";
 
 /**
  * Fills a plugin's option defaults and validates them against its schema, as `harness.use` does.

@@ -2,13 +2,13 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { ToolhostError, messageOf } from "../errors.js";
 import { AgentHarness, type AgentHarnessOptions } from "../harness.js";
 import type { PluginReport, PluginSetting, ToolhostPlugin } from "../plugin.js";
-import { ConfigError, ConfigErrorCode } from "./_errors.js";
-import { type ConfigHints, hintText } from "./_hints.js";
-import { findConfig } from "./_load.js";
+import { ConfigError, ConfigErrorCode } from "./errors.js";
+import { type ConfigHints, hintText } from "./hints.js";
+import { findConfig } from "./load.js";
 import { importPlugin, locate, notFound, resolvePlaces } from "./_locate-plugin.js";
 import { optionProblems } from "./_option-problems.js";
 import { isPathSpecifier, type ResolvePlace } from "./_resolve.js";
-import type { PluginEntry, ToolhostConfig } from "./_schema.js";
+import type { PluginEntry, ToolhostConfig } from "./schema.js";
 
 export interface CreateHostOptions {
   /** The working directory: where the config search starts and what tools resolve paths against. Default `process.cwd()`. */
@@ -138,12 +138,14 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
       // The plugin as given, its `apply`'s report kept: the harness itself has no use for it.
       const reporting: ToolhostPlugin = {
         ...plugin,
-        apply: async (target, value) => {
-          report = await plugin.apply(target, value);
+        apply: async (target, value, context) => {
+          report = await plugin.apply(target, value, context);
         },
       };
+      // One owner for now: the config that was found (a project's), or the host's defaults.
+      const context = { layers: [{ owner: "project" as const, ...(configPath && { file: configPath }), trusted: true, options: pluginOptions }] };
       try {
-        await harness.use(reporting, pluginOptions);
+        await harness.use(reporting, pluginOptions, context);
       } catch (error) {
         throw applyError(error, plugin, pluginOptions, { name, where, at, hints: options.hints });
       }

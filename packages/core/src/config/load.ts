@@ -4,10 +4,10 @@ import { homedir } from "node:os";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
-import { formatProblems, problemsOnce } from "../_validate.js";
-import { ConfigError, ConfigErrorCode } from "./_errors.js";
-import { type ConfigHints, hintText } from "./_hints.js";
-import { ConfigSchema, type ToolhostConfig } from "./_schema.js";
+import { formatProblems, problemsOnce } from "../validate.js";
+import { ConfigError, ConfigErrorCode } from "./errors.js";
+import { type ConfigHints, hintText } from "./hints.js";
+import { ConfigSchema, type ToolhostConfig } from "./schema.js";
 
 /** The file names searched for, in each folder from the working directory upward, in this order. */
 export const CONFIG_FILE_NAMES = Object.freeze([
