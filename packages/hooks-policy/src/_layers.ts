@@ -2,7 +2,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { checkValue, closestName, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
-import { DecisionSchema, type PolicyLayer, type PolicyOptions, RuleSchema } from "./_schema.js";
+import { DecisionSchema, type PolicyLayer, type PolicyOptions, RuleSchema } from "./options.js";
 import { PRESETS } from "./presets.js";
 
 /** What a policy package or file holds: its rules, and what it extends (resolved from where it is). */

@@ -219,8 +219,3 @@ export function existingReal(path: string): string | undefined {
   remembered.set(path, { real, at: now });
   return real;
 }
-
-/** Whether `path` is `folder` or lies under it (both absolute and normalized). */
-export function isInside(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
-}

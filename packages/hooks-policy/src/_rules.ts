@@ -1,10 +1,9 @@
-import { ErrorCode, messageOf, ToolhostError } from "@toolhost/core";
+import { ErrorCode, messageOf, type PolicyMatch, ToolhostError } from "@toolhost/core";
 import picomatch from "picomatch";
 import { CommandPattern, type Match } from "./_command-pattern.js";
-import type { MatchedRule } from "./_explanation.js";
 import { toolMatcher, wordGlob } from "./_glob.js";
 import { compilePathPattern, type PathAnchors } from "./_paths.js";
-import type { Decision, PolicyRule } from "./_schema.js";
+import type { Decision, PolicyRule } from "./options.js";
 
 /** A rule made ready to match: its matcher compiled, its id and place known. */
 export interface CompiledRule {
@@ -95,15 +94,29 @@ export const isWhole = (rule: CompiledRule): boolean => MATCHERS.every((key) => 
 /** Whether a rule applies to a call, by its `sandboxed` condition. */
 export const appliesTo = (rule: CompiledRule, confined: boolean): boolean => rule.sandboxed === undefined || rule.sandboxed === confined;
 
-
 /** Whether a rule names the tool itself (`bash`, `mcp_*`), not every tool (`*`) nor only a kind of access. */
 export function namesTool(rule: CompiledRule, tool: string): boolean {
   const globs = rule.rule.tool === undefined ? [] : Array.isArray(rule.rule.tool) ? rule.rule.tool : [rule.rule.tool];
   return globs.some((glob) => !/^\*+$/.test(glob) && toolMatcher(glob)(tool));
 }
 
-
-
-export function matchOf(rule: CompiledRule, decision: Decision): MatchedRule {
+export function matchOf(rule: CompiledRule, decision: Decision): PolicyMatch {
   return rule.reason === undefined ? { id: rule.id, decision } : { id: rule.id, decision, reason: rule.reason };
+}
+
+/** A rule's matcher as written: `"rm -rf *"`, `path "~/.ssh/**"`, `every call of bash`. */
+export function matcherText(rule: PolicyRule): string {
+  const text = ownMatcherText(rule);
+  return rule.sandboxed === undefined ? text : `${text} ${rule.sandboxed ? "when sandboxed" : "when not sandboxed"}`;
+}
+
+function ownMatcherText(rule: PolicyRule): string {
+  if (rule.command !== undefined) return JSON.stringify(rule.command);
+  if (rule.path !== undefined) return `path ${JSON.stringify(rule.path)}`;
+  if (rule.url !== undefined) return `url ${JSON.stringify(rule.url)}`;
+  if (rule.host !== undefined) return `host ${JSON.stringify(rule.host)}`;
+  if (rule.inline) return "inline programs";
+  if (rule.args !== undefined) return `args ${JSON.stringify(rule.args)}`;
+  const tools = rule.tool === undefined ? "every tool" : [rule.tool].flat().join(", ");
+  return `every call of ${tools}`;
 }

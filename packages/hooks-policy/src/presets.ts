@@ -1,4 +1,4 @@
-import type { Decision, PolicyRule, PresetName } from "./_schema.js";
+import type { Decision, PolicyRule, PresetName } from "./options.js";
 
 /** A preset: rules and the default they bring. Documented rule by rule in README.md. */
 export interface Preset {

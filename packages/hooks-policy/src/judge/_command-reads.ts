@@ -1,0 +1,108 @@
+import { dirname, resolve } from "node:path";
+import type { PolicyMatch } from "@toolhost/core";
+import picomatch from "picomatch";
+import { existingReal, LINK_TTL_MS, normalizePath, samplesOf } from "../_paths.js";
+import { TreeGuard } from "../_protected.js";
+import type { CompiledRule } from "../_rules.js";
+import type { Decision } from "../options.js";
+import type { ShellCommandPart } from "../shell/_parse.js";
+import { type ShellWord, showWord } from "../shell/_words.js";
+import { type JudgeScope, unique } from "./_scope.js";
+import type { ToolRules } from "./_tool-rules.js";
+
+/** Programs that never open their operands: a word known only at run time given to them names no file. */
+const NO_FILE_ARGUMENTS = new Set(["echo", "printf", "test", "[", "true", "false", ":", "export", "local", "declare", "typeset", "readonly", "unset", "set", "shift", "exit", "return", "read", "sleep", "seq", "expr", "basename", "dirname", "kill", "let", "wait", "cd", "pushd", "popd"]);
+
+type Add = (rule: CompiledRule, decision: Decision, why: string) => void;
+
+/**
+ * What a command reads through its arguments: a word naming a file the read rules deny (`cat
+ * .env`, `dd if=.env`, a symlink to it) denies it; a word known only at run time that could name
+ * such a file asks; a tree it reads recursively that holds such a file asks.
+ */
+export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: PolicyMatch[], notes: string[]): void {
+  const seen = new Set<string>();
+  const add: Add = (rule, decision, why) => {
+    const key = `${rule.id}:${decision}`;
+    if (seen.has(key) || matched.some((entry) => entry.id === rule.id && entry.decision === decision)) return;
+    seen.add(key);
+    matched.push({ id: rule.id, decision, reason: rule.reason ?? why });
+  };
+  const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
+  for (const word of argumentWords(part)) {
+    if (word.value === undefined) {
+      if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined) continue;
+      const rule = couldName(scope, word, rules.readCaution, cwd);
+      if (rule) {
+        add(rule, "ask", `${word.text} is known only at run time and could name a file ${rule.id} ${rule.decision === "deny" ? "denies" : "asks for"}`);
+        notes.push(`${word.text} could name a path ${rule.id} (${rule.decision}) matches`);
+      }
+      continue;
+    }
+    const value = word.value;
+    if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.length === 0 || NO_FILE_ARGUMENTS.has(program)) continue;
+    for (const base of cwds) {
+      if (base === undefined) continue;
+      for (const path of variants(scope, value, base, word.tilde)) {
+        for (const rule of rules.readDeny) if ((rule.path as (path: string) => boolean)(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
+      }
+    }
+  }
+  for (const touch of part.trees ?? []) treeOfCommand(touch.path, rules, cwd, add, notes);
+}
+
+/** The words of a command that may name a file it reads: its arguments (an option's `=value` alone), the files its options read, xargs' input. */
+function argumentWords(part: ShellCommandPart): ShellWord[] {
+  const words: ShellWord[] = [];
+  for (const word of part.words.slice(1)) {
+    const value = word.value;
+    if (value !== undefined && value.startsWith("-") && value.includes("=")) words.push({ ...word, value: value.slice(value.indexOf("=") + 1), tilde: false });
+    else words.push(word);
+  }
+  for (const touch of part.reads ?? []) words.push(touch.path);
+  // xargs' input: arguments that come at run time.
+  if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
+  return words;
+}
+
+function treeOfCommand(word: ShellWord, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[]): void {
+  if (rules.readDeny.length === 0) return;
+  const first = rules.readDeny[0] as CompiledRule;
+  if (word.value === undefined || cwd === undefined) {
+    add(first, "ask", `reads a tree known only at run time, which may hold files the read rules deny`);
+    notes.push(`reads the tree ${word.text}, known only at run time`);
+    return;
+  }
+  const normalized = normalizePath(word.value, cwd, word.tilde);
+  if (!normalized.ok) return;
+  rules.guard ??= new TreeGuard((path) => rules.readDeny.some((rule) => (rule.path as (path: string) => boolean)(path)), LINK_TTL_MS, true);
+  for (const root of unique([normalized.lexical, normalized.real])) {
+    const found = rules.guard.find(root);
+    if (found.paths.length === 0 && found.complete) continue;
+    const denied = rules.readDeny.find((rule) => found.paths.some((path) => (rule.path as (path: string) => boolean)(path))) ?? first;
+    const shown = found.paths.join(", ");
+    add(denied, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
+    notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
+  }
+}
+
+/** The path an argument names, and where it leads when it exists and symlinks are followed. */
+function variants(scope: JudgeScope, value: string, cwd: string, tilde: boolean): string[] {
+  if (value.includes("\0")) return [];
+  let path = value;
+  if (tilde && (value === "~" || value.startsWith("~/"))) path = (scope.anchors.homes[0] as string) + value.slice(1);
+  const lexical = resolve(cwd, path);
+  const real = existingReal(path.split("/").includes("..") ? `${cwd}/${path}` : lexical);
+  return real === undefined || real === lexical ? [lexical] : [lexical, real];
+}
+
+/** The first deny/ask read rule a word known only at run time could name a path of, if any. */
+function couldName(scope: JudgeScope, word: ShellWord, caution: CompiledRule[], cwd: string): CompiledRule | undefined {
+  const text = word.text.replace(/^(["'])(.*)\1$/, "$2");
+  const pureGlob = !/[$`]/.test(text) && /[*?[]/.test(text);
+  if (!pureGlob) return caution[0];
+  const path = resolve(cwd, text.startsWith("~/") ? scope.anchors.homes[0] + text.slice(1) : text);
+  const glob = picomatch(path, { dot: true });
+  const folder = dirname(path);
+  return caution.find((rule) => rule.rule.path !== undefined && samplesOf(rule.rule.path, scope.anchors, folder).some((sample) => glob(sample) || glob(`${sample}/x`)));
+}

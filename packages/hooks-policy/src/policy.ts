@@ -1,0 +1,76 @@
+import { checkValue, ToolhostError } from "@toolhost/core";
+import { worst } from "./_explanation.js";
+import { layerSources, layersOf, type SourcedLayer } from "./_layers.js";
+import { anchorsOf } from "./_paths.js";
+import { type CompiledRule, compileRule, matcherText } from "./_rules.js";
+import { CompiledPolicy, type LayerPlace } from "./judge/_compiled.js";
+import { type Decision, type PolicyOptions, PolicyOptionsSchema } from "./options.js";
+import { type Policy, type PolicyEnvironment, PolicyErrorCode } from "./types.js";
+
+/**
+ * Compiles options (presets and rules) into a policy. Throws a `ToolhostError` with the path of
+ * the problem when a rule is invalid.
+ */
+export function createPolicy(options: PolicyOptions, environment: PolicyEnvironment): Policy {
+  checkOptions(options);
+  return compilePolicy(options, environment);
+}
+
+/** What the layers add up to: every rule in order, where each stands, and the defaults. */
+interface Layered {
+  compiled: CompiledRule[];
+  layers: Map<string, LayerPlace>;
+  defaultDecision: Decision;
+  lockedDefault: Policy["lockedDefault"];
+}
+
+/**
+ * `createPolicy` for options already checked against `PolicyOptionsSchema` (the plugin's, which
+ * `harness.use` checked): checking them again would compile the schema's check at every start.
+ */
+export function compilePolicy(options: PolicyOptions, environment: PolicyEnvironment): Policy {
+  const anchors = anchorsOf(environment.workspace);
+  const layerList: SourcedLayer[] = layersOf(options, environment.workspace);
+  layerList.push({ name: "config", rules: options.rules ?? [], ...(options.default ? { default: options.default } : {}) });
+  const { compiled, layers, defaultDecision, lockedDefault } = layered(layerList, anchors);
+  return new CompiledPolicy(compiled, defaultDecision, environment, anchors, layers, lockedDefault, layerSources(layerList));
+}
+
+function layered(layerList: SourcedLayer[], anchors: ReturnType<typeof anchorsOf>): Layered {
+  const result: Layered = { compiled: [], layers: new Map(), defaultDecision: "ask", lockedDefault: undefined };
+  let floor: Decision = "allow";
+  layerList.forEach((layer, index) => {
+    const own = index === layerList.length - 1;
+    const place = { index, locked: layer.locked === true, name: layer.name, ...(layer.source ? { source: layer.source } : {}) };
+    if (layer.default) result.defaultDecision = worst(layer.default, floor);
+    if (layer.locked && layer.default) floor = worst(floor, layer.default);
+    if (layer.locked && layer.default && layer.default !== "allow") result.lockedDefault ??= { layer: layer.name, ...(layer.source ? { source: layer.source } : {}) };
+    layer.rules.forEach((rule, at) => {
+      const id = rule.id ?? (own ? `rules[${at}]` : `${layer.name}:rules[${at}]`);
+      result.compiled.push(compileRule(rule, id, anchors, own ? `rules[${at}]` : `${layer.name} rules[${at}]`));
+      if (result.layers.has(id)) return;
+      // Written out only for an explanation that names the rule.
+      result.layers.set(id, {
+        ...place,
+        get label() {
+          return `${layer.name}${layer.locked ? " (locked)" : ""} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})`;
+        },
+      });
+    });
+  });
+  result.compiled.forEach((rule, order) => {
+    rule.order = order;
+  });
+  return result;
+}
+
+function checkOptions(options: PolicyOptions): void {
+  const problems = checkValue(PolicyOptionsSchema, options);
+  if (problems) {
+    const lines = problems.slice(0, 10).map((problem) => `  ${problem.path}: ${problem.message}`);
+    throw new ToolhostError(
+      PolicyErrorCode.INVALID_OPTIONS,
+      `Invalid options for @toolhost/hooks-policy:\n${lines.join("\n")}\nFix them in the plugin's options in the config (see the package README for the rule format).`,
+    );
+  }
+}

@@ -1,0 +1,206 @@
+import { homedir } from "node:os";
+import { type Assignment, type Command, forEachChild, parse, type Redirection, type SyntaxNode, type Word } from "unbash";
+import { SHELLS, WRAPPERS } from "../inventory/_runners.js";
+import { DANGEROUS_VARIABLES } from "../inventory/_variables.js";
+import { shellEffects } from "./_builtins.js";
+import { type Effects, effectsOf } from "./_effects.js";
+import { type ParsedArguments, parseArguments } from "./_options.js";
+import { type Analysis, basename, clip, MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS, type ParsedCommand, type ShellCommandPart, type ShellPart } from "./_parts.js";
+import { resolveShell } from "./_shells.js";
+import { resolveWrapper } from "./_wrappers.js";
+import { evalWord, runtimeWord, type ShellWord, type WordEnv } from "./_words.js";
+
+export { MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS } from "./_parts.js";
+export type { ParsedCommand, ShellCommandPart, ShellFilePart, ShellPart, ShellUnknownPart } from "./_parts.js";
+
+const MAX_NODE_DEPTH = 1_000;
+const SILENT_DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2", "/dev/tty"]);
+
+/**
+ * Parses a bash command line into every simple command it would run, recursively (lists,
+ * pipelines, subshells, groups, compound commands, functions, substitutions, `bash -c` strings,
+ * literal `eval`, wrappers), and the files its redirects and writers touch. Never throws for any
+ * input: what cannot be known is an `unknown` part.
+ */
+export function parseCommand(source: string): ParsedCommand {
+  const analysis = new ShellAnalysis(source);
+  analysis.run();
+  return { parts: analysis.parts, cds: analysis.cds };
+}
+
+class ShellAnalysis implements Analysis {
+  readonly parts: ShellPart[] = [];
+  readonly cds: ShellWord[] = [];
+  readonly env: WordEnv;
+  #stopped = false;
+
+  constructor(readonly source: string) {
+    // A script that sets HOME may point `~` and `$HOME` anywhere; then they are unknown.
+    this.env = { home: /\bHOME\s*\+?=/.test(source) ? undefined : homedir() };
+  }
+
+  run(): void {
+    if (this.source.length > MAX_COMMAND_LENGTH) {
+      this.#stop(`${this.source.length} characters`, `the command is longer than ${MAX_COMMAND_LENGTH} characters, so it was not looked into`);
+      return;
+    }
+    this.parseScript(this.source, 0, "command");
+  }
+
+  #stop(subject: string, reason: string): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.parts.push({ kind: "unknown", subject, reason });
+  }
+
+  push(part: ShellPart): void {
+    if (this.#stopped) return;
+    if (this.parts.length >= MAX_PARTS) {
+      this.#stop("(whole command)", `the command has more than ${MAX_PARTS} parts, so the rest was not looked into`);
+      return;
+    }
+    this.parts.push(part);
+  }
+
+  unknown(subject: string, reason: string): void {
+    this.push({ kind: "unknown", subject: clip(subject), reason });
+  }
+
+  parseScript(text: string, level: number, what: string): void {
+    if (level > MAX_NESTING) {
+      this.#stop(clip(text), `${what} is nested more than ${MAX_NESTING} levels deep, so it was not looked into`);
+      return;
+    }
+    let script: SyntaxNode;
+    try {
+      script = parse(text);
+    } catch (error) {
+      this.unknown(text, `${what} could not be parsed (${(error as Error).message})`);
+      return;
+    }
+    this.#visit(script, 0, level, text);
+  }
+
+  #visit(node: SyntaxNode, depth: number, level: number, source: string): void {
+    if (this.#stopped) return;
+    if (depth > MAX_NODE_DEPTH) {
+      this.#stop("(whole command)", "the command is nested too deeply to be looked into");
+      return;
+    }
+    let nextLevel = level;
+    switch (node.type) {
+      case "Script":
+        if (node.errors && node.errors.length > 0) {
+          const first = node.errors[0];
+          this.unknown(sliceAround(node, source), `the shell syntax is not valid (${first?.message ?? "parse error"}), so what runs is not known`);
+        }
+        nextLevel = level + 1;
+        break;
+      case "CompoundList":
+        nextLevel = level + 1;
+        break;
+      case "Command":
+        this.#command(node, level);
+        break;
+      case "Redirect":
+        this.#redirect(node);
+        break;
+      default:
+        break;
+    }
+    if (nextLevel > MAX_NESTING) {
+      this.#stop("(whole command)", `the command is nested more than ${MAX_NESTING} levels deep, so it was not looked into`);
+      return;
+    }
+    forEachChild(node, (child) => this.#visit(child, depth + 1, nextLevel, source));
+  }
+
+  #redirect(node: Extract<Redirection, { type: "Redirect" }>): void {
+    const target = node.target;
+    if (!target) return;
+    const word = evalWord(target, this.env);
+    const op = node.operator;
+    if (op === ">&" || op === "<&") {
+      if (word.value !== undefined && /^(\d+-?|-)$/.test(word.value)) return;
+      if (word.value === undefined) {
+        this.unknown(`${op}${word.text}`, "a redirect whose target is known only at run time");
+        return;
+      }
+    }
+    if (word.value !== undefined && SILENT_DEVICES.has(word.value)) return;
+    const writes = op !== "<" && op !== "<&";
+    const reads = op === "<" || op === "<&" || op === "<>";
+    if (writes) this.push({ kind: "write", path: word, via: op, cdCount: this.cds.length });
+    if (reads) this.push({ kind: "read", path: word, via: op, cdCount: this.cds.length });
+  }
+
+  #command(node: Command, level: number): void {
+    for (const item of node.prefix) {
+      if (item.type === "Assignment") this.#assignment(item);
+    }
+    if (!node.name) return;
+    const words: ShellWord[] = [evalWord(node.name, this.env)];
+    for (const item of node.suffix) {
+      if (item.type === "Word") words.push(evalWord(item, this.env));
+      else if (item.type === "Assignment") words.push(assignmentWord(item, this.env));
+    }
+    this.resolve(words, false, level, node, undefined);
+  }
+
+  #assignment(item: Assignment): void {
+    if (DANGEROUS_VARIABLES.has(item.name) || item.name.startsWith("BASH_FUNC_")) {
+      this.unknown(item.text, `setting ${item.name} changes which program a name runs or runs code itself`);
+    }
+  }
+
+  resolve(words: ShellWord[], tail: boolean, level: number, node: Command | undefined, uncertain: string | undefined): void {
+    if (this.#stopped || words.length === 0) return;
+    const name = words[0] as ShellWord;
+    if (name.value === undefined) {
+      this.push({ kind: "command", words, tail, uncertain: uncertain ?? "the command name is known only at run time", cdCount: this.cds.length });
+      return;
+    }
+    const program = basename(name.value);
+    const wrapper = WRAPPERS[program];
+    if (wrapper) return resolveWrapper(this, program, wrapper, words, tail, level, node, uncertain);
+    if (SHELLS.has(program)) return resolveShell(this, words, tail, level, node, uncertain);
+    const args = parseArguments(program, words.slice(1));
+    this.pushCommand(words, tail, uncertain, args, effectsOf(program, words, args), level);
+    shellEffects(this, program, words, tail, level, node, uncertain);
+  }
+
+  pushCommand(words: ShellWord[], tail: boolean, uncertain: string | undefined, args: ParsedArguments, effects: Effects, level: number, script?: ShellWord): void {
+    const part: ShellCommandPart = { kind: "command", words, tail, cdCount: this.cds.length, args };
+    const why = uncertain ?? effects.uncertain;
+    if (why !== undefined) part.uncertain = why;
+    if (effects.reads.length > 0) part.reads = effects.reads;
+    if (effects.trees.length > 0) part.trees = effects.trees;
+    if (effects.inline !== undefined) part.inline = effects.inline;
+    if (script ?? effects.script) part.script = script ?? effects.script;
+    this.push(part);
+    for (const touch of effects.writes) this.push({ kind: "write", path: touch.path, via: touch.via, cdCount: this.cds.length });
+    for (const run of effects.runs ?? []) {
+      if (run.shell) this.reparse(run.words, level, run.via);
+      else this.resolve(run.words, false, level, undefined, undefined);
+    }
+  }
+
+  reparse(words: ShellWord[], level: number, what: string): void {
+    if (words.length === 0) return;
+    if (words.some((word) => word.value === undefined)) {
+      this.unknown(words.map((word) => word.text).join(" "), `${what} runs text known only at run time`);
+      return;
+    }
+    this.parseScript(words.map((word) => word.value).join(" "), level + 1, what);
+  }
+}
+
+function assignmentWord(item: Assignment, env: WordEnv): ShellWord {
+  if (item.value.type !== "Word") return runtimeWord(item.text, false);
+  const value = evalWord(item.value as Word, env).value;
+  return { text: item.text, value: value === undefined ? undefined : `${item.name}${item.append ? "+=" : "="}${value}`, splits: false, tilde: false };
+}
+
+function sliceAround(node: { pos: number; end: number; source?: string }, source: string): string {
+  return clip((node.source ?? source).slice(node.pos, node.end) || "(empty)");
+}
