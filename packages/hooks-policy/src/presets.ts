@@ -6,9 +6,6 @@ export interface Preset {
   rules: PolicyRule[];
 }
 
-/** Tools that only write (tool-fs's); the preset may name them. `write` is also every declared write. */
-const WRITERS = ["write", "edit"];
-
 /** Files that hold secrets: denied to every tool that declares it reads or writes them, and to commands that name them. */
 const SECRETS: PolicyRule[] = [
   ".env",
@@ -209,8 +206,9 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   readonly: {
     default: "ask",
     rules: [
+      // `read` and `write` are kinds of access here, not tools: every declared read, every declared write.
       { tool: "read", path: "${workspace}/**", decision: "allow" },
-      { tool: WRITERS, decision: "deny", reason: "the policy is read-only" },
+      { tool: "write", decision: "deny", reason: "the policy is read-only" },
       ...SECRETS,
       ...LOOKING,
     ],
