@@ -68,7 +68,7 @@ function realThroughAncestors(path: string): string {
 /** What a rule judges that the call does not declare (`"commands"`), or undefined when it declares it. */
 export function undeclared(rule: CompiledRule, access: ToolAccess | undefined): string | undefined {
   const has = (list: unknown[] | undefined) => (list?.length ?? 0) > 0;
-  if (rule.command || rule.inline) return has(access?.commands) ? undefined : "the commands";
+  if (rule.command || rule.inline || rule.kinds) return has(access?.commands) ? undefined : "the commands";
   if (rule.path) return has(access?.commands) || has(access?.reads) || has(access?.writes) || has(access?.readTrees) ? undefined : "the paths";
   return has(access?.network) ? undefined : "the network destinations";
 }

@@ -1,10 +1,12 @@
-import { checkValue, ToolhostError } from "@toolhost/core";
+import { checkValue, messageOf, ToolhostError } from "@toolhost/core";
 import { worst } from "./_explanation.js";
 import { layerSources, layersOf, type SourcedLayer } from "./_layers.js";
 import { anchorsOf } from "./_paths.js";
 import { type CompiledRule, compileRule, matcherText } from "./_rules.js";
+import { Inventory } from "./inventory/_inventory.js";
 import { CompiledPolicy, type LayerPlace } from "./judge/_compiled.js";
 import { type Decision, type PolicyOptions, PolicyOptionsSchema } from "./options.js";
+import type { ShellKnowledge } from "./shell/_parse.js";
 import { type Policy, type PolicyEnvironment, PolicyErrorCode } from "./types.js";
 
 /**
@@ -24,6 +26,22 @@ interface Layered {
   lockedDefault: Policy["lockedDefault"];
 }
 
+/** The inventory with the rows the layers' `programs` add (later layers' rows win), and the programs rules name. */
+function knowledgeOf(layerList: readonly SourcedLayer[], compiled: readonly CompiledRule[]): ShellKnowledge {
+  const rows = layerList.flatMap((layer) => Object.entries(layer.programs ?? {}).map(([name, text]) => ({ name, text, source: layer.name })));
+  let inventory: Inventory;
+  try {
+    inventory = Inventory.builtin().with(rows);
+  } catch (error) {
+    throw new ToolhostError(
+      PolicyErrorCode.INVALID_OPTIONS,
+      `Invalid options for @toolhost/hooks-policy: ${messageOf(error)}. A row is KIND[:ROLE] and clauses separated by " | " (see "The program inventory" in the package README), e.g. "read-only" or "runs-code:build | sub lint=read-only".`,
+    );
+  }
+  const named = new Set(compiled.flatMap((rule) => (rule.command?.program === undefined ? [] : [rule.command.program])));
+  return { inventory, namesProgram: (program) => named.has(program) };
+}
+
 /**
  * `createPolicy` for options already checked against `PolicyOptionsSchema` (the plugin's, which
  * `harness.use` checked): checking them again would compile the schema's check at every start.
@@ -31,9 +49,10 @@ interface Layered {
 export function compilePolicy(options: PolicyOptions, environment: PolicyEnvironment): Policy {
   const anchors = anchorsOf(environment.workspace);
   const layerList: SourcedLayer[] = layersOf(options, environment.workspace);
-  layerList.push({ name: "config", rules: options.rules ?? [], ...(options.default ? { default: options.default } : {}) });
+  layerList.push({ name: "config", rules: options.rules ?? [], ...(options.default ? { default: options.default } : {}), ...(options.programs ? { programs: options.programs } : {}) });
   const { compiled, layers, defaultDecision, lockedDefault } = layered(layerList, anchors);
-  return new CompiledPolicy(compiled, defaultDecision, environment, anchors, layers, lockedDefault, layerSources(layerList));
+  const knowledge = knowledgeOf(layerList, compiled);
+  return new CompiledPolicy({ rules: compiled, defaultDecision, environment, anchors, layers, lockedDefault, sources: layerSources(layerList), knowledge });
 }
 
 function layered(layerList: SourcedLayer[], anchors: ReturnType<typeof anchorsOf>): Layered {

@@ -4,10 +4,15 @@ import type { Decision, PolicyRule } from "./options.js";
 /** A rule in force: its id, its layer's name, whether the layer is locked, and the file it came from (packages and files). */
 export type EffectiveRule = PolicyRule & { id: string; layer: string; locked: boolean; source?: string };
 
-/** Where the policy stands: relative paths resolve against `cwd`, `${workspace}` is `workspace`. */
+/**
+ * Where the policy stands: relative paths resolve against `cwd`, `${workspace}` is `workspace`;
+ * `trustedWorkspace`: the user trusts the workspace's folder to run its own code (its build and
+ * test runners, its scripts). Default: not trusted.
+ */
 export interface PolicyEnvironment {
   cwd: string;
   workspace: string;
+  trustedWorkspace?: boolean;
 }
 
 /** A compiled policy: pure, synchronous decisions. */

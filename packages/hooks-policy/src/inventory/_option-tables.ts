@@ -109,6 +109,8 @@ export const OPTION_TABLE_SPECS: ReadonlyArray<readonly [string, OptionTableSpec
   ["ls", t("-R,--recursive -a,--all -A,--almost-all -l -h,--human-readable -1 -d,--directory -F,--classify? -t -S -r,--reverse -i,--inode -s,--size -n,--numeric-uid-gid -g -o -G -L,--dereference -H --color? -I,--ignore= --hide= -w,--width= --sort= --time= --format= -T,--tabsize= --block-size= --time-style= --indicator-style= --quoting-style= -Q -q -b -c -u -U -v -x -X -Z -k -p -m -N -C -D -f --full-time --group-directories-first")],
   ["zip", t("-r,--recurse-paths -R -q,--quiet -v -j,--junk-paths -0 -1 -2 -3 -4 -5 -6 -7 -8 -9 -x,--exclude= -i,--include= -e,--encrypt -P,--password= -m,--move -u,--update -f,--freshen -d,--delete -y,--symlinks -@ -D -T,--test -o,--latest-time -b= -n,--suffixes= -t= -tt= -Z,--compression-method= -O,--output-file= -s,--split-size= -FS")],
   ["unzip", t("-d= -o -n -q -qq -j -l -t -v -p -c -x= -P= -a -aa -b -C -L -X -u -f -U -V")],
+  ["ssh", t("-B= -b= -c= -D= -E= -e= -F= -I= -i= -J= -L= -l= -m= -O= -o= -p= -Q= -R= -S= -W= -w= -4 -6 -A -a -C -f -G -g -K -k -M -N -n -q -s -T -t -V -v -X -x -Y -y", { stopAtOperand: true })],
+  ["sftp", t("-B= -b= -c= -D= -F= -i= -J= -l= -o= -P= -R= -S= -s= -X= -1 -4 -6 -A -a -C -f -N -p -q -r -v")],
   ["scp", t("-r -p -q -v -C -3 -4 -6 -A -B -O -R -T -P= -i= -o= -F= -c= -l= -J= -S= -D= -X=")],
   ["perl", t("-e= -E= -i? -I= -M= -m= -l# -0# -n -p -a -F= -c -s -T -t -u -U -w -W -X -x? -d? -D= -C# -v -V? -h -S", { stopAtOperand: true })],
   ["ruby", t("-e= -I= -r= -C= -E,--encoding= -F= -i? -l -n -p -a -c -d,--debug -s -S -v,--verbose -w -W? -x? -y,--yydebug -0# -K= -T? -h,--help --version --enable= --disable= --jit", { stopAtOperand: true })],

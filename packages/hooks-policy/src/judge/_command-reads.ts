@@ -4,7 +4,9 @@ import picomatch from "picomatch";
 import { existingReal, LINK_TTL_MS, normalizePath, samplesOf } from "../_paths.js";
 import { TreeGuard } from "../_protected.js";
 import type { CompiledRule } from "../_rules.js";
+import type { InventoryEntry } from "../inventory/_inventory.js";
 import type { Decision } from "../options.js";
+import type { ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
 import { type JudgeScope, unique } from "./_scope.js";
@@ -20,7 +22,7 @@ type Add = (rule: CompiledRule, decision: Decision, why: string) => void;
  * .env`, `dd if=.env`, a symlink to it) denies it; a word known only at run time that could name
  * such a file asks; a tree it reads recursively that holds such a file asks.
  */
-export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: PolicyMatch[], notes: string[]): void {
+export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: PolicyMatch[], notes: string[], entry?: InventoryEntry): void {
   const seen = new Set<string>();
   const add: Add = (rule, decision, why) => {
     const key = `${rule.id}:${decision}`;
@@ -29,7 +31,7 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
     matched.push({ id: rule.id, decision, reason: rule.reason ?? why });
   };
   const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
-  for (const word of argumentWords(part)) {
+  for (const word of entry ? fileWords(part, entry) : argumentWords(part)) {
     if (word.value === undefined) {
       if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined) continue;
       const rule = couldName(scope, word, rules.readCaution, cwd);
@@ -63,6 +65,44 @@ function argumentWords(part: ShellCommandPart): ShellWord[] {
   // xargs' input: arguments that come at run time.
   if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
   return words;
+}
+
+/** Git subcommands that print names, never contents: a secret's name given to them reads nothing (`git check-ignore .env`). */
+const GIT_NAMES_ONLY = new Set(["status", "ls-files", "check-ignore", "check-attr", "add", "rm", "mv", "restore", "checkout", "switch", "stash", "commit", "reset", "clean", "branch", "tag", "fetch", "pull", "push", "clone", "init", "config", "remote", "submodule", "worktree", "sparse-checkout", "update-index", "merge", "rebase", "cherry-pick", "revert"]);
+/** `git log` prints contents only with a patch. */
+const GIT_PATCH = new Set(["-p", "--patch", "-u", "-L", "--full-diff", "--word-diff", "--stat"]);
+
+/**
+ * The words of a command the inventory knows that name files it reads: its operands as its row
+ * says (none for `ls` and `echo`, all but the first for `grep` and `jq`), the values of its options
+ * but those that are patterns, and the files its options read.
+ */
+function fileWords(part: ShellCommandPart, entry: InventoryEntry): ShellWord[] {
+  const { row } = entry;
+  const args = part.args;
+  if (!args) return argumentWords(part);
+  const values = args.options.filter((option) => option.value && !row.patterns.includes(option.name) && !row.patterns.includes(option.spelling)).map((option) => option.value as ShellWord);
+  const words = [...values, ...(part.reads ?? []).map((touch) => touch.path)];
+  if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
+  if (entry.name === "git") return [...words, ...gitFiles(args)];
+  if (row.operands === "none") return words;
+  const unless = row.operandsUnless.some((name) => args.options.some((option) => option.name === name || option.spelling === name));
+  return [...words, ...(row.operands === "after-first" && !unless ? args.operands.slice(1) : args.operands)];
+}
+
+/** The files a git command prints: the paths of `REV:path`, and the operands of the subcommands that show contents. */
+function gitFiles(args: ParsedArguments): ShellWord[] {
+  const sub = args.subcommand ?? "";
+  const operands = args.operands.slice(1);
+  const inHistory = operands.flatMap((operand) => {
+    const value = operand.value;
+    const colon = value?.indexOf(":") ?? -1;
+    if (value === undefined || colon === -1 || /^[a-z+]+:\/\//.test(value)) return [];
+    return [{ ...operand, value: value.slice(colon + 1) || ".", tilde: false }];
+  });
+  if (GIT_NAMES_ONLY.has(sub)) return inHistory;
+  if (sub === "log" && !args.options.some((option) => GIT_PATCH.has(option.spelling) || GIT_PATCH.has(option.name))) return inHistory;
+  return [...operands, ...inHistory];
 }
 
 function treeOfCommand(word: ShellWord, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[]): void {

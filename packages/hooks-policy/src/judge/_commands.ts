@@ -6,7 +6,9 @@ import { folderOf } from "../_paths.js";
 import { type CompiledRule, matchOf } from "../_rules.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
+import { kindMatches } from "../inventory/_kinds.js";
 import { readsOfCommand } from "./_command-reads.js";
+import { type CommandKnowledge, knowledgeOf } from "./_knowledge.js";
 import { judgeFile } from "./_files.js";
 import { type JudgeScope, LIFTED } from "./_scope.js";
 import { lifts, type ToolRules } from "./_tool-rules.js";
@@ -19,7 +21,7 @@ import { lifts, type ToolRules } from "./_tool-rules.js";
 /** Judges a declared shell command: each of its parts goes into `parts`. */
 export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: ToolRules, cwd: string, parts: PolicyPart[]): void {
   const where = command.cwd ? resolve(cwd, command.cwd) : cwd;
-  const parsed = parseCommand(command.command);
+  const parsed = parseCommand(command.command, scope.knowledge);
   const cwds = cwdsOf(parsed, where);
   const before = parts.length;
   for (const part of parsed.parts) {
@@ -79,11 +81,16 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
     for (const rule of rules.inline) matched.push(matchOf(rule, rule.decision));
     notes.push(`runs an inline program: ${clip(part.inline, 80)}`);
   }
-  if (part.script && !named) {
+  const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)];
+  const knowledge = knowledgeOf(scope.knowledge.inventory, part, cwd, scope.environment.workspace);
+  // A script of a trusted workspace is its own code, as its build is.
+  if (part.script && !named && !(scope.trusted && knowledge?.kind.role === "build")) {
     atLeastAsk = true;
     notes.push(`runs the script ${showWord(part.script)}, which the policy cannot read (a rule naming it decides)`);
   }
-  if (rules.readCaution.length > 0) readsOfCommand(scope, part, program, rules, cwds, matched, notes);
+  if (rules.readCaution.length > 0) readsOfCommand(scope, part, program, rules, cwds, matched, notes, knowledge?.entry);
+  if (knowledge) atLeastAsk = judgeKind(knowledge, rules, matched, notes) || atLeastAsk;
+  if (part.via) notes.push(`judged as ${part.via}`);
   if (maybes.length > 0) notes.push(`words known only at run time may match ${maybes.join(", ")}`);
   // An inline program is unreadable too, though rules (not the parser) ask for it.
   if ((atLeastAsk || part.inline !== undefined) && lifts(rules, matched)) {
@@ -91,6 +98,14 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
     notes.push(LIFTED);
   }
   return finish({ kind: "command", subject, decision: "allow", matched }, scope.layering, notes, atLeastAsk);
+}
+
+/** The kind rules that match what the inventory says of the command; true when it is at least ask whatever they say. */
+function judgeKind(knowledge: CommandKnowledge, rules: ToolRules, matched: PolicyMatch[], notes: string[]): boolean {
+  const kinded = rules.kinds.filter((rule) => (rule.kinds as readonly string[]).some((entry) => kindMatches(entry, knowledge.kind)));
+  for (const rule of kinded) matched.push(matchOf(rule, rule.decision));
+  if (kinded.length > 0 || knowledge.atLeastAsk !== undefined) notes.push(knowledge.note);
+  return knowledge.atLeastAsk !== undefined;
 }
 
 /** What the parser could not follow: at least ask, unless a sandboxed rule lifts it in a confined call. */

@@ -5,6 +5,7 @@ import { finish, type Layering, summarize } from "../_explanation.js";
 import type { PathAnchors } from "../_paths.js";
 import { type CompiledRule, matchOf, namesTool } from "../_rules.js";
 import type { Decision } from "../options.js";
+import type { ShellKnowledge } from "../shell/_parse.js";
 import type { EffectiveRule, Policy, PolicyEnvironment } from "../types.js";
 import { judgeArgs } from "./_arguments.js";
 import { judgeShell } from "./_commands.js";
@@ -24,6 +25,18 @@ export interface LayerPlace {
   label: string;
 }
 
+/** What `compilePolicy` hands the compiled policy. */
+export interface CompiledParts {
+  rules: CompiledRule[];
+  defaultDecision: Decision;
+  environment: PolicyEnvironment;
+  anchors: PathAnchors;
+  layers: Map<string, LayerPlace>;
+  lockedDefault: Policy["lockedDefault"];
+  sources: readonly string[];
+  knowledge: ShellKnowledge;
+}
+
 /**
  * The compiled policy: a call's declared access is split into parts (commands, files, trees,
  * network destinations, arguments, the call), each judged by its own module, and the call takes
@@ -36,18 +49,26 @@ export class CompiledPolicy implements Policy, JudgeScope {
   readonly rules: ReadonlyArray<EffectiveRule>;
   readonly layering: Layering;
 
-  constructor(
-    rules: CompiledRule[],
-    readonly defaultDecision: Decision,
-    readonly environment: PolicyEnvironment,
-    readonly anchors: PathAnchors,
-    layers: Map<string, LayerPlace>,
-    readonly lockedDefault: Policy["lockedDefault"],
-    readonly sources: readonly string[],
-  ) {
+  readonly defaultDecision: Decision;
+  readonly environment: PolicyEnvironment;
+  readonly anchors: PathAnchors;
+  readonly lockedDefault: Policy["lockedDefault"];
+  readonly sources: readonly string[];
+  readonly knowledge: ShellKnowledge;
+  readonly trusted: boolean;
+
+  constructor(compiled: CompiledParts) {
+    const { rules, layers } = compiled;
     this.#rules = rules;
-    this.#protection = new Protection(rules, environment.cwd, anchors);
-    this.layering = { default: defaultDecision, layerOf: (id) => layers.get(id) };
+    this.defaultDecision = compiled.defaultDecision;
+    this.environment = compiled.environment;
+    this.anchors = compiled.anchors;
+    this.lockedDefault = compiled.lockedDefault;
+    this.sources = compiled.sources;
+    this.knowledge = compiled.knowledge;
+    this.trusted = compiled.environment.trustedWorkspace === true;
+    this.#protection = new Protection(rules, compiled.environment.cwd, compiled.anchors);
+    this.layering = { default: compiled.defaultDecision, layerOf: (id) => layers.get(id) };
     this.rules = Object.freeze(
       rules.map((rule) => {
         const where = layers.get(rule.id);
@@ -82,7 +103,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
     const key = `${confined ? "confined" : "open"}\0${tool}`;
     let found = this.#byTool.get(key);
     if (!found) {
-      found = toolRulesOf(this.#rules, tool, confined);
+      found = toolRulesOf(this.#rules, tool, confined, this.trusted);
       this.#byTool.set(key, found);
     }
     return found;

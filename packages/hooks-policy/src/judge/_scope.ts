@@ -1,6 +1,7 @@
 import type { Layering } from "../_explanation.js";
 import type { PathAnchors } from "../_paths.js";
 import type { Decision } from "../options.js";
+import type { ShellKnowledge } from "../shell/_parse.js";
 import type { PolicyEnvironment } from "../types.js";
 
 /** What every judge of a part needs of the policy: how rules layer, the default, where `~` and `${workspace}` are. */
@@ -9,6 +10,10 @@ export interface JudgeScope {
   readonly defaultDecision: Decision;
   readonly anchors: PathAnchors;
   readonly environment: PolicyEnvironment;
+  /** What is known of programs (the built-in inventory and the layers' `programs`), and the programs rules name. */
+  readonly knowledge: ShellKnowledge;
+  /** Whether the workspace is trusted to run its own code (its build and test runners, its scripts). */
+  readonly trusted: boolean;
 }
 
 /** The kinds of access path rules can name in `tool`: `read` and `write` stand for every read / write declared. */

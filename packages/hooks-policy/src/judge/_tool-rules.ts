@@ -14,6 +14,8 @@ export interface ToolRules {
   anyProgram: CompiledRule[];
   allCommand: CompiledRule[];
   inline: CompiledRule[];
+  /** Rules on the kind of a command's program (`kind`). */
+  kinds: CompiledRule[];
   network: CompiledRule[];
   args: CompiledRule[];
   /** Path rules of the tool and of `write` / `read`. */
@@ -48,9 +50,9 @@ function byProgram(commands: CompiledRule[]): { forProgram: Map<string, Compiled
   return { forProgram, anyProgram };
 }
 
-/** Sorts out the rules that judge calls of `tool`, for confined calls or the others. */
-export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean): ToolRules {
-  const of = (name: string) => all.filter((rule) => rule.tool(name) && appliesTo(rule, confined));
+/** Sorts out the rules that judge calls of `tool`, for confined calls or the others, in a trusted workspace or not. */
+export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean, trusted: boolean): ToolRules {
+  const of = (name: string) => all.filter((rule) => rule.tool(name) && appliesTo(rule, confined, trusted));
   const mine = of(tool);
   const allCommand = mine.filter((rule) => rule.command);
   const whole = mine.filter(isWhole);
@@ -64,6 +66,7 @@ export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean
     readWhole: unique([...of(READ).filter(isWhole), ...whole]).filter((rule) => rule.sandboxed !== true),
     allCommand,
     inline: mine.filter((rule) => rule.inline),
+    kinds: mine.filter((rule) => rule.kinds !== undefined),
     network: mine.filter((rule) => rule.url || rule.host),
     args: mine.filter((rule) => rule.args),
     write: fileRules(WRITE),

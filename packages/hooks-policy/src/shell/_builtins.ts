@@ -1,6 +1,6 @@
 import type { Command } from "unbash";
-import { DANGEROUS_VARIABLES } from "../inventory/_variables.js";
 import type { Analysis } from "./_parts.js";
+import { assignment, assignmentOf } from "./_settings.js";
 import { runtimeWord, type ShellWord, showWord } from "./_words.js";
 
 /**
@@ -36,7 +36,7 @@ export function shellEffects(analysis: Analysis, program: string, words: ShellWo
     case "typeset":
     case "readonly":
     case "local":
-      return declarations(analysis, words);
+      return declarations(analysis, words, level);
     case "enable":
       if (words.length > 1) analysis.unknown(shown(), "`enable` loads or changes shell builtins");
       return;
@@ -63,12 +63,10 @@ function aliases(analysis: Analysis, words: ShellWord[], level: number): void {
   }
 }
 
-function declarations(analysis: Analysis, words: ShellWord[]): void {
+function declarations(analysis: Analysis, words: ShellWord[], level: number): void {
   for (const word of words.slice(1)) {
-    const match = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(word.value ?? word.text);
-    if (match && DANGEROUS_VARIABLES.has(match[1] as string)) {
-      analysis.unknown(word.text, `setting ${match[1]} changes which program a name runs or runs code itself`);
-    }
+    const set = assignmentOf(word);
+    if (set) assignment(analysis, set.name, set.value, word.text, level);
   }
 }
 

@@ -1,11 +1,13 @@
 import { homedir } from "node:os";
 import { type Assignment, type Command, forEachChild, parse, type Redirection, type SyntaxNode, type Word } from "unbash";
+import { Inventory } from "../inventory/_inventory.js";
 import { SHELLS, WRAPPERS } from "../inventory/_runners.js";
-import { DANGEROUS_VARIABLES } from "../inventory/_variables.js";
 import { shellEffects } from "./_builtins.js";
 import { type Effects, effectsOf } from "./_effects.js";
 import { type ParsedArguments, parseArguments } from "./_options.js";
 import { type Analysis, basename, clip, MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS, type ParsedCommand, type ShellCommandPart, type ShellPart } from "./_parts.js";
+import { programEffects } from "./_programs.js";
+import { assignment, runSetting } from "./_settings.js";
 import { resolveShell } from "./_shells.js";
 import { resolveWrapper } from "./_wrappers.js";
 import { evalWord, runtimeWord, type ShellWord, type WordEnv } from "./_words.js";
@@ -16,14 +18,23 @@ export type { ParsedCommand, ShellCommandPart, ShellFilePart, ShellPart, ShellUn
 const MAX_NODE_DEPTH = 1_000;
 const SILENT_DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2", "/dev/tty"]);
 
+/** What the parser knows of programs: the inventory, and the programs rules name (an unknown program's argument naming one is judged as a command). */
+export interface ShellKnowledge {
+  inventory: Inventory;
+  namesProgram?: (program: string) => boolean;
+}
+
+let builtinKnowledge: ShellKnowledge | undefined;
+
 /**
  * Parses a bash command line into every simple command it would run, recursively (lists,
  * pipelines, subshells, groups, compound commands, functions, substitutions, `bash -c` strings,
- * literal `eval`, wrappers), and the files its redirects and writers touch. Never throws for any
- * input: what cannot be known is an `unknown` part.
+ * literal `eval`, wrappers, runners the inventory knows), and the files its redirects and writers
+ * touch. Never throws for any input: what cannot be known is an `unknown` part.
  */
-export function parseCommand(source: string): ParsedCommand {
-  const analysis = new ShellAnalysis(source);
+export function parseCommand(source: string, knowledge?: ShellKnowledge): ParsedCommand {
+  builtinKnowledge ??= { inventory: Inventory.builtin() };
+  const analysis = new ShellAnalysis(source, knowledge ?? builtinKnowledge);
   analysis.run();
   return { parts: analysis.parts, cds: analysis.cds };
 }
@@ -32,11 +43,32 @@ class ShellAnalysis implements Analysis {
   readonly parts: ShellPart[] = [];
   readonly cds: ShellWord[] = [];
   readonly env: WordEnv;
+  readonly inventory: Inventory;
+  readonly #named: ((program: string) => boolean) | undefined;
   #stopped = false;
 
-  constructor(readonly source: string) {
+  constructor(
+    readonly source: string,
+    knowledge: ShellKnowledge,
+  ) {
     // A script that sets HOME may point `~` and `$HOME` anywhere; then they are unknown.
     this.env = { home: /\bHOME\s*\+?=/.test(source) ? undefined : homedir() };
+    this.inventory = knowledge.inventory;
+    this.#named = knowledge.namesProgram;
+  }
+
+  get size(): number {
+    return this.parts.length;
+  }
+
+  partsFrom(start: number): readonly ShellPart[] {
+    return this.parts.slice(start);
+  }
+
+  namesProgram(program: string): boolean {
+    // Words that are also common arguments (`.`, `:`, `[`) name no program here.
+    if (/^[^A-Za-z0-9_]*$/.test(program)) return false;
+    return this.inventory.lookup(program) !== undefined || WRAPPERS[program] !== undefined || SHELLS.has(program) || (this.#named?.(program) ?? false);
   }
 
   run(): void {
@@ -136,7 +168,7 @@ class ShellAnalysis implements Analysis {
 
   #command(node: Command, level: number): void {
     for (const item of node.prefix) {
-      if (item.type === "Assignment") this.#assignment(item);
+      if (item.type === "Assignment") this.#assignment(item, level);
     }
     if (!node.name) return;
     const words: ShellWord[] = [evalWord(node.name, this.env)];
@@ -147,10 +179,9 @@ class ShellAnalysis implements Analysis {
     this.resolve(words, false, level, node, undefined);
   }
 
-  #assignment(item: Assignment): void {
-    if (DANGEROUS_VARIABLES.has(item.name) || item.name.startsWith("BASH_FUNC_")) {
-      this.unknown(item.text, `setting ${item.name} changes which program a name runs or runs code itself`);
-    }
+  #assignment(item: Assignment, level: number): void {
+    const value = item.value.type === "Word" ? evalWord(item.value as Word, this.env) : undefined;
+    assignment(this, item.name, value, item.text, level);
   }
 
   resolve(words: ShellWord[], tail: boolean, level: number, node: Command | undefined, uncertain: string | undefined): void {
@@ -165,8 +196,11 @@ class ShellAnalysis implements Analysis {
     if (wrapper) return resolveWrapper(this, program, wrapper, words, tail, level, node, uncertain);
     if (SHELLS.has(program)) return resolveShell(this, words, tail, level, node, uncertain);
     const args = parseArguments(program, words.slice(1));
-    this.pushCommand(words, tail, uncertain, args, effectsOf(program, words, args), level);
+    const entry = this.inventory.lookup(program);
+    const effects = effectsOf(program, words, args, entry?.row);
+    this.pushCommand(words, tail, uncertain, args, effects, level);
     shellEffects(this, program, words, tail, level, node, uncertain);
+    programEffects(this, program, entry, words, args, tail, level, effects);
   }
 
   pushCommand(words: ShellWord[], tail: boolean, uncertain: string | undefined, args: ParsedArguments, effects: Effects, level: number, script?: ShellWord): void {
@@ -183,6 +217,7 @@ class ShellAnalysis implements Analysis {
       if (run.shell) this.reparse(run.words, level, run.via);
       else this.resolve(run.words, false, level, undefined, undefined);
     }
+    for (const setting of effects.settings ?? []) runSetting(this, setting.value, setting.what, level);
   }
 
   reparse(words: ShellWord[], level: number, what: string): void {

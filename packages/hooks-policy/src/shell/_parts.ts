@@ -1,4 +1,5 @@
 import type { Command } from "unbash";
+import type { Inventory } from "../inventory/_inventory.js";
 import type { Effects, Touch } from "./_effects.js";
 import type { ParsedArguments } from "./_options.js";
 import type { ShellWord, WordEnv } from "./_words.js";
@@ -18,6 +19,8 @@ export const MAX_PARTS = 10_000;
 /** A simple command the shell would run, after looking through wrappers. */
 export interface ShellCommandPart {
   kind: "command";
+  /** Why it is judged: a program an unknown program may run (`presumed`), a program a setting names. */
+  via?: string;
   /** The program (first) and its arguments. The program's value is undefined when only known at run time. */
   words: ShellWord[];
   /** True when more arguments come at run time (xargs' input). */
@@ -69,6 +72,14 @@ export interface ParsedCommand {
 export interface Analysis {
   readonly cds: ShellWord[];
   readonly env: WordEnv;
+  /** What is known of programs. */
+  readonly inventory: Inventory;
+  /** Whether a word names a program (the inventory knows it, or a rule names it): an unknown program's argument that does is judged as a command. */
+  namesProgram(program: string): boolean;
+  /** How many parts there are so far (for looking at what a step added). */
+  readonly size: number;
+  /** The parts from `start` on. */
+  partsFrom(start: number): readonly ShellPart[];
   push(part: ShellPart): void;
   /** A part the policy cannot judge without running it. */
   unknown(subject: string, reason: string): void;

@@ -1,7 +1,7 @@
 import type { Command } from "unbash";
 import type { WrapperSpec } from "../inventory/_runners.js";
-import { DANGEROUS_VARIABLES } from "../inventory/_variables.js";
 import { type Analysis, SH_WORD } from "./_parts.js";
+import { assignment, assignmentOf } from "./_settings.js";
 import { resolveShell } from "./_shells.js";
 import type { ShellWord } from "./_words.js";
 import { showWord } from "./_words.js";
@@ -75,11 +75,9 @@ function commandIndex(call: WrapperCall): number {
   if (spec.assignments) {
     while (index < words.length) {
       const word = words[index] as ShellWord;
-      const match = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(word.value ?? word.text);
-      if (!match) break;
-      if (DANGEROUS_VARIABLES.has(match[1] as string)) {
-        analysis.unknown(word.text, `setting ${match[1]} changes which program a name runs or runs code itself`);
-      }
+      const set = assignmentOf(word);
+      if (!set) break;
+      assignment(analysis, set.name, set.value, word.text, call.level);
       index += 1;
     }
   }
