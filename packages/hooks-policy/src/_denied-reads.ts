@@ -47,6 +47,8 @@ export function readCovers(rules: readonly CompiledRule[], anchors: PathAnchors)
       continue;
     }
     for (const glob of globsOf(pattern, anchors)) {
+      // A sandbox mounts a /proc of its own processes (and its own /dev): what a pattern names there is theirs.
+      if (/^\/(proc|dev)\//.test(glob)) continue;
       const cover = coverOf(pattern, glob);
       if (cover) covers.push(cover);
       else if (!unbounded.includes(pattern)) unbounded.push(pattern);

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { type DeniedReads, messageOf, type PolicyExplanation, type PolicyPart, type PolicyRequest, type ProtectedPaths, type ProtectedPathsOptions, type ToolAccess } from "@toolhost/core";
-import { checkAccess, runsConfined, undeclared } from "../_access.js";
+import { checkAccess, undeclared } from "../_access.js";
 import { finish, type Layering, summarize } from "../_explanation.js";
 import type { PathAnchors } from "../_paths.js";
 import { type CompiledRule, matchOf, namesTool } from "../_rules.js";
@@ -9,11 +9,11 @@ import type { ShellKnowledge } from "../shell/_parse.js";
 import type { EffectiveRule, Policy, PolicyEnvironment } from "../types.js";
 import { judgeArgs } from "./_arguments.js";
 import { judgeShell } from "./_commands.js";
-import { noteUntrusted, orderSandboxed, readsHidden } from "./_confinement.js";
+import { liftedNote, noteUntrusted, orderSandboxed, type Trust, trustOf } from "./_confinement.js";
 import { judgePath } from "./_files.js";
 import { judgeNetwork } from "./_network.js";
 import { Protection } from "./_protection.js";
-import { type JudgeScope, READ, WRITE } from "./_scope.js";
+import { type JudgeScope, LIFTED, READ, WRITE } from "./_scope.js";
 import { type ToolRules, toolRulesOf } from "./_tool-rules.js";
 
 /** Where a rule's layer stands, and how a person reads the rule: `recommended › "rm -rf *" (rules[18])`. */
@@ -112,10 +112,9 @@ export class CompiledPolicy implements Policy, JudgeScope {
   #decide(request: PolicyRequest): PolicyExplanation {
     const tool = request.tool;
     const access = checkAccess(request.access);
-    const boxed = runsConfined(access, this.environment.workspace);
     // Confined and bounded in what it reads: only then do sandboxed rules apply.
-    const trusted = boxed && readsHidden(this.#protection.readCoversOf(tool), access);
-    const rules = this.#rulesFor(tool, trusted);
+    const trust = trustOf(access, this.environment.workspace, this.#protection.readCoversOf(tool));
+    const rules = this.#rulesFor(tool, trust.confined);
     const cwd = request.cwd ? resolve(this.environment.cwd, request.cwd) : this.environment.cwd;
     const parts = this.#accessParts(access, rules, cwd);
     parts.push(...this.#undeclared(tool, access, rules));
@@ -132,7 +131,8 @@ export class CompiledPolicy implements Policy, JudgeScope {
       parts.push(finish({ kind: "call", subject: tool, decision: "allow", matched }, this.layering));
     }
     orderSandboxed(parts, rules);
-    if (boxed && !trusted) noteUntrusted(this.#protection.readCoversOf(tool), parts);
+    if (trust.boxed && !trust.confined) noteUntrusted(this.#protection.readCoversOf(tool), parts);
+    if (trust.confined) sayRelied(parts, trust);
     return summarize(tool, parts, this.layering);
   }
 
@@ -168,4 +168,11 @@ export class CompiledPolicy implements Policy, JudgeScope {
     }
     return parts;
   }
+}
+
+/** In a confined call's parts, the sandbox's note names what of the confinement the decision relied on. */
+function sayRelied(parts: PolicyPart[], trust: Trust): void {
+  const note = liftedNote(trust);
+  if (note === LIFTED) return;
+  for (const part of parts) if (part.note?.includes(LIFTED)) part.note = part.note.replace(LIFTED, note);
 }

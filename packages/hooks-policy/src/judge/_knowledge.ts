@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { isInside } from "@toolhost/core";
 import type { Inventory, InventoryEntry } from "../inventory/_inventory.js";
 import { hasAny, rowKind } from "../inventory/_kind-of.js";
-import { KIND_WORDS, type KindRole, kindText, ROLE_WORDS } from "../inventory/_kinds.js";
+import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
 import { parseArguments, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
@@ -42,13 +42,13 @@ export function knowledgeOf(inventory: Inventory, part: ShellCommandPart, cwd: s
 function described(by: string, kind: KindRole, entry: InventoryEntry): string {
   const role = kind.role ? ` (${ROLE_WORDS[kind.role] ?? kind.role})` : "";
   const where = entry.source === "inventory" ? "inventory" : `inventory row of ${entry.source}`;
-  return `${where}: ${by} ${KIND_WORDS[kind.kind]}${role}, ${kindText(kind)}`;
+  return `${where}: ${by} ${KIND_WORDS[kind.kind]}${role}`;
 }
 
 function unknownProgram(program: string): CommandKnowledge {
   return {
     kind: { kind: "unknown" },
-    note: `the inventory does not know ${program}: teach it with a rule ({ command: "${program} *", decision: allow }) or a row in a policy's programs ({ ${program}: read-only }, or what it is: writes, runs-code, network, …)`,
+    note: `the inventory does not know ${program} (teach it: a rule { command: "${program} *", decision: allow }, or programs: { ${program}: read-only } in a policy)`,
   };
 }
 
@@ -56,7 +56,7 @@ function unknownProgram(program: string): CommandKnowledge {
 function pathProgram(name: string, program: string, cwd: string | undefined, workspace: string): CommandKnowledge {
   const where = cwd === undefined && !isAbsolute(name) ? undefined : resolve(cwd ?? "/", name);
   if (where !== undefined && isInside(where, workspace)) {
-    return { kind: { kind: "runs-code", role: "build" }, note: `${name} is a program of the workspace: it runs the repository's own code (runs-code:build)` };
+    return { kind: { kind: "runs-code", role: "build" }, note: `${name} is a program of the workspace: the repository's own code` };
   }
   return { kind: { kind: "unknown" }, note: `${name} is run by a path outside the system's folders, so the inventory's row of ${program} does not vouch for it: teach it with a rule ({ command: "${name} *", decision: allow })` };
 }
@@ -92,7 +92,7 @@ function interpreted(known: CommandKnowledge, part: ShellCommandPart, args: Pars
   const script = part.script ?? args.operands[0];
   if (part.inline !== undefined || !script || script.value === undefined || cwd === undefined) return known;
   if (!isInside(resolve(cwd, script.value), workspace)) return known;
-  return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${script.value} is the workspace's own script, so it runs the repository's code (runs-code:build)` };
+  return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${script.value} is the workspace's own script` };
 }
 
 const HOST_NAMESPACES = /^(host)$/;
