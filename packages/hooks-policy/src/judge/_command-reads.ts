@@ -1,7 +1,7 @@
 import { dirname, resolve } from "node:path";
 import type { PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
-import { existingReal, LINK_TTL_MS, normalizePath, samplesOf } from "../_paths.js";
+import { existingReal, LINK_TTL_MS, normalizePath, procAlias, samplesOf } from "../_paths.js";
 import { TreeGuard } from "../_protected.js";
 import type { CompiledRule } from "../_rules.js";
 import type { InventoryEntry } from "../inventory/_inventory.js";
@@ -45,7 +45,13 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
     if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.length === 0 || NO_FILE_ARGUMENTS.has(program)) continue;
     for (const base of cwds) {
       if (base === undefined) continue;
-      for (const path of variants(scope, value, base, word.tilde)) {
+      const through = procAlias(resolve(base, value), base);
+      if (through === undefined) {
+        const first = rules.readCaution[0] as CompiledRule;
+        add(first, "ask", `${showWord(word)} reaches a file through another process's folder or a descriptor, which may be one the read rules deny`);
+        continue;
+      }
+      for (const path of variants(scope, through === resolve(base, value) ? value : through, base, word.tilde)) {
         for (const rule of rules.readDeny) if ((rule.path as (path: string) => boolean)(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
       }
     }

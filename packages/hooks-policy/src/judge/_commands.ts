@@ -9,6 +9,7 @@ import { type ShellWord, showWord } from "../shell/_words.js";
 import { kindMatches } from "../inventory/_kinds.js";
 import { readsOfCommand } from "./_command-reads.js";
 import { type CommandKnowledge, knowledgeOf } from "./_knowledge.js";
+import { foldedOperands } from "./_spellings.js";
 import { judgeFile } from "./_files.js";
 import { type JudgeScope, LIFTED } from "./_scope.js";
 import { lifts, type ToolRules } from "./_tool-rules.js";
@@ -66,9 +67,12 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
   if (part.uncertain) notes.push(part.uncertain);
   const maybes: string[] = [];
   let named = false;
+  const folded = foldedOperands(part, cwds, scope.anchors);
   for (const rule of candidates) {
     const pattern = rule.command as CommandPattern;
-    const match = pattern.match(words, part.tail, rule.decision === "allow", part.args);
+    let match = pattern.match(words, part.tail, rule.decision === "allow", part.args);
+    // A deny or ask of the root or the home folder holds however they are spelled (`//`, `"$HOME"`, `cd / && rm -rf .`).
+    if (match !== "yes" && folded && rule.decision !== "allow" && pattern.match(folded, part.tail, false) === "yes") match = "yes";
     if (match === "yes") {
       matched.push(matchOf(rule, rule.decision));
       if (pattern.namesOperand) named = true;
@@ -103,8 +107,11 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
 /** The kind rules that match what the inventory says of the command; true when it is at least ask whatever they say. */
 function judgeKind(knowledge: CommandKnowledge, rules: ToolRules, matched: PolicyMatch[], notes: string[]): boolean {
   const kinded = rules.kinds.filter((rule) => (rule.kinds as readonly string[]).some((entry) => kindMatches(entry, knowledge.kind)));
+  const others = matched.filter((entry) => !rules.whole.some((rule) => rule.id === entry.id)).length;
   for (const rule of kinded) matched.push(matchOf(rule, rule.decision));
-  if (kinded.length > 0 || knowledge.atLeastAsk !== undefined) notes.push(knowledge.note);
+  // The inventory's word is said where it decides: a kind rule that asks or denies, or one that is alone.
+  const decides = kinded.some((rule) => rule.decision !== "allow") || (kinded.length > 0 && others === 0);
+  if (decides || knowledge.atLeastAsk !== undefined || (rules.lifting.size > 0 && knowledge.kind.kind !== "read-only")) notes.push(knowledge.note);
   return knowledge.atLeastAsk !== undefined;
 }
 

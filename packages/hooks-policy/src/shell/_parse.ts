@@ -45,6 +45,10 @@ class ShellAnalysis implements Analysis {
   readonly env: WordEnv;
   readonly inventory: Inventory;
   readonly #named: ((program: string) => boolean) | undefined;
+  /** Variables the whole command line assigns exactly once, and in no other way (`read`, `for`, `export`). */
+  readonly #once: ReadonlySet<string>;
+  /** Links the command line makes (`ln -s TARGET LINK`), by the link as written: a write through one is a write of its target too. */
+  readonly #links = new Map<string, ShellWord>();
   #stopped = false;
 
   constructor(
@@ -52,7 +56,8 @@ class ShellAnalysis implements Analysis {
     knowledge: ShellKnowledge,
   ) {
     // A script that sets HOME may point `~` and `$HOME` anywhere; then they are unknown.
-    this.env = { home: /\bHOME\s*\+?=/.test(source) ? undefined : homedir() };
+    this.env = { home: /\bHOME\s*\+?=/.test(source) ? undefined : homedir(), vars: new Map() };
+    this.#once = setOnce(source);
     this.inventory = knowledge.inventory;
     this.#named = knowledge.namesProgram;
   }
@@ -92,6 +97,10 @@ class ShellAnalysis implements Analysis {
       return;
     }
     this.parts.push(part);
+    if (part.kind === "write" && this.#links.size > 0) {
+      const through = throughLink(this.#links, part.path);
+      if (through) this.push({ ...part, path: through.target, via: `${part.via} (through the link ${through.link} made by this command)` });
+    }
   }
 
   unknown(subject: string, reason: string): void {
@@ -170,13 +179,23 @@ class ShellAnalysis implements Analysis {
     for (const item of node.prefix) {
       if (item.type === "Assignment") this.#assignment(item, level);
     }
-    if (!node.name) return;
+    if (!node.name) {
+      // `X=/` alone sets a shell variable: later words may name it (`rm -rf "$X"`).
+      for (const item of node.prefix) if (item.type === "Assignment") this.#remember(item);
+      return;
+    }
     const words: ShellWord[] = [evalWord(node.name, this.env)];
     for (const item of node.suffix) {
       if (item.type === "Word") words.push(evalWord(item, this.env));
       else if (item.type === "Assignment") words.push(assignmentWord(item, this.env));
     }
     this.resolve(words, false, level, node, undefined);
+  }
+
+  #remember(item: Assignment): void {
+    if (item.append || !this.#once.has(item.name) || item.value.type !== "Word") return;
+    const value = evalWord(item.value as Word, this.env).value;
+    if (value !== undefined) this.env.vars?.set(item.name, value);
   }
 
   #assignment(item: Assignment, level: number): void {
@@ -199,6 +218,7 @@ class ShellAnalysis implements Analysis {
     const entry = this.inventory.lookup(program);
     const effects = effectsOf(program, words, args, entry?.row);
     this.pushCommand(words, tail, uncertain, args, effects, level);
+    if (program === "ln" || (program === "cp" && args.options.some((option) => option.name === "--symbolic-link" || option.name === "--link"))) rememberLinks(this.#links, args);
     shellEffects(this, program, words, tail, level, node, uncertain);
     programEffects(this, program, entry, words, args, tail, level, effects);
   }
@@ -228,6 +248,48 @@ class ShellAnalysis implements Analysis {
     }
     this.parseScript(words.map((word) => word.value).join(" "), level + 1, what);
   }
+}
+
+/** `ln [-s] TARGET… LINK` (or `-t DIR`): each link made, by its name as written, to the target it leads to. */
+function rememberLinks(links: Map<string, ShellWord>, args: ParsedArguments): void {
+  const directory = args.options.find((option) => option.name === "--target-directory")?.value?.value;
+  const operands = [...args.operands];
+  const last = directory === undefined && operands.length >= 2 ? operands.pop() : undefined;
+  for (const target of operands) {
+    if (target.value === undefined) continue;
+    const name = target.value.slice(target.value.replace(/\/+$/, "").lastIndexOf("/") + 1);
+    const link = directory !== undefined ? `${directory}/${name}` : last?.value ?? (operands.length === 1 ? name : undefined);
+    if (link !== undefined) links.set(linkKey(link), target);
+  }
+}
+
+function linkKey(path: string): string {
+  return path.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+}
+
+/** The target a path written through a link of the command leads to (`x` or `x/rest` for a link `x`). */
+function throughLink(links: ReadonlyMap<string, ShellWord>, path: ShellWord): { link: string; target: ShellWord } | undefined {
+  if (path.value === undefined) return undefined;
+  const key = linkKey(path.value);
+  for (const [link, target] of links) {
+    if (target.value === undefined || (key !== link && !key.startsWith(`${link}/`))) continue;
+    const rest = key.slice(link.length);
+    return { link, target: { ...target, value: `${target.value.replace(/\/+$/, "")}${rest}` } };
+  }
+  return undefined;
+}
+
+/** The variables a command line assigns exactly once (`X=…`), and sets in no other way (`read X`, `for X`, `export X`, `${X:=…}`). */
+function setOnce(source: string): ReadonlySet<string> {
+  const counts = new Map<string, number>();
+  for (const match of source.matchAll(/(?:^|[\s;&|(){}`])([A-Za-z_][A-Za-z0-9_]*)\+?=/g)) counts.set(match[1] as string, (counts.get(match[1] as string) ?? 0) + 1);
+  const once = new Set([...counts].filter(([, count]) => count === 1).map(([name]) => name));
+  for (const match of source.matchAll(/\b(?:read|for|select|unset|local|declare|typeset|readonly|export|getopts|mapfile|readarray|let)\b[^;&|\n]*/g)) {
+    for (const name of once) if (new RegExp(`\\b${name}\\b`).test(match[0])) once.delete(name);
+  }
+  for (const match of source.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*):?[=?]/g)) once.delete(match[1] as string);
+  for (const match of source.matchAll(/printf\s+-v\s+([A-Za-z_][A-Za-z0-9_]*)/g)) once.delete(match[1] as string);
+  return once;
 }
 
 function assignmentWord(item: Assignment, env: WordEnv): ShellWord {
