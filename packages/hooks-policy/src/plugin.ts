@@ -41,10 +41,19 @@ const plugin = definePlugin({
   },
 });
 
+/**
+ * The calls whose sandbox sends its connections through a proxy, by the call: a later decision of
+ * the same call that names only network destinations is a connection its proxy asks about
+ * (`ToolExecution.authorize`), judged by `decideConnection`.
+ */
+const proxied = new WeakMap<object, true>();
+
 /** The policy's answer to one call, recorded in the audit log first (a call whose decision cannot be recorded is refused). */
 async function decideCall(policy: Policy, audit: AuditLog | undefined, ctx: ToolCallContext): Promise<BeforeToolCallResult | undefined> {
   const tool = ctx.tool.name;
-  const explanation = policy.decide({ tool, args: ctx.args, ...(ctx.access && { access: ctx.access }) });
+  const request = { tool, args: ctx.args, ...(ctx.access && { access: ctx.access }) };
+  const explanation = isConnection(ctx) ? policy.decideConnection(request) : policy.decide(request);
+  if (ctx.access?.confinement?.network === "proxy") proxied.set(ctx.toolCall, true);
   if (audit) {
     try {
       await audit.record(tool, ctx.args, explanation);
@@ -55,6 +64,13 @@ async function decideCall(policy: Policy, audit: AuditLog | undefined, ctx: Tool
   if (explanation.decision === "allow") return undefined;
   const details = { policy: policyDetails(explanation, policy) };
   return explanation.decision === "deny" ? { block: true, reason: explanation.reason, details } : { ask: true, reason: explanation.reason, details };
+}
+
+/** A decision of a call already decided, whose sandbox proxies its network, about network destinations only. */
+function isConnection(ctx: ToolCallContext): boolean {
+  const access = ctx.access;
+  if (!access || !proxied.has(ctx.toolCall) || (access.network?.length ?? 0) === 0) return false;
+  return [access.commands, access.reads, access.writes, access.readTrees].every((list) => (list?.length ?? 0) === 0);
 }
 
 export default plugin;

@@ -23,6 +23,14 @@ export interface Policy {
    */
   decide(request: PolicyRequest): PolicyExplanation;
   /**
+   * Decides a connection a running call asks to open (its sandbox's proxy, through
+   * `ToolExecution.authorize` with `{ network: [{ url }] }`): each destination is judged by the
+   * `url` and `host` rules, and one no such rule names gets the default. Rules without a matcher
+   * and `args` rules may make it stricter, never allow it: they were written for the call, not
+   * for where it connects. Never throws.
+   */
+  decideConnection(request: PolicyRequest): PolicyExplanation;
+  /**
    * The existing paths under `root` that the rules deny to read (path rules of `read`, or of
    * every tool) and to write: what a tool reading the tree leaves out, and a sandbox hides.
    * Rejects when the tree is too large to walk (more than 200,000 entries, or 64 levels deep).

@@ -45,6 +45,8 @@ export function hasAny(args: ParsedArguments, words: readonly ShellWord[], optio
 /** The kind the inventory gives a command: its row's, its subcommand's, or what its options make it. */
 export function rowKind(entry: InventoryEntry, args: ParsedArguments, words: readonly ShellWord[]): RowKind {
   const { row, name } = entry;
+  // `X --version`, `X --help`: it prints and does nothing else.
+  if (words.length === 2 && /^(--version|-V|--help|-h)$/.test(words[1]?.value ?? "")) return { kind: { kind: "read-only" }, by: `${name} ${words[1]?.value}` };
   let result: RowKind = { kind: row.kind, by: name };
   const sub = subcommandOf(row, args);
   if (sub) result = { kind: row.subcommands.get(sub.key) as KindRole, by: `${name} ${sub.words}` };

@@ -16,7 +16,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["less", "read-only:pager | script --lesskey-src,-k"],
   ["bat batcat", "read-only | program --pager"],
   ["ls dir vdir stat tree fd fdfind locate du df", "read-only | operands none"],
-  ["find", "read-only | operands none"],
+  ["find", "read-only | operands none | patterns -name,-iname,-path,-ipath,-regex,-iregex,-wholename,-iwholename,-lname,-ilname,-type,-xtype,-perm,-user,-group,-printf,-fprintf"],
   ["wc file cksum sum b2sum md5sum sha1sum sha224sum sha256sum sha384sum sha512sum", "read-only"],
   ["od hexdump strings base64 base32 basenc", "read-only"],
   ["xxd", "read-only | writes-operands second"],
@@ -26,7 +26,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["diff cmp sdiff", "read-only"],
   ["diff3", "read-only"],
   ["tr", "read-only | operands none"],
-  ["grep egrep fgrep", "read-only | operands after-first -e,--regexp,-f,--file | patterns -e,--regexp | reads -f,--file"],
+  ["grep egrep fgrep", "read-only | operands after-first -e,--regexp,-f,--file | patterns -e,--regexp,--include,--exclude,--exclude-dir,--label | reads -f,--file"],
   ["rg", "read-only | operands after-first -e,--regexp,-f,--file,--files,--type-list | patterns -e,--regexp,-g,--glob,--iglob,-t,--type,-T,--type-not | reads -f,--file,--ignore-file | program --pre"],
   ["ag ack", "read-only | operands after-first"],
   ["jq gojq jaq", "read-only | operands after-first -f,--from-file | patterns --arg,--argjson | reads -f,--from-file,--rawfile,--slurpfile"],
@@ -119,7 +119,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   // Package managers: installing runs the packages' scripts; their scripts are the project's build.
   [
     "npm",
-    "runs-code:build | sub install,i,in,ins,inst,insta,instal,isnt,isnta,isntal,isntall,ci,clean-install,add,update,up,upgrade,dedupe,rebuild,audit.fix,link,ln=installs:installer exec,x,init,create=installs:fetch-run publish,unpublish,deprecate,dist-tag,owner,access,token,adduser,login,logout,star,team,org,hook=network:publisher ls,list,ll,la,view,info,show,v,outdated,audit,help,config.get,config.list,get,prefix,root,bin,search,explain,why,doctor,fund,query,ping,whoami=read-only uninstall,remove,rm,r,un,unlink,pack,pkg,cache,prune,shrinkwrap=writes",
+    "runs-code:build | program --script-shell | sub install,i,in,ins,inst,insta,instal,isnt,isnta,isntal,isntall,ci,clean-install,add,update,up,upgrade,dedupe,rebuild,audit.fix,link,ln=installs:installer exec,x,init,create=installs:fetch-run publish,unpublish,deprecate,dist-tag,owner,access,token,adduser,login,logout,star,team,org,hook=network:publisher ls,list,ll,la,help,config.get,config.list,get,prefix,root,bin,explain,why,fund,query=read-only view,info,show,v,outdated,audit,search,doctor,ping,whoami=network:client uninstall,remove,rm,r,un,unlink,pack,pkg,cache,prune,shrinkwrap=writes",
   ],
   [
     "pnpm",

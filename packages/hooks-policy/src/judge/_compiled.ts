@@ -11,7 +11,7 @@ import { judgeArgs } from "./_arguments.js";
 import { judgeShell } from "./_commands.js";
 import { liftedNote, noteUntrusted, orderSandboxed, type Trust, trustOf } from "./_confinement.js";
 import { judgePath } from "./_files.js";
-import { judgeNetwork } from "./_network.js";
+import { judgeConnection, judgeNetwork } from "./_network.js";
 import { Protection } from "./_protection.js";
 import { type JudgeScope, LIFTED, READ, WRITE } from "./_scope.js";
 import { type ToolRules, toolRulesOf } from "./_tool-rules.js";
@@ -88,6 +88,21 @@ export class CompiledPolicy implements Policy, JudgeScope {
     } catch (error) {
       const reason = `policy error: ${messageOf(error)}`;
       return { decision: "deny", reason, tool, rules: [], parts: [{ kind: "call", subject: tool, decision: "deny", matched: [], note: reason }] };
+    }
+  }
+
+  decideConnection(request: PolicyRequest): PolicyExplanation {
+    const tool = String((request as { tool?: unknown } | null | undefined)?.tool ?? "");
+    try {
+      const access = checkAccess(request.access);
+      const destinations = access?.network ?? [];
+      if (destinations.length === 0) throw new TypeError("a connection to decide names no destination ({ network: [{ url }] })");
+      const rules = this.#rulesFor(tool, false);
+      const parts = destinations.map((destination) => judgeConnection(this, destination, rules));
+      return summarize(tool, parts, this.layering);
+    } catch (error) {
+      const reason = `policy error: ${messageOf(error)}`;
+      return { decision: "deny", reason, tool, rules: [], parts: [{ kind: "network", subject: tool, decision: "deny", matched: [], note: reason }] };
     }
   }
 

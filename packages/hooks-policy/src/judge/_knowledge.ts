@@ -1,4 +1,5 @@
-import { isAbsolute, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { isInside } from "@toolhost/core";
 import type { Inventory, InventoryEntry } from "../inventory/_inventory.js";
 import { hasAny, rowKind } from "../inventory/_kind-of.js";
@@ -81,8 +82,36 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
   if (program === "docker" || program === "podman" || program === "nerdctl") return container(known, part.words, args);
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
   if (program === "scp" || program === "rsync") return copyDirection(known, program, args);
+  if (program === "npx" || program === "bunx" || program === "pnpx" || (program === "npm" && /^(exec|x)$/.test(args.operands[0]?.value ?? ""))) return packageRunner(known, part.words, cwd, workspace);
   if ((program === "kubectl" || program === "oc") && /^(secret|secrets)$/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output"])) {
     return { ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; kubectl get secret -o prints the cluster's secrets`, atLeastAsk: "kubectl get secret -o prints the cluster's secrets" };
+  }
+  return known;
+}
+
+/**
+ * `npx tsc`: a package runner runs the project's own program when `node_modules/.bin` of the
+ * folder or one above it in the workspace has it; else it downloads the package and runs it
+ * (without a terminal it does not ask), as with `--yes`, `-p` or a version (`pkg@1`).
+ */
+function packageRunner(known: CommandKnowledge, words: readonly ShellWord[], cwd: string | undefined, workspace: string): CommandKnowledge {
+  let i = words[0]?.value === "npm" ? 2 : 1;
+  for (; i < words.length; i++) {
+    const value = words[i]?.value;
+    if (value === undefined || value === "--") return value === "--" ? lookFor(known, words[i + 1]?.value, cwd, workspace) : known;
+    if (/^(-y|--yes|-p|--package|-c|--call)(=|$)/.test(value)) return known;
+    if (!value.startsWith("-")) break;
+  }
+  return lookFor(known, words[i]?.value, cwd, workspace);
+}
+
+function lookFor(known: CommandKnowledge, command: string | undefined, cwd: string | undefined, workspace: string): CommandKnowledge {
+  if (command === undefined || cwd === undefined || command.includes("@") || command.includes("/")) return known;
+  for (let folder = cwd; isInside(folder, workspace); folder = dirname(folder)) {
+    if (existsSync(join(folder, "node_modules", ".bin", command))) {
+      return { ...known, kind: { kind: "runner", role: "wrapper" }, note: `${known.note}; ${command} is the project's own (node_modules/.bin), so it runs that` };
+    }
+    if (folder === workspace || dirname(folder) === folder) break;
   }
   return known;
 }

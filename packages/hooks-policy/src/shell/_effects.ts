@@ -2,7 +2,8 @@ import type { ProgramRow } from "../inventory/_row.js";
 import { hasOption, optionValue, type ParsedArguments } from "./_options.js";
 import type { ShellWord } from "./_words.js";
 import type { Effects } from "./_effect-types.js";
-import { fdExec, sedEffects, sshOptions } from "./_scripts.js";
+import { PROGRAM_VARIABLES } from "../inventory/_variables.js";
+import { buildSettings, commandOptions, databaseEffects, embeddedCommands, fdExec, pagerCommands, sedEffects, sshOptions } from "./_scripts.js";
 
 export type { Effects, Touch } from "./_effect-types.js";
 
@@ -196,6 +197,11 @@ const readers: Record<string, Reader> = {
   },
   fd: (_p, _args, words, out) => fdExec(words, out),
   git: (_p, args, _w, out) => gitEffects(args, out),
+  psql: (p, _args, words, out) => databaseEffects(p, words, out),
+  gdb: (p, _args, words, out) => commandOptions(p, words, out),
+  vim: (p, _args, words, out) => commandOptions(p, words, out),
+  less: (p, _args, words, out) => pagerCommands(p, words, out),
+  make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => PROGRAM_VARIABLES.has(name) || name === "SHELL"),
   npx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
   bunx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
   pnpx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
@@ -232,6 +238,11 @@ for (const name of ["rg", "ag", "ack", "egrep", "fgrep"]) readers[name] = reader
 for (const name of ["gawk", "mawk", "nawk"]) readers[name] = readers.awk as Reader;
 readers.gsed = readers.sed as Reader;
 readers["."] = readers.source as Reader;
+for (const name of ["mysql", "mariadb", "sqlite3", "duckdb"]) readers[name] = readers.psql as Reader;
+readers.lldb = readers.gdb as Reader;
+for (const name of ["vi", "nvim", "view", "ex", "vimdiff"]) readers[name] = readers.vim as Reader;
+readers.more = readers.less as Reader;
+for (const name of ["gmake", "cmake", "cargo"]) readers[name] = readers.make as Reader;
 
 /** git settings whose value is a command line git runs: judged as a command, at least ask unless harmless (`core.pager=cat`). */
 const COMMAND_GIT_KEYS =
@@ -386,5 +397,7 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
     else if (first.value === undefined) out.inline = `(a script known only at run time: ${first.text})`;
   }
   if (program === "deno" && args.operands[0]?.value === "eval") out.inline = args.operands[1]?.value ?? "(an argument)";
+  // Shell commands written in the inline program are judged as commands too.
+  if (out.inline !== undefined) for (const command of embeddedCommands(program, out.inline)) run(out, `${program}'s inline program`, [word(command)], true);
   return out;
 }

@@ -47,6 +47,10 @@ export function assignment(analysis: Analysis, name: string, value: ShellWord | 
     analysis.unknown(text, `setting ${name} changes which program a name runs or runs code itself`);
   } else if (PROGRAM_VARIABLES.has(name)) {
     runSetting(analysis, value ?? { text, value: undefined, splits: false, tilde: false }, name, level);
+  } else if ((name === "LESS" || name === "MORE") && (value?.value === undefined || value.value.includes("+"))) {
+    analysis.unknown(text, `setting ${name} with + gives the pager a command to run at start`);
+  } else if (name === "LESSKEY" || name === "LESSKEYIN") {
+    analysis.unknown(text, `setting ${name} gives the pager key bindings, which may run commands`);
   } else if (name === "NODE_OPTIONS") {
     const words = value?.value?.trim().split(/\s+/).filter((each) => each !== "");
     if (words === undefined || !words.every((each) => HARMLESS_NODE_OPTIONS.test(each))) {
