@@ -1,0 +1,63 @@
+import type { AnyAgentHarness } from "@toolhost/core";
+import { type ApplicationApproval, applicationAnswer } from "./_approval.js";
+import { UpdateChannel } from "./_updates.js";
+
+/** The name of this package's taps. */
+export const NAME = "@toolhost/ai-sdk";
+
+/** Before a terminal prompt, as other front ends' approvers (the MCP server's) stand. */
+const APPROVE_STAGE = -100;
+
+/**
+ * What `toolhostTools` keeps per harness: the approvals the application gave for calls under way
+ * (answered by an `approve` tap of this package), and the update channels of those calls (fed by a
+ * `toolUpdate` tap). Both taps are added once per harness, the first time its tools are handed out.
+ * Calls are told apart by id and tool name (ids come from the model, unique within its response).
+ */
+export class Adapter {
+  readonly #approvals = new Map<string, ApplicationApproval>();
+  readonly #channels = new Map<string, UpdateChannel>();
+
+  constructor(harness: AnyAgentHarness) {
+    harness.hooks.approve.tap({ name: NAME, stage: APPROVE_STAGE }, (request) => {
+      const held = this.#approvals.get(request.toolCall.id);
+      if (held === undefined || held.toolName !== request.toolCall.name) return undefined;
+      // One answer, for the call's own ask: what the running call asks about later (a sandbox
+      // proxy's destination) is not what the person approved, and goes to the other approvers.
+      this.#approvals.delete(request.toolCall.id);
+      return applicationAnswer(held, request);
+    });
+    harness.hooks.toolUpdate.tap(NAME, (update, ctx) => {
+      this.#channels.get(ctx.toolCall.id)?.push(update);
+    });
+  }
+
+  /** Holds what the application answered for a call until its ask, or its end. */
+  hold(toolCallId: string, approval: ApplicationApproval | undefined): void {
+    if (approval) this.#approvals.set(toolCallId, approval);
+  }
+
+  channel(toolCallId: string): UpdateChannel {
+    const channel = new UpdateChannel();
+    this.#channels.set(toolCallId, channel);
+    return channel;
+  }
+
+  /** The call has its result: its approval and its channel go. */
+  release(toolCallId: string, channel: UpdateChannel): void {
+    channel.finish();
+    if (this.#channels.get(toolCallId) === channel) this.#channels.delete(toolCallId);
+    this.#approvals.delete(toolCallId);
+  }
+}
+
+const adapters = new WeakMap<AnyAgentHarness, Adapter>();
+
+export function adapterOf(harness: AnyAgentHarness): Adapter {
+  let adapter = adapters.get(harness);
+  if (adapter === undefined) {
+    adapter = new Adapter(harness);
+    adapters.set(harness, adapter);
+  }
+  return adapter;
+}
