@@ -11,10 +11,21 @@ type DecisionEvent = Extract<AgentEvent, { type: "tool_execution_decision" }>;
 export class RuleLayers {
   #layers: Map<string, string> | undefined;
   #loading: Promise<void> | undefined;
+  #lookedAtCall = false;
 
   constructor(private readonly harness: AnyAgentHarness) {}
 
-  /** Starts reading the rules when a policy service is there (at once if it is, or at the first call). */
+  /**
+   * At the first call, for a policy applied after this plugin: starts reading its rules. Once only,
+   * so later calls pay nothing.
+   */
+  loadAtFirstCall(): void {
+    if (this.#lookedAtCall) return;
+    this.#lookedAtCall = true;
+    void this.load();
+  }
+
+  /** Starts reading the rules when a policy service is there. */
   load(): Promise<void> {
     if (this.#loading) return this.#loading;
     const service = this.harness.getService("policy");

@@ -76,8 +76,7 @@ function tapEvents(harness: AnyAgentHarness, tools: ToolSpans, agents: AgentSpan
   harness.hooks.event.tap(PLUGIN_NAME, (event: AgentEvent) => {
     switch (event.type) {
       case "tool_execution_start":
-        // A policy applied after this plugin: its rules are read at the first call.
-        void layers.load();
+        layers.loadAtFirstCall();
         tools.start(event);
         return;
       case "tool_execution_decision":
