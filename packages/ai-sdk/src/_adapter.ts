@@ -1,4 +1,4 @@
-import type { AnyAgentHarness } from "@toolhost/core";
+import type { AnyAgentHarness, ToolCall, ToolResultMessage } from "@toolhost/core";
 import { type ApplicationApproval, applicationAnswer } from "./_approval.js";
 import { UpdateChannel } from "./_updates.js";
 
@@ -8,17 +8,27 @@ export const NAME = "@toolhost/ai-sdk";
 /** Before a terminal prompt, as other front ends' approvers (the MCP server's) stand. */
 const APPROVE_STAGE = -100;
 
+interface Pending {
+  call: ToolCall;
+  channel: UpdateChannel;
+  resolve: (result: ToolResultMessage) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * What `toolhostTools` keeps per harness: the approvals the application gave for calls under way
- * (answered by an `approve` tap of this package), and the update channels of those calls (fed by a
- * `toolUpdate` tap). Both taps are added once per harness, the first time its tools are handed out.
- * Calls are told apart by id and tool name (ids come from the model, unique within its response).
+ * (answered by an `approve` tap of this package), the update channels of those calls (fed by a
+ * `toolUpdate` tap), and the calls the SDK starts together, run as one batch. Both taps are added
+ * once per harness, the first time its tools are handed out. Calls are told apart by id and tool
+ * name (ids come from the model, unique within its response).
  */
 export class Adapter {
   readonly #approvals = new Map<string, ApplicationApproval>();
   readonly #channels = new Map<string, UpdateChannel>();
+  readonly #queued = new Map<AbortSignal | undefined, Pending[]>();
+  #flushing = false;
 
-  constructor(harness: AnyAgentHarness) {
+  constructor(private readonly harness: AnyAgentHarness) {
     harness.hooks.approve.tap({ name: NAME, stage: APPROVE_STAGE }, (request) => {
       const held = this.#approvals.get(request.toolCall.id);
       if (held === undefined || held.toolName !== request.toolCall.name) return undefined;
@@ -30,6 +40,47 @@ export class Adapter {
     harness.hooks.toolUpdate.tap(NAME, (update, ctx) => {
       this.#channels.get(ctx.toolCall.id)?.push(update);
     });
+  }
+
+  /**
+   * Runs a call in the batch of the calls the SDK starts in the same turn of the event loop with the
+   * same abort signal (generateText starts all the calls of a model's answer together), in the order
+   * they came, which is the model's: the harness's scheduling then holds across them (a sequential
+   * tool runs alone, the calls before it first), and a batch costs the kernel less than a call each.
+   */
+  run(call: ToolCall, signal: AbortSignal | undefined, channel: UpdateChannel): Promise<ToolResultMessage> {
+    return new Promise((resolve, reject) => {
+      let pending = this.#queued.get(signal);
+      if (pending === undefined) this.#queued.set(signal, (pending = []));
+      pending.push({ call, channel, resolve, reject });
+      if (!this.#flushing) {
+        this.#flushing = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushing = false;
+    for (const [signal, pending] of this.#queued) {
+      this.#queued.delete(signal);
+      this.harness.executeToolCalls(pending.map((each) => each.call), signal ? { signal } : {}).then(
+        (results) => {
+          for (const [i, each] of pending.entries()) {
+            each.channel.finish();
+            const result = results[i];
+            if (result) each.resolve(result);
+            else each.reject(new Error(`toolhost returned no result for the call of "${each.call.name}"`));
+          }
+        },
+        (error: unknown) => {
+          for (const each of pending) {
+            each.channel.finish();
+            each.reject(error);
+          }
+        },
+      );
+    }
   }
 
   /** Holds what the application answered for a call until its ask, or its end. */

@@ -2,8 +2,8 @@ import type { AgentToolUpdate } from "@toolhost/core";
 
 /**
  * One call's streamed updates on their way to the AI SDK as preliminary results: the kernel's
- * `toolUpdate` hook pushes (already redacted), the tool's `execute` generator drains until the
- * call has its result.
+ * `toolUpdate` hook pushes (already redacted); the tool's `execute` takes them until the call has
+ * its result. A call that streams nothing costs one promise.
  */
 export class UpdateChannel {
   readonly #pending: AgentToolUpdate[] = [];
@@ -22,14 +22,22 @@ export class UpdateChannel {
     this.#wake?.();
   }
 
-  async *drain(): AsyncGenerator<AgentToolUpdate> {
-    for (;;) {
-      while (this.#pending.length > 0) yield this.#pending.shift() as AgentToolUpdate;
-      if (this.#done) return;
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
-      this.#wake = undefined;
-    }
+  /** The next update, or undefined when there is none yet (or none will come: see `done`). */
+  take(): AgentToolUpdate | undefined {
+    return this.#pending.shift();
+  }
+
+  get done(): boolean {
+    return this.#done && this.#pending.length === 0;
+  }
+
+  /** Resolves when an update comes or the call ends. */
+  wait(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#wake = () => {
+        this.#wake = undefined;
+        resolve();
+      };
+    });
   }
 }

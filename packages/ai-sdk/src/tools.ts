@@ -1,10 +1,11 @@
 import { type Tool, type ToolExecutionOptions, type ToolSet, jsonSchema } from "ai";
-import { type AnyAgentHarness, type AnyAgentTool, ToolhostError } from "@toolhost/core";
+import { type AnyAgentHarness, type AnyAgentTool, type ToolCall, ToolhostError } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import { adapterOf } from "./_adapter.js";
 import { approvalInMessages } from "./_approval.js";
 import { decisionOf } from "./_decide.js";
 import { nameFilter } from "./_names.js";
+import { ownAskOf } from "./_own-asks.js";
 import { type ToolhostToolOutput, modelOutputOf } from "./output.js";
 import { AiSdkErrorCode, ToolhostCallError } from "./errors.js";
 
@@ -58,10 +59,19 @@ function aiSdkToolOf(harness: AnyAgentHarness, agentTool: AnyAgentTool): Tool<un
     title: agentTool.label,
     // Not validated by the SDK: the pipeline validates, and an invalid call gets toolhost's error with each problem.
     inputSchema: jsonSchema<unknown>(schema),
-    needsApproval: async (input, { toolCallId }) => (await decisionOf(harness, { id: toolCallId, name, arguments: input })) === "ask",
+    needsApproval: (input, { toolCallId }) => (mayAsk(harness, agentTool) ? asks(harness, { id: toolCallId, name, arguments: input }) : false),
     execute: (input, options) => run(harness, name, input, options),
     toModelOutput: ({ output }) => modelOutputOf(output),
   };
+}
+
+/** Whether anything could ask about a call of the tool: a policy, a `beforeToolCall` tap, the tool's own ask (fromAiSdkTools). */
+function mayAsk(harness: AnyAgentHarness, tool: AnyAgentTool): boolean {
+  return harness.getService("policy") !== undefined || harness.hooks.beforeToolCall.taps.length > 0 || ownAskOf(tool) !== undefined;
+}
+
+async function asks(harness: AnyAgentHarness, call: ToolCall): Promise<boolean> {
+  return (await decisionOf(harness, call)) === "ask";
 }
 
 /** One call through the pipeline: its updates as preliminary results, then its result (or its error thrown). */
@@ -70,15 +80,15 @@ async function* run(harness: AnyAgentHarness, name: string, input: unknown, opti
   const adapter = adapterOf(harness);
   adapter.hold(toolCallId, approvalInMessages(options.messages, toolCallId, name));
   const channel = adapter.channel(toolCallId);
-  const running = harness.executeToolCalls([{ id: toolCallId, name, arguments: input }], options.abortSignal ? { signal: options.abortSignal } : {});
-  void running.then(
-    () => channel.finish(),
-    () => channel.finish(),
-  );
+  const running = adapter.run({ id: toolCallId, name, arguments: input }, options.abortSignal, channel);
   try {
-    for await (const update of channel.drain()) yield { content: update.content, details: update.details };
-    const [result] = await running;
-    if (result === undefined) throw new Error(`toolhost returned no result for the call of "${name}"`);
+    for (;;) {
+      const update = channel.take();
+      if (update !== undefined) yield { content: update.content, details: update.details };
+      else if (channel.done) break;
+      else await channel.wait();
+    }
+    const result = await running;
     if (result.isError) throw new ToolhostCallError(result);
     yield { content: result.content, details: result.details };
   } finally {
