@@ -1,3 +1,4 @@
+import { type Context, context } from "@opentelemetry/api";
 import type { AnyAgentHarness, ToolCall, ToolResultMessage } from "@toolhost/core";
 import { type ApplicationApproval, applicationAnswer } from "./_approval.js";
 import { UpdateChannel } from "./_updates.js";
@@ -25,7 +26,7 @@ interface Pending {
 export class Adapter {
   readonly #approvals = new Map<string, ApplicationApproval>();
   readonly #channels = new Map<string, UpdateChannel>();
-  readonly #queued = new Map<AbortSignal | undefined, Pending[]>();
+  readonly #queued = new Map<AbortSignal | undefined, Map<Context, Pending[]>>();
   #flushing = false;
 
   constructor(private readonly harness: AnyAgentHarness) {
@@ -47,11 +48,17 @@ export class Adapter {
    * same abort signal (generateText starts all the calls of a model's answer together), in the order
    * they came, which is the model's: the harness's scheduling then holds across them (a sequential
    * tool runs alone, the calls before it first), and a batch costs the kernel less than a call each.
+   * Calls started in different trace contexts (the SDK's own telemetry gives each call an
+   * `ai.toolCall` span) are batches of their own, each run in its context, so that a tracing plugin
+   * parents each call's span where it was started.
    */
   run(call: ToolCall, signal: AbortSignal | undefined, channel: UpdateChannel): Promise<ToolResultMessage> {
     return new Promise((resolve, reject) => {
-      let pending = this.#queued.get(signal);
-      if (pending === undefined) this.#queued.set(signal, (pending = []));
+      let bySignal = this.#queued.get(signal);
+      if (bySignal === undefined) this.#queued.set(signal, (bySignal = new Map()));
+      const active = context.active();
+      let pending = bySignal.get(active);
+      if (pending === undefined) bySignal.set(active, (pending = []));
       pending.push({ call, channel, resolve, reject });
       if (!this.#flushing) {
         this.#flushing = true;
@@ -62,24 +69,27 @@ export class Adapter {
 
   #flush(): void {
     this.#flushing = false;
-    for (const [signal, pending] of this.#queued) {
+    for (const [signal, byContext] of this.#queued) {
       this.#queued.delete(signal);
-      this.harness.executeToolCalls(pending.map((each) => each.call), signal ? { signal } : {}).then(
-        (results) => {
-          for (const [i, each] of pending.entries()) {
-            each.channel.finish();
-            const result = results[i];
-            if (result) each.resolve(result);
-            else each.reject(new Error(`toolhost returned no result for the call of "${each.call.name}"`));
-          }
-        },
-        (error: unknown) => {
-          for (const each of pending) {
-            each.channel.finish();
-            each.reject(error);
-          }
-        },
-      );
+      for (const [active, pending] of byContext) {
+        const running = context.with(active, () => this.harness.executeToolCalls(pending.map((each) => each.call), signal ? { signal } : {}));
+        running.then(
+          (results) => {
+            for (const [i, each] of pending.entries()) {
+              each.channel.finish();
+              const result = results[i];
+              if (result) each.resolve(result);
+              else each.reject(new Error(`toolhost returned no result for the call of "${each.call.name}"`));
+            }
+          },
+          (error: unknown) => {
+            for (const each of pending) {
+              each.channel.finish();
+              each.reject(error);
+            }
+          },
+        );
+      }
     }
   }
 
