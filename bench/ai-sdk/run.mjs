@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const CALLS = 200;
-const ROUNDS = 20;
+const ROUNDS = 50;
 const REPEATS = 5;
 const TARGET = 1.2;
 
