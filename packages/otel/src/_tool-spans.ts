@@ -10,7 +10,8 @@ type Event<T extends AgentEvent["type"]> = Extract<AgentEvent, { type: T }>;
 /** What the tool spans need to know, fixed when the plugin is applied. */
 export interface ToolSpanSettings {
   tracer: Tracer;
-  duration: Histogram;
+  /** The duration histogram, made when first needed. */
+  duration: () => Histogram;
   harness: AnyAgentHarness;
   layers: RuleLayers;
   captureContent: boolean;
@@ -109,7 +110,7 @@ export class ToolSpans {
       }
       span.end();
     }
-    this.settings.duration.record(event.durationMs / 1000, this.#metricAttributes(unknownTool(errorType) ? OTHER_ERROR : this.#shapeOf(event.toolName).name, errorType));
+    this.settings.duration().record(event.durationMs / 1000, this.#metricAttributes(unknownTool(errorType) ? OTHER_ERROR : this.#shapeOf(event.toolName).name, errorType));
   }
 
   /** The histogram's attributes for a tool and an error type, made once each (bounded). */

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { type MeterProvider, type TracerProvider, context, metrics, trace } from "@opentelemetry/api";
+import { type Histogram, type MeterProvider, type TracerProvider, context, metrics, trace } from "@opentelemetry/api";
 import { type AgentEvent, type AnyAgentHarness, type ToolhostPlugin, definePlugin } from "@toolhost/core";
 import { AgentSpans } from "./_agent-spans.js";
 import { injectSpan } from "./_carrier.js";
@@ -35,12 +35,15 @@ export function createOtelPlugin(providers: OtelProviders = {}): ToolhostPlugin<
     async apply(harness, options) {
       const captureContent = captureContentFrom(options);
       const tracer = (providers.tracerProvider ?? trace.getTracerProvider()).getTracer(PLUGIN_NAME, version);
-      const meter = (providers.meterProvider ?? metrics.getMeterProvider()).getMeter(PLUGIN_NAME, version);
-      const duration = meter.createHistogram(EXECUTE_TOOL_DURATION, {
-        unit: "s",
-        description: "The duration of a single tool execution.",
-        advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
-      });
+      // The global meter provider is looked up at the first call, not here: the API has no proxy for
+      // meters, and an SDK the application starts after the plugins are applied would be missed.
+      let histogram: Histogram | undefined;
+      const duration = (): Histogram =>
+        (histogram ??= (providers.meterProvider ?? metrics.getMeterProvider()).getMeter(PLUGIN_NAME, version).createHistogram(EXECUTE_TOOL_DURATION, {
+          unit: "s",
+          description: "The duration of a single tool execution.",
+          advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
+        }));
       const layers = new RuleLayers(harness);
       // With the policy applied before this plugin, its rules are known before the first call.
       await layers.load();

@@ -71,10 +71,11 @@ describe("OTLP/HTTP to a receiver on 127.0.0.1", () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    handle = await startOtlpFromEnvironment({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/`, OTEL_SERVICE_NAME: "otlp-test" }, metricIntervalMs: 60_000 });
     const harness = new AgentHarness({ tools: [echoTool, childTool] });
     await harness.use(policyPlugin, { default: "allow", rules: [{ id: "no-secrets", tool: "echo", args: { text: "*secret*" }, decision: "deny", reason: "no secrets" }] });
     await harness.use(otelPlugin, { captureContent: true });
+    // Started after the plugin was applied, before the first call: the plugin finds the SDK's providers then.
+    handle = await startOtlpFromEnvironment({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/`, OTEL_SERVICE_NAME: "otlp-test" }, metricIntervalMs: 60_000 });
     const results = await trace.getTracer("application").startActiveSpan("application turn", async (turn) => {
       try {
         return await harness.executeToolCalls([
