@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
-import type { ApprovalRequest } from "@toolhost/core";
-import { type AskingPart, askingParts, mayBeDenied, quoteShell, urlOf } from "./_approve-values.js";
+import { type ApprovalRequest, partSubject, policyDetailsOf } from "@toolhost/core";
+import { type AskingPart, askingParts, mayBeDenied, quoteShell, urlOf } from "./values.js";
 
 /** Where the config's own rules are, for the line the hint suggests adding. */
 export interface HintPlace {
@@ -20,7 +20,7 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   const tool = request.toolCall.name;
   const parts = askingParts(request.details);
   const lead = `no one could approve it: there is no terminal to ask in${place.given ? ", and the --approve values given do not cover it" : ""}`;
-  const omitted = (request.details?.policy as { asksOmitted?: unknown } | undefined)?.asksOmitted;
+  const omitted = policyDetailsOf(request.details)?.asksOmitted;
   if (typeof omitted === "number") {
     return `${lead}. The call has more parts that ask than the policy lists (${omitted} left out), so --approve cannot check them all: split the call, or run it in a terminal to answer it`;
   }
@@ -57,7 +57,8 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
 }
 
 function noun(part: AskingPart): string {
-  return part.kind === "command" ? "command" : part.kind === "network" ? "destination" : "path";
+  const subject = partSubject(part.kind);
+  return subject === "command" ? "command" : subject === "url" ? "destination" : "path";
 }
 
 function owner(part: AskingPart): string {
@@ -69,14 +70,12 @@ function owner(part: AskingPart): string {
 /** The `--approve` value that passes exactly this part, when a pattern can say it. */
 function flagFor(tool: string, part: AskingPart, cwd: string): string | undefined {
   const subject = part.subject.trim();
-  switch (part.kind) {
+  switch (partSubject(part.kind)) {
     case "command":
       return subject === "" || /[\n]/.test(subject) ? undefined : `${tool}:${literal(subject)}`;
-    case "read":
-    case "write":
-    case "tree":
+    case "path":
       return `${tool}:${literal(shortPath(subject, cwd))}`;
-    case "network":
+    case "url":
       return `${tool}:${literal(urlOf(subject))}`;
     default:
       return undefined;
@@ -87,19 +86,16 @@ function flagFor(tool: string, part: AskingPart, cwd: string): string | undefine
 function configLine(tool: string, part: AskingPart): string | undefined {
   const subject = part.subject.trim();
   const rule = (matcher: Record<string, string>): string => JSON.stringify({ tool, ...matcher, decision: "allow" }).replace(/,"/g, ', "').replace(/":/g, '": ');
-  switch (part.kind) {
+  switch (partSubject(part.kind)) {
     case "command":
       return /[\n]/.test(subject) ? undefined : rule({ command: literal(subject) });
-    case "read":
-    case "write":
-    case "tree":
+    case "path":
       return rule({ path: literal(subject) });
-    case "network":
+    case "url":
       return rule({ url: literal(urlOf(subject)) });
-    case "call":
-      return part.rules.length > 0 ? rule({}) : undefined;
     default:
-      return undefined;
+      // The whole call (no subject of its own): an allow of the tool, when a rule asked about it.
+      return part.kind === "call" && part.rules.length > 0 ? rule({}) : undefined;
   }
 }
 

@@ -1,12 +1,12 @@
 import { messageOf } from "@toolhost/core";
 import { createHost } from "@toolhost/core/config";
-import { cliHostOptions } from "./_defaults.js";
-import type { HookRunOptions } from "./_hook-args.js";
-import { HookJudge, type HookVerdict } from "./_hook-decide.js";
-import { HOOK_HOSTS } from "./_hook-hosts.js";
-import { parsePayload } from "./_hook-payload.js";
-import { readStdin } from "./_input.js";
-import { write } from "./_output.js";
+import { cliHostOptions } from "../_defaults.js";
+import type { HookRunOptions } from "./args.js";
+import { HookJudge, type HookVerdict } from "./decide.js";
+import { HOOK_HOSTS } from "./hosts.js";
+import { parsePayload } from "./payload.js";
+import { readStdin } from "../_input.js";
+import { write } from "../_output.js";
 
 /** The exit code both hosts read as "blocked": the reason goes on stderr. */
 const BLOCK = 2;

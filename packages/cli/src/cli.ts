@@ -6,6 +6,7 @@ import type { Host } from "@toolhost/core/config";
 import { CLI_DIR, cliHostOptions } from "./_defaults.js";
 import { ExitCode, painter, write } from "./_output.js";
 import type { Progress } from "./_progress.js";
+import { UsageError } from "./usage-error.js";
 
 /** The options every command takes. */
 export interface GlobalOptions {
@@ -19,11 +20,7 @@ export interface GlobalOptions {
   quiet: boolean;
 }
 
-/** A mistake in how the command was called (bad JSON, unknown file): exit 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
-  readonly code: string = "TOOLHOST_USAGE";
-}
+export { UsageError };
 
 const CONFIG_ORDER = "toolhost.config.json, .yaml, .yml, .js, .mjs, .ts";
 
@@ -104,17 +101,15 @@ export class Cli {
         const missing = host.missing.length > 0 ? ` Not installed: ${host.missing.join(", ")} (npm i -D ${host.missing.join(" ")}).` : "";
         await this.note(`No toolhost config file found from ${cwd} upward; using the default plugins.${missing} Run "toolhost init" to create one.`);
       }
-      if (host.missing.includes("@toolhost/hooks-policy")) {
-        // Safety fails closed: with no config and no policy installed, nothing has decided what may run.
-        host.harness.hooks.beforeToolCall.tap("@toolhost/cli", () => ({
-          ask: true,
-          reason: "there is no config file and @toolhost/hooks-policy is not installed, so no policy allows this call",
-        }));
+      if (host.harness.getService("policy") === undefined) {
+        // Safety fails closed: with no config and no policy service, nothing has decided what may run.
+        const why = host.missing.includes("@toolhost/hooks-policy") ? "@toolhost/hooks-policy is not installed" : "no plugin provides a policy";
+        host.harness.hooks.beforeToolCall.tap("@toolhost/cli", () => ({ ask: true, reason: `there is no config file and ${why}, so no policy allows this call` }));
       }
     }
     if (this.approvals !== undefined) {
       // Before the prompt: a call an --approve value covers runs without asking.
-      const { attachGivenApprovals } = await import("./_approve-given.js");
+      const { attachGivenApprovals } = await import("./approve/given.js");
       try {
         await attachGivenApprovals(host, this, this.approvals, this.interactive);
       } catch (error) {
@@ -123,7 +118,7 @@ export class Cli {
       }
     }
     if (this.interactive) {
-      const { attachApprover } = await import("./_approve.js");
+      const { attachApprover } = await import("./approve/terminal.js");
       attachApprover(host.harness, this);
     }
     return host;

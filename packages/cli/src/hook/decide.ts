@@ -1,10 +1,10 @@
 import { ErrorCode, ToolhostError, Type, type AgentHarness, type AnyAgentTool, type ToolAccess } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
-import type { HookHost } from "./_hook-hosts.js";
-import type { HookCall } from "./_hook-payload.js";
+import type { HookHost } from "./hosts.js";
+import type { HookCall } from "./payload.js";
 
-// Read by _hook-serve.ts from here; the payload's own module loads no core (the forwarding client reads it too).
-export { parsePayload } from "./_hook-payload.js";
+// Read by hook/serve.ts from here; the payload's own module loads no core (the forwarding client reads it too).
+export { parsePayload } from "./payload.js";
 
 /** toolhost's answer to one call. */
 export interface HookVerdict {

@@ -1,11 +1,11 @@
 // `toolhost hook claude-code|gemini`, as bin.ts starts it: read the options; with a server, forward
 // the payload to it; decide in-process (_hook-fast.js, core and the policy) only without one, or
 // when the server cannot be used. build.mjs bundles this entry into one file that loads no core.
-import { hookRunOptions, HookUsageError, type HookRunOptions } from "./_hook-args.js";
-import { askServer } from "./_hook-forward.js";
-import { HOOK_HOSTS, type HookHost } from "./_hook-hosts.js";
-import { HookInputError, parsePayload } from "./_hook-payload.js";
-import { readAll } from "./_read-stream.js";
+import { hookRunOptions, HookUsageError, type HookRunOptions } from "./args.js";
+import { askServer } from "./forward.js";
+import { HOOK_HOSTS, type HookHost } from "./hosts.js";
+import { HookInputError, parsePayload } from "./payload.js";
+import { readAll } from "../_read-stream.js";
 
 /** The exit code both hosts read as "blocked": the reason goes on stderr. */
 const BLOCK = 2;
@@ -49,8 +49,14 @@ async function forward(options: HookRunOptions & { server: URL }): Promise<numbe
   return decideHere({ ...options, input });
 }
 
+/**
+ * The in-process path, bundled on its own beside this file's bundle (dist/_hook-fast.js, see
+ * build.mjs): named by a variable so that the bundler leaves it a file of its own.
+ */
+const IN_PROCESS = "./_hook-fast.js";
+
 async function decideHere(options: HookRunOptions): Promise<number> {
-  const { runHook } = await import("./_hook-fast.js");
+  const { runHook } = (await import(IN_PROCESS)) as typeof import("./fast.js");
   return runHook(options);
 }
 

@@ -1,8 +1,13 @@
 import { HarnessStage } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
-import { refusalHint } from "./_approve-hint.js";
-import { type Approval, approvalsFor, APPROVE_ENV, fromEnvironment, type GivenApproval, parseApprovals } from "./_approve-values.js";
-import type { Cli } from "./_cli.js";
+import { refusalHint } from "./hint.js";
+import { type Approval, approvalsFor, APPROVE_ENV, fromEnvironment, type GivenApproval, parseApprovals } from "./values.js";
+
+/** What approvals given in advance need of the CLI: where it runs, and a note on stderr. */
+export interface GivenApprovalsHost {
+  readonly globals: { cwd: string };
+  note(text: string): Promise<void>;
+}
 
 const TAP = "@toolhost/cli --approve";
 
@@ -13,7 +18,7 @@ const TAP = "@toolhost/cli --approve";
  * a terminal, a last tap refuses the rest, saying exactly which flag or config line would allow
  * the call.
  */
-export async function attachGivenApprovals(host: Host, cli: Cli, flags: readonly string[], interactive: boolean): Promise<void> {
+export async function attachGivenApprovals(host: Host, cli: GivenApprovalsHost, flags: readonly string[], interactive: boolean): Promise<void> {
   const given: GivenApproval[] = [...flags.map((value) => ({ value, from: "--approve" })), ...fromEnvironment(process.env[APPROVE_ENV])];
   const { harness } = host;
   const cwd = cli.globals.cwd;

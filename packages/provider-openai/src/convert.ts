@@ -1,4 +1,4 @@
-import type { AgentContext, AnyAgentTool, ImageContent, Message, TextContent } from "@toolhost/core";
+import { type AgentContext, type AnyAgentTool, type AssistantMessage, type ImageContent, type Message, type TextContent, type ToolResultMessage, textOf as textOfResult } from "@toolhost/core";
 import type {
   ChatCompletionContentPart,
   ChatCompletionFunctionTool,
@@ -40,47 +40,49 @@ export function toChatMessages(context: Pick<AgentContext, "systemPrompt" | "mes
         out.push({ role: "user", content: userContent(message.content) });
         break;
       case "assistant": {
-        const text = message.content
-          .filter((block): block is TextContent => block.type === "text")
-          .map((block) => block.text)
-          .join("");
-        const toolCalls: ChatCompletionMessageFunctionToolCall[] = [];
-        for (const block of message.content) {
-          if (block.type === "text" || block.type === "thinking") continue;
-          if (!answered.has(block.id)) continue;
-          toolCalls.push({
-            id: block.id,
-            type: "function",
-            function: { name: block.name, arguments: argumentsText(block.arguments) },
-          });
-        }
-        if (text.length === 0 && toolCalls.length === 0) break;
-        out.push({
-          role: "assistant",
-          content: text.length > 0 ? text : null,
-          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-        });
+        const converted = assistantMessage(message, answered);
+        if (converted) out.push(converted);
         break;
       }
-      case "toolResult": {
-        const text = textOf(message.content);
-        const images = message.content.filter((block): block is ImageContent => block.type === "image");
-        let content = text;
-        if (images.length > 0) {
-          const note = `(${images.length === 1 ? "1 image follows" : `${images.length} images follow`} in the next user message)`;
-          content = text.length > 0 ? `${text}\n${note}` : note;
-          pendingImages.push({ type: "text", text: `Image${images.length > 1 ? "s" : ""} of tool call ${message.toolCallId} (${message.toolName}):` });
-          for (const image of images) pendingImages.push(imagePart(image));
-        }
-        out.push({ role: "tool", tool_call_id: message.toolCallId, content: content.length > 0 ? content : "(no output)" });
+      case "toolResult":
+        out.push(toolMessage(message, pendingImages));
         break;
-      }
       default:
         assertNever(message);
     }
   }
   flushImages();
   return out;
+}
+
+/** An assistant message with the tool calls that are answered; undefined when nothing is left to say. */
+function assistantMessage(message: AssistantMessage, answered: ReadonlySet<string>): ChatCompletionMessageParam | undefined {
+  const text = message.content
+    .filter((block): block is TextContent => block.type === "text")
+    .map((block) => block.text)
+    .join("");
+  const toolCalls: ChatCompletionMessageFunctionToolCall[] = [];
+  for (const block of message.content) {
+    if (block.type === "text" || block.type === "thinking") continue;
+    if (!answered.has(block.id)) continue;
+    toolCalls.push({ id: block.id, type: "function", function: { name: block.name, arguments: argumentsText(block.arguments) } });
+  }
+  if (text.length === 0 && toolCalls.length === 0) return undefined;
+  return { role: "assistant", content: text.length > 0 ? text : null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+}
+
+/** A tool result as a `tool` message; its images go to `pendingImages`, for the user message after the run of tool messages. */
+function toolMessage(message: ToolResultMessage, pendingImages: ChatCompletionContentPart[]): ChatCompletionMessageParam {
+  const text = textOf(message.content);
+  const images = message.content.filter((block): block is ImageContent => block.type === "image");
+  let content = text;
+  if (images.length > 0) {
+    const note = `(${images.length === 1 ? "1 image follows" : `${images.length} images follow`} in the next user message)`;
+    content = text.length > 0 ? `${text}\n${note}` : note;
+    pendingImages.push({ type: "text", text: `Image${images.length > 1 ? "s" : ""} of tool call ${message.toolCallId} (${message.toolName}):` });
+    for (const image of images) pendingImages.push(imagePart(image));
+  }
+  return { role: "tool", tool_call_id: message.toolCallId, content: content.length > 0 ? content : "(no output)" };
 }
 
 /**
@@ -117,11 +119,9 @@ function imagePart(image: ImageContent): ChatCompletionContentPart {
   return { type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } };
 }
 
+/** The text blocks of a content, joined (its images are sent on their own). */
 function textOf(content: (TextContent | ImageContent)[]): string {
-  return content
-    .filter((block): block is TextContent => block.type === "text")
-    .map((block) => block.text)
-    .join("\n");
+  return textOfResult({ content: content.filter((block): block is TextContent => block.type === "text") });
 }
 
 /** Arguments kept as the raw string (they were not valid JSON) go back as they came. */

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import type { HookHost } from "./_hook-hosts.js";
+import type { HookHost } from "./hosts.js";
 
 // A hook payload, read and checked. Loads no core: the forwarding client (_hook-command.ts) checks a
 // payload here before sending it, so that a bad one is refused exactly as when deciding in-process.

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { timingSafeEqual } from "node:crypto";
 import { messageOf } from "@toolhost/core";
-import { UsageError } from "./_cli.js";
-import { parsePayload } from "./_hook-decide.js";
-import { HostCache } from "./_hook-host-cache.js";
-import { HOOK_HOSTS, type HookDecision, type HookHost } from "./_hook-hosts.js";
-import { readCapped } from "./_read-stream.js";
+import { UsageError } from "../usage-error.js";
+import { parsePayload } from "./decide.js";
+import { HostCache } from "./host-cache.js";
+import { HOOK_HOSTS, type HookDecision, type HookHost } from "./hosts.js";
+import { readCapped } from "../_read-stream.js";
 
 /** `toolhost hook serve`'s settings. */
 export interface HookServeOptions {

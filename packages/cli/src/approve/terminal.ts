@@ -1,6 +1,15 @@
 import type { AgentHarness, ApprovalResult } from "@toolhost/core";
-import { approvalScope } from "./_approval-scope.js";
-import type { Cli } from "./_cli.js";
+import { approvalScope } from "./session-scope.js";
+import type { Painter } from "../_output.js";
+import type { Progress } from "../_progress.js";
+
+/** What the terminal prompt needs of the CLI: the progress line to pause, stderr's colours, Ctrl-C, and where to record the wait. */
+export interface TerminalApproverHost {
+  readonly progress: Progress | undefined;
+  readonly paintErr: Painter;
+  readonly approvalWaitMs: Map<string, number>;
+  interrupt(): void;
+}
 
 const MAX_ARGUMENT_LINES = 24;
 
@@ -10,7 +19,7 @@ const MAX_ARGUMENT_LINES = 24;
  * and says so in the prompt. One question at a time; a
  * cancelled question (Ctrl-C) refuses and aborts the batch.
  */
-export function attachApprover(harness: AgentHarness, cli: Cli): void {
+export function attachApprover(harness: AgentHarness, cli: TerminalApproverHost): void {
   const approvedScopes = new Set<string>();
   let queue: Promise<unknown> = Promise.resolve();
   harness.hooks.approve.tapPromise("@toolhost/cli", (request, signal) => {

@@ -1,9 +1,10 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { CLI_DIR, UsageError } from "./_cli.js";
-import { serverUrl } from "./_hook-args.js";
-import type { HookHost } from "./_hook-hosts.js";
+import { CLI_DIR } from "../_defaults.js";
+import { UsageError } from "../usage-error.js";
+import { serverUrl } from "./args.js";
+import type { HookHost } from "./hosts.js";
 
 export type HookScope = "project" | "user";
 

@@ -1,7 +1,7 @@
 import { createHost, findConfigFile, type Host } from "@toolhost/core/config";
-import { cliHostOptions } from "./_defaults.js";
-import { HookJudge } from "./_hook-decide.js";
-import { type HostWatch, statesOf, watchHost } from "./_host-watch.js";
+import { cliHostOptions } from "../_defaults.js";
+import { HookJudge } from "./decide.js";
+import { type HostWatch, statesOf, watchHost } from "../_host-watch.js";
 
 const MAX_HOSTS = 32;
 

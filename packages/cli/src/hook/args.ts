@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { HookDecision, HookHost } from "./_hook-hosts.js";
+import type { HookDecision, HookHost } from "./hosts.js";
 
 // The options of `toolhost hook claude-code|gemini`, read without the command parser and without
 // core: both the forwarding client and the in-process path start from them.

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
-import { closestName } from "@toolhost/core";
-import { UsageError } from "./_cli.js";
+import { type AskingPart, closestName, partSubject, policyDetailsOf } from "@toolhost/core";
+import { UsageError } from "../usage-error.js";
 
 /** Where an approval given in advance came from: `--approve`, or a line of `TOOLHOST_APPROVE`. */
 export interface GivenApproval {
@@ -24,15 +24,7 @@ export type Approval =
   | { kind: "rule"; text: string; id: string }
   | { kind: "pattern"; text: string; tool: string; command: RegExp; path: RegExp; url: RegExp };
 
-/** A part of a call that the policy asks about, as `@toolhost/hooks-policy` puts it in the ask's details. */
-export interface AskingPart {
-  kind: string;
-  subject: string;
-  /** `decision` is the rule's own: `deny` when the part asks because that deny may apply at run time. */
-  rules: Array<{ id: string; decision?: string; layer: string; locked: boolean; matcher: string; tool: string; source?: string }>;
-  locked: boolean;
-  lockedBy?: { layer: string; source?: string };
-}
+export type { AskingPart };
 
 /** What the values are checked against. */
 export interface ApprovalContext {
@@ -135,17 +127,12 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
-/** The asking parts in an ask's details, or undefined when the ask is not the policy's. */
+/** The asking parts in an ask's details (core's `PolicyDetails`), or undefined when the ask is not a policy's. */
 export function askingParts(details: Record<string, unknown> | undefined): AskingPart[] | undefined {
-  const policy = details?.policy;
-  if (policy === null || typeof policy !== "object") return undefined;
-  const { asks, asksOmitted } = policy as { asks?: unknown; asksOmitted?: unknown };
+  const policy = policyDetailsOf(details);
   // Parts left out cannot be checked: the ask is treated as not the policy's to pass in advance.
-  if (!Array.isArray(asks) || asks.length === 0 || asksOmitted !== undefined) return undefined;
-  const valid = asks.every(
-    (part) => part !== null && typeof part === "object" && typeof part.subject === "string" && typeof part.kind === "string" && Array.isArray(part.rules) && typeof part.locked === "boolean",
-  );
-  return valid ? (asks as AskingPart[]) : undefined;
+  if (!policy?.asks || policy.asks.length === 0 || policy.asksOmitted !== undefined) return undefined;
+  return policy.asks;
 }
 
 /**
@@ -177,14 +164,12 @@ export function mayBeDenied(part: AskingPart): boolean {
 
 function matches(approval: Extract<Approval, { kind: "pattern" }>, part: AskingPart): boolean {
   const subject = part.subject.trim();
-  switch (part.kind) {
+  switch (partSubject(part.kind)) {
     case "command":
       return approval.command.test(subject.replace(/\s+/g, " "));
-    case "read":
-    case "write":
-    case "tree":
+    case "path":
       return approval.path.test(subject);
-    case "network":
+    case "url":
       return approval.url.test(urlOf(subject));
     default:
       return false;

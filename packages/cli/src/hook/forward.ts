@@ -1,6 +1,6 @@
 import { request as httpRequest, type RequestOptions } from "node:http";
-import type { HookDecision, HookHost } from "./_hook-hosts.js";
-import { readCapped } from "./_read-stream.js";
+import type { HookDecision, HookHost } from "./hosts.js";
+import { readCapped } from "../_read-stream.js";
 
 // The forwarding client of `toolhost hook <host> --server <url>`: one POST to a running
 // `toolhost hook serve`. Node built-ins only (node:https loaded for an https URL alone), so that a
