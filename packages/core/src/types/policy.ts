@@ -56,6 +56,14 @@ export interface PolicyExplanation {
   /** The ids of the rules that decided. */
   rules: string[];
   parts: PolicyPart[];
+  /**
+   * For an ask (from `PolicyService.explain`): each part that asks, as an approver reads it in the
+   * ask's `PolicyDetails.asks`, the default's asks included (with the lock that holds them), so a
+   * dry run can say which approvals given in advance would pass the call. A policy may leave it out.
+   */
+  asks?: AskingPart[];
+  /** How many asking parts were left out of `asks`. */
+  asksOmitted?: number;
 }
 
 /** A rule in force, as `PolicyService.rules` lists it and as an asking part names it. */
