@@ -16,6 +16,7 @@ export function ruleInfo(rule: EffectiveRule): PolicyRuleInfo {
   return {
     id: rule.id,
     layer: rule.layer,
+    ...(rule.owner ? { owner: rule.owner } : {}),
     locked: rule.locked,
     ...(rule.source ? { source: rule.source } : {}),
     decision: rule.decision,
@@ -54,7 +55,7 @@ export function askingParts(policy: Policy, explanation: PolicyExplanation, limi
       const lockedRule = say.find((rule) => rule?.locked === true);
       // A part no rule asked about asks by the default or an uncertainty: a locked default holds it.
       const lockedBy = lockedRule
-        ? { layer: lockedRule.layer, ...(lockedRule.source ? { source: lockedRule.source } : {}) }
+        ? { layer: lockedRule.layer, ...(lockedRule.owner ? { owner: lockedRule.owner } : {}), ...(lockedRule.source ? { source: lockedRule.source } : {}) }
         : rules.length === 0
           ? policy.lockedDefault
           : undefined;

@@ -1,4 +1,4 @@
-import type { PolicyExplanation, PolicyPart } from "@toolhost/core";
+import type { ConfigOwner, PolicyExplanation, PolicyMatch, PolicyPart } from "@toolhost/core";
 import type { Decision } from "./options.js";
 
 /*
@@ -17,11 +17,13 @@ export function clip(text: string, size: number): string {
   return flat.length > size ? `${flat.slice(0, size - 3)}...` : flat;
 }
 
-/** Where a rule stands: its layer's place in `extends` order (the config's own rules last) and whether that layer is locked. */
+/** Where a rule stands: its layer's place in layer order, whether that layer is locked, its name and owner. */
 export interface Layering {
   default: Decision;
-  layerOf(id: string): { index: number; locked: boolean; label?: string } | undefined;
+  layerOf(id: string): { index: number; locked: boolean; label?: string; name?: string; owner?: ConfigOwner } | undefined;
 }
+
+const NOWHERE = { index: Number.MAX_SAFE_INTEGER, locked: false };
 
 /**
  * The decision of rules that matched one part, by layer: within a layer deny > ask > allow; the
@@ -31,7 +33,7 @@ export function decideLayered(matched: Array<{ id: string; decision: Decision }>
   const byLayer = new Map<number, Decision>();
   const locked = new Set<number>();
   for (const entry of matched) {
-    const where = layering.layerOf(entry.id) ?? { index: Number.MAX_SAFE_INTEGER, locked: false };
+    const where = layering.layerOf(entry.id) ?? NOWHERE;
     byLayer.set(where.index, worst(byLayer.get(where.index) ?? "allow", entry.decision));
     if (where.locked) locked.add(where.index);
   }
@@ -70,12 +72,68 @@ export function merge(a: PolicyPart, b: PolicyPart): PolicyPart {
   return part;
 }
 
+/**
+ * The match that gave the part its decision: in the last layer with a match, or in the locked
+ * layer whose floor raised it; the first of that layer (in the order the judge put them) with the
+ * part's decision. When the rules together do not reach the part's decision (the part asks because
+ * of what cannot be read, or a symlink's target was judged apart), the match of the latest layer
+ * that said it; undefined when none did.
+ */
+function deciderOf(part: PolicyPart, layering: Layering): PolicyMatch | undefined {
+  const byLayer = new Map<number, Decision>();
+  const locked = new Set<number>();
+  for (const entry of part.matched) {
+    const where = layering.layerOf(entry.id) ?? NOWHERE;
+    byLayer.set(where.index, worst(byLayer.get(where.index) ?? "allow", entry.decision));
+    if (where.locked) locked.add(where.index);
+  }
+  let floor: Decision = "allow";
+  let floorAt = -1;
+  let last = -1;
+  for (const index of [...byLayer.keys()].sort((a, b) => a - b)) {
+    last = index;
+    const said = byLayer.get(index) as Decision;
+    if (locked.has(index) && SEVERITY[said] > SEVERITY[floor]) [floor, floorAt] = [said, index];
+  }
+  const lastSaid = byLayer.get(last) as Decision;
+  const at = worst(lastSaid, floor) !== part.decision ? undefined : SEVERITY[lastSaid] >= SEVERITY[floor] ? last : floorAt;
+  const indexOf = (entry: PolicyMatch) => (layering.layerOf(entry.id) ?? NOWHERE).index;
+  if (at !== undefined) return part.matched.find((entry) => entry.decision === part.decision && indexOf(entry) === at);
+  let found: PolicyMatch | undefined;
+  for (const entry of part.matched) if (entry.decision === part.decision && (found === undefined || indexOf(entry) > indexOf(found))) found = entry;
+  return found;
+}
+
+/**
+ * Each match of each part with its layer, owner and role: `decided` (the one the part's decision
+ * came from), `agreed` (said the same), `overruled` (said otherwise). New match objects: a judge
+ * may share one between parts. Returns the decider of each part.
+ */
+function markRoles(parts: PolicyPart[], layering: Layering): Map<PolicyPart, PolicyMatch> {
+  const deciders = new Map<PolicyPart, PolicyMatch>();
+  for (const part of parts) {
+    if (part.matched.length === 0) continue;
+    const decider = deciderOf(part, layering);
+    part.matched = part.matched.map((entry) => {
+      const where = layering.layerOf(entry.id);
+      const role = entry === decider ? "decided" : decider !== undefined && entry.decision === part.decision ? "agreed" : "overruled";
+      const marked: PolicyMatch = { ...entry, role };
+      if (where?.name !== undefined) marked.layer = where.name;
+      if (where?.owner !== undefined) marked.owner = where.owner;
+      if (entry === decider) deciders.set(part, marked);
+      return marked;
+    });
+  }
+  return deciders;
+}
+
 export function summarize(tool: string, parts: PolicyPart[], layering?: Layering): PolicyExplanation {
   const decision = parts.map((part) => part.decision).reduce(worst);
+  const deciders = layering ? markRoles(parts, layering) : undefined;
   const deciding = parts.filter((part) => part.decision === decision);
   const rules = [...new Set(deciding.flatMap((part) => part.matched.filter((entry) => entry.decision === decision).map((entry) => entry.id)))];
   const first = deciding[0] as PolicyPart;
-  const rule = first.matched.find((entry) => entry.decision === decision);
+  const rule = deciders?.get(first) ?? first.matched.find((entry) => entry.decision === decision);
   const what = first.kind === "call" ? tool : `${first.kind === "command" ? "" : `${first.kind} `}${first.subject}`;
   let reason: string;
   if (rule) {

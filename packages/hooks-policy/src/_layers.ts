@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { checkValue, closestName, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
+import { checkValue, closestName, type ConfigOwner, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
 import { DecisionSchema, type PolicyLayer, type PolicyOptions, ProgramsSchema, RuleSchema } from "./options.js";
 import { PRESETS } from "./presets.js";
+import { PolicyErrorCode } from "./types.js";
 
 /** What a policy package or file holds: its rules, and what it extends (resolved from where it is). */
 export const PolicyFileSchema = Type.Object(
@@ -22,9 +23,22 @@ export type PolicyFile = Static<typeof PolicyFileSchema>;
 
 /**
  * A layer, with where it came from: the file that holds it (for `toolhost policy rules`), and for
- * a package its package.json as the search reached it (an upgrade or reinstall replaces it).
+ * a package its package.json as the search reached it (an upgrade or reinstall replaces it); whose
+ * config named it (`owner`), and whether it is that config's own rules (`own`).
  */
-export type SourcedLayer = PolicyLayer & { source?: string; manifest?: string };
+export type SourcedLayer = PolicyLayer & { source?: string; manifest?: string; owner?: ConfigOwner; own?: true };
+
+/** Where an owner's `extends` are read from, and whether code may run from there. */
+export interface ExtendsScope {
+  /** The folder relative files and packages resolve from: the config's folder (the workspace for the project's). */
+  folder: string;
+  /** False for an untrusted project: a policy package whose main file is code is refused. */
+  trusted: boolean;
+  /** How the user trusts the folder, in the host's words, for that refusal. */
+  trust: string | undefined;
+  /** The config file that names the entries, for messages. */
+  file: string | undefined;
+}
 
 /** The files the layers were read from: what a long-lived host watches to reload the policy. */
 export function layerSources(layers: readonly SourcedLayer[]): string[] {
@@ -32,37 +46,53 @@ export function layerSources(layers: readonly SourcedLayer[]): string[] {
 }
 
 /**
- * The layers of `extends`, in order: presets by name, npm packages resolved from the workspace,
- * JSON / YAML files relative to it. A package's or file's own `extends` come before it; a locked
- * one locks what it extends too. Throws a `ToolhostError` naming the entry that is missing,
- * invalid or part of a cycle, with the fix.
+ * The layers of `extends`, in order: presets by name, npm packages resolved from the scope's
+ * folder, JSON / YAML files relative to it. A package's or file's own `extends` come before it; a
+ * locked one locks what it extends too. Throws a `ToolhostError` naming the entry that is missing,
+ * invalid, part of a cycle, or code an untrusted scope may not run, with the fix.
  */
-export function layersOf(options: PolicyOptions, workspace: string): SourcedLayer[] {
+export function layersOf(options: PolicyOptions, scope: ExtendsScope): SourcedLayer[] {
   const layers: SourcedLayer[] = [];
   for (const entry of options.extends ?? []) {
-    if (typeof entry === "string") layers.push(...resolveEntry(entry, workspace, [], false));
+    if (typeof entry === "string") layers.push(...resolveEntry(entry, scope.folder, [], false, scope));
     else layers.push(entry);
   }
   return layers;
 }
 
-function resolveEntry(entry: string, from: string, chain: string[], locked: boolean): SourcedLayer[] {
+function resolveEntry(entry: string, from: string, chain: string[], locked: boolean, scope: ExtendsScope): SourcedLayer[] {
   const preset = Object.hasOwn(PRESETS, entry) ? PRESETS[entry as keyof typeof PRESETS] : undefined;
   if (preset) return [{ name: entry, rules: preset.rules, default: preset.default, ...(locked ? { locked } : {}) }];
   const { file, manifest } = locate(entry, from, chain);
   if (chain.includes(file)) {
     throw failure(entry, chain, `extends itself (${[...chain, file].join(" → ")})`, "Remove one of the `extends` entries that close the cycle.");
   }
+  if (!scope.trusted && !DATA_FILE.test(file)) throw untrustedCode(entry, file, chain, scope);
   const policy = readPolicy(entry, file, chain);
   const lock = locked || policy.locked === true;
   const name = policy.name ?? entry;
-  const inner = (policy.extends ?? []).flatMap((each) => resolveEntry(each, dirname(file), [...chain, file], lock));
+  const inner = (policy.extends ?? []).flatMap((each) => resolveEntry(each, dirname(file), [...chain, file], lock, scope));
   const own: SourcedLayer = { name, rules: policy.rules, source: file };
   if (manifest) own.manifest = manifest;
   if (policy.default) own.default = policy.default;
   if (policy.programs) own.programs = policy.programs;
   if (lock) own.locked = true;
   return [...inner, own];
+}
+
+/** A policy file that is read, not run. */
+const DATA_FILE = /\.(json|ya?ml)$/i;
+
+/** A policy package of an untrusted folder whose main file is code: refused, with how to trust the folder. */
+function untrustedCode(entry: string, file: string, chain: string[], scope: ExtendsScope): ToolhostError {
+  const folder = scope.file !== undefined ? dirname(scope.file) : scope.folder;
+  const via = chain.length > 0 ? ` (extended by ${chain.at(-1)})` : "";
+  const named = scope.file !== undefined ? ` named in ${scope.file}` : "";
+  const trust = scope.trust ?? `run "toolhost trust ${folder}"`;
+  return new ToolhostError(
+    PolicyErrorCode.UNTRUSTED_CODE,
+    `The policy "${entry}"${via} in extends of @toolhost/hooks-policy${named} was not loaded: its main file ${file} is code, which a policy runs when it is read, and ${folder} is not a folder you trust. An untrusted project's config may extend presets and JSON or YAML policies only. If you trust this project, ${trust}; or publish the policy as JSON or YAML.`,
+  );
 }
 
 function isPath(entry: string): boolean {
@@ -104,7 +134,7 @@ function throughCurrentLink(resolved: string, entry: string, manifest: string | 
 /** A policy file, or a package's main file and its package.json. */
 function locate(entry: string, from: string, chain: string[]): { file: string; manifest?: string | undefined } {
   if (isPath(entry)) {
-    if (!/\.(json|ya?ml)$/i.test(entry)) {
+    if (!DATA_FILE.test(entry)) {
       throw failure(entry, chain, "is a path but not a .json, .yaml or .yml file", "Name a JSON or YAML policy file, or an npm package.");
     }
     return { file: resolve(from, entry) };

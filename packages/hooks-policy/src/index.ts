@@ -7,7 +7,7 @@ export { default, PLUGIN_NAME, POLICY_SERVICE } from "./plugin.js";
 export { createPolicy } from "./policy.js";
 export { PolicyErrorCode, type EffectiveRule, type Policy, type PolicyEnvironment } from "./types.js";
 export { Redactor, MIN_KNOWN_VALUE_LENGTH, type KnownValues } from "./redaction.js";
-export type { AuditEntry } from "./audit-entry.js";
+export type { AuditApproval, AuditDecision, AuditEntry, AuditRule } from "./audit-entry.js";
 export { PRESETS, type Preset } from "./presets.js";
 export {
   DEFAULT_REDACT_ENV,

@@ -7,6 +7,19 @@ export const DecisionSchema = Type.Union([Type.Literal("allow"), Type.Literal("a
 /** `allow` runs the call, `ask` sends it to the `approve` hook, `deny` refuses it. */
 export type Decision = Static<typeof DecisionSchema>;
 
+export const ExampleCallSchema = Type.Object(
+  {
+    tool: Type.String({ minLength: 1, description: "The tool called." }),
+    args: Type.Optional(Type.Unknown({ description: "Its arguments, as a model would send them. Default {}." })),
+    cwd: Type.Optional(Type.String({ minLength: 1, description: "The folder relative paths are judged against (relative to the workspace). Default the working directory." })),
+    access: Type.Optional(Type.Unknown({ description: "What the call touches, for a tool this host lacks (another host's tool); default: what the tool declares for the arguments." })),
+  },
+  { additionalProperties: false },
+);
+
+/** A call an example names: `{ tool, args, cwd?, access? }`, as `toolhost policy explain -` reads it. */
+export type ExampleCall = Static<typeof ExampleCallSchema>;
+
 export const RuleSchema = Type.Object(
   {
     id: Type.Optional(Type.String({ minLength: 1, description: "Names the rule in decisions, explanations and the audit log." })),
@@ -58,6 +71,18 @@ export const RuleSchema = Type.Object(
     ),
     decision: DecisionSchema,
     reason: Type.Optional(Type.String({ description: "Shown to the model and the approver when this rule decides." })),
+    examples: Type.Optional(
+      Type.Object(
+        {
+          match: Type.Optional(Type.Array(ExampleCallSchema, { description: "Calls this rule must decide: the whole policy's decision for each is this rule's, and this rule is one that decided it." })),
+          notMatch: Type.Optional(Type.Array(ExampleCallSchema, { description: "Calls this rule must not decide: it does not match them, or other rules overrule it." })),
+        },
+        {
+          additionalProperties: false,
+          description: "Calls, in the shape `toolhost policy explain -` reads, checked when the policy loads: a call decided otherwise is a config error naming the rule and what decided instead.",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -129,6 +154,12 @@ export const PolicyOptionsSchema = Type.Object(
     default: Type.Optional(DecisionSchema),
     rules: Type.Optional(Type.Array(RuleSchema)),
     programs: Type.Optional(ProgramsSchema),
+    locked: Type.Optional(
+      Type.Boolean({
+        description:
+          "Locks this config's rules, `default` and `extends`: the layers after them (a lower owner's: the user's under the administrator's, the project's under the user's) can make their decisions stricter, never looser.",
+      }),
+    ),
     redact: Type.Optional(Type.Array(RedactSchema)),
     redactBuiltins: Type.Optional(
       Type.Boolean({ description: "Redact common secret formats (cloud keys, tokens, private keys). Default true." }),
@@ -139,7 +170,11 @@ export const PolicyOptionsSchema = Type.Object(
       }),
     ),
     audit: Type.Optional(
-      Type.String({ minLength: 1, description: "A file (relative to the workspace) that gets one JSON line per decision." }),
+      Type.String({
+        minLength: 1,
+        description:
+          "A file (relative to the folder of the config that names it: the workspace for the project's) that gets one JSON line per decision and per answer to an ask. Each owner's file gets every line.",
+      }),
     ),
   },
   { additionalProperties: false },

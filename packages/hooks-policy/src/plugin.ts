@@ -1,10 +1,12 @@
 import { createRequire } from "node:module";
-import { resolve } from "node:path";
-import { type AgentHarness, type BeforeToolCallResult, definePlugin, messageOf, type ToolCallContext } from "@toolhost/core";
+import { type AgentHarness, type BeforeToolCallResult, definePlugin, messageOf, type PluginContext, type PluginReport, type ToolCallContext } from "@toolhost/core";
 import { policyDetails } from "./_asking.js";
-import { AuditLog } from "./_audit.js";
+import { AuditLog, auditFilesOf } from "./_audit.js";
+import { decisionLine, recordOutcomes } from "./_audit-lines.js";
+import { ExampleChecks } from "./_examples.js";
+import { composedRedaction, ownedOptionsOf } from "./_owners.js";
 import { policyService } from "./_service.js";
-import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./options.js";
+import { type PolicyOptions, PolicyOptionsSchema } from "./options.js";
 import { compilePolicy } from "./policy.js";
 import { Redactor } from "./redaction.js";
 import type { Policy } from "./types.js";
@@ -20,26 +22,50 @@ export const POLICY_SERVICE = "policy";
 /**
  * Decides every call before it runs (`beforeToolCall`: allow, ask, deny) from what its tool
  * declares it touches (`ctx.access`) and its arguments, masks secrets in every text that leaves
- * the kernel (`redact`), records decisions in the audit file, and offers `explain`,
- * `protectedPaths` and `deniedReads` as the `policy` service.
+ * the kernel (`redact`), records decisions and the answers to asks in the audit files, and offers
+ * `explain`, `protectedPaths`, `deniedReads` and `rules` as the `policy` service. Configured by
+ * several owners (`context.layers`: managed, user, project), it composes them: each one's rules
+ * as layers in that order, each one's redaction and audit file together.
  */
 const plugin = definePlugin({
   name: PLUGIN_NAME,
   version,
   options: PolicyOptionsSchema,
-  apply(harness: AgentHarness, options: PolicyOptions) {
-    const policy = compilePolicy(options, { cwd: harness.cwd, workspace: harness.workspace });
-    const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true, { names: options.redactEnv ?? DEFAULT_REDACT_ENV });
-    harness.provideService(POLICY_SERVICE, policyService(harness, policy));
-    // The audit log is an outward channel too: its reasons quote commands, so they pass through
-    // the same redaction as everything else (every tap of `redact`, not only this plugin's).
-    const audit = options.audit ? new AuditLog(resolve(harness.workspace, options.audit), (text) => harness.hooks.redact.call(text)) : undefined;
-    harness.hooks.beforeToolCall.tapPromise(PLUGIN_NAME, (ctx) => decideCall(policy, audit, ctx));
+  async apply(harness: AgentHarness, options: PolicyOptions, context: PluginContext): Promise<PluginReport> {
+    const owned = ownedOptionsOf(options, context, harness.workspace);
+    const policy = compilePolicy(owned, { cwd: harness.cwd, workspace: harness.workspace, trustedWorkspace: trustedWorkspace(context) });
+    const redaction = composedRedaction(owned);
+    const redactor = new Redactor(redaction.redact, redaction.builtins, { names: redaction.env });
+    const examples = new ExampleChecks(policy, harness);
+    harness.provideService(POLICY_SERVICE, policyService(harness, policy, () => examples.settle()));
+    const files = auditFilesOf(owned, harness.workspace);
+    // The audit log is an outward channel too: its lines quote commands, so they pass through the
+    // same redaction as everything else (every tap of `redact`, not only this plugin's).
+    const audit = files.length > 0 ? new AuditLog(files, (text) => harness.hooks.redact.call(text)) : undefined;
+    await examples.atLoad();
+    if (audit || examples.pending) {
+      const decide = audit ? (ctx: ToolCallContext) => decideAudited(policy, audit, ctx) : (ctx: ToolCallContext) => answerOf(policy, decideOne(policy, ctx));
+      harness.hooks.beforeToolCall.tapPromise(PLUGIN_NAME, (ctx) => (examples.pending ? afterExamples(examples, () => decide(ctx)) : Promise.resolve(decide(ctx))));
+    } else {
+      // Synchronous: with nothing to wait for, the kernel answers the call at once.
+      harness.hooks.beforeToolCall.tap(PLUGIN_NAME, (ctx) => answerOf(policy, decideOne(policy, ctx)));
+    }
+    if (audit) recordOutcomes(harness, audit, PLUGIN_NAME);
     if (redactor.active) harness.hooks.redact.tap(PLUGIN_NAME, (text) => redactor.text(text));
     // The policy files and packages of `extends`: a long-lived host reloads when one changes.
-    return { sources: policy.sources };
+    const owners = owned.flatMap((each) => (each.owner === undefined ? [] : [each.owner]));
+    return { sources: policy.sources, settings: { ...(owners.length > 0 && { owners }), ...(files.length > 0 && { audit: files.map((each) => each.file) }) } };
   },
 });
+
+/**
+ * Whether the workspace is trusted to run its own code: the project's config that names the
+ * plugin is of a folder the user trusts (core's `PluginLayer.trusted`). Applied from code, with no
+ * layers, it is not.
+ */
+function trustedWorkspace(context: PluginContext | undefined): boolean {
+  return context?.layers?.some((layer) => layer.owner === "project" && layer.trusted === true) ?? false;
+}
 
 /**
  * The calls whose sandbox sends its connections through a proxy, by the call: a later decision of
@@ -48,22 +74,42 @@ const plugin = definePlugin({
  */
 const proxied = new WeakMap<object, true>();
 
-/** The policy's answer to one call, recorded in the audit log first (a call whose decision cannot be recorded is refused). */
-async function decideCall(policy: Policy, audit: AuditLog | undefined, ctx: ToolCallContext): Promise<BeforeToolCallResult | undefined> {
-  const tool = ctx.tool.name;
-  const request = { tool, args: ctx.args, ...(ctx.access && { access: ctx.access }) };
+function decideOne(policy: Policy, ctx: ToolCallContext) {
+  const request = { tool: ctx.tool.name, args: ctx.args, ...(ctx.access && { access: ctx.access }) };
   const explanation = isConnection(ctx) ? policy.decideConnection(request) : policy.decide(request);
   if (ctx.access?.confinement?.network === "proxy") proxied.set(ctx.toolCall, true);
-  if (audit) {
-    try {
-      await audit.record(tool, ctx.args, explanation);
-    } catch (error) {
-      return { block: true, reason: `policy error: could not write the audit log ${audit.file} (${messageOf(error)}), so the call was refused. Fix the file's folder or permissions, or remove "audit" from the policy options.` };
-    }
-  }
-  if (explanation.decision === "allow") return undefined;
+  return explanation;
+}
+
+/**
+ * The policy's answer: a block or an ask with the details approvers read, or an allow with the
+ * rules and parts that allowed it (for the decision event and the spans made from it).
+ */
+function answerOf(policy: Policy, explanation: ReturnType<Policy["decide"]>): BeforeToolCallResult {
   const details = { policy: policyDetails(explanation, policy) };
+  if (explanation.decision === "allow") return { allow: true, reason: explanation.reason, details };
   return explanation.decision === "deny" ? { block: true, reason: explanation.reason, details } : { ask: true, reason: explanation.reason, details };
+}
+
+/** A decision once the examples left from the load have passed; while they fail, every call is refused with their failures. */
+async function afterExamples(examples: ExampleChecks, decide: () => BeforeToolCallResult | Promise<BeforeToolCallResult>): Promise<BeforeToolCallResult> {
+  try {
+    await examples.settle();
+  } catch (error) {
+    return { block: true, reason: `policy error: ${messageOf(error)}` };
+  }
+  return decide();
+}
+
+/** The policy's answer, recorded in the audit log first (a call whose decision cannot be recorded is refused). */
+async function decideAudited(policy: Policy, audit: AuditLog, ctx: ToolCallContext): Promise<BeforeToolCallResult> {
+  const explanation = decideOne(policy, ctx);
+  try {
+    await audit.record(decisionLine({ toolCallId: ctx.toolCall.id, tool: ctx.tool.name, args: ctx.args }, explanation, policy));
+  } catch (error) {
+    return { block: true, reason: `policy error: could not write the audit log ${audit.file} (${messageOf(error)}), so the call was refused. Fix the file's folder or permissions, or remove "audit" from the policy options.` };
+  }
+  return answerOf(policy, explanation);
 }
 
 /** A decision of a call already decided, whose sandbox proxies its network, about network destinations only. */

@@ -1,6 +1,7 @@
-import { checkValue, messageOf, ToolhostError } from "@toolhost/core";
+import { checkValue, messageOf, type PluginContext, ToolhostError } from "@toolhost/core";
 import { worst } from "./_explanation.js";
 import { layerSources, layersOf, type SourcedLayer } from "./_layers.js";
+import { type OwnedOptions, ownedOptionsOf } from "./_owners.js";
 import { anchorsOf } from "./_paths.js";
 import { type CompiledRule, compileRule, matcherText } from "./_rules.js";
 import { Inventory } from "./inventory/_inventory.js";
@@ -11,11 +12,12 @@ import { type Policy, type PolicyEnvironment, PolicyErrorCode } from "./types.js
 
 /**
  * Compiles options (presets and rules) into a policy. Throws a `ToolhostError` with the path of
- * the problem when a rule is invalid.
+ * the problem when a rule is invalid. With `context.layers` (every owner's options, as a host
+ * passes them to the plugin), the policy is composed from those instead, as the plugin does.
  */
-export function createPolicy(options: PolicyOptions, environment: PolicyEnvironment): Policy {
+export function createPolicy(options: PolicyOptions, environment: PolicyEnvironment, context?: PluginContext): Policy {
   checkOptions(options);
-  return compilePolicy(options, environment);
+  return compilePolicy(ownedOptionsOf(options, context, environment.workspace), environment);
 }
 
 /** What the layers add up to: every rule in order, where each stands, and the defaults. */
@@ -23,6 +25,7 @@ interface Layered {
   compiled: CompiledRule[];
   layers: Map<string, LayerPlace>;
   defaultDecision: Decision;
+  defaultFrom: Policy["defaultFrom"];
   lockedDefault: Policy["lockedDefault"];
 }
 
@@ -45,34 +48,72 @@ function knowledgeOf(layerList: readonly SourcedLayer[], compiled: readonly Comp
 /**
  * `createPolicy` for options already checked against `PolicyOptionsSchema` (the plugin's, which
  * `harness.use` checked): checking them again would compile the schema's check at every start.
+ * The owners' layers come in order (managed, user, project): each one's `extends`, then its own
+ * rules; a locked layer is a floor for every layer after it, a lower owner's included.
  */
-export function compilePolicy(options: PolicyOptions, environment: PolicyEnvironment): Policy {
+export function compilePolicy(owned: readonly OwnedOptions[], environment: PolicyEnvironment): Policy {
   const anchors = anchorsOf(environment.workspace);
-  const layerList: SourcedLayer[] = layersOf(options, environment.workspace);
-  layerList.push({ name: "config", rules: options.rules ?? [], ...(options.default ? { default: options.default } : {}), ...(options.programs ? { programs: options.programs } : {}) });
-  const { compiled, layers, defaultDecision, lockedDefault } = layered(layerList, anchors);
+  const layerList = ownersLayers(owned);
+  const { compiled, layers, defaultDecision, defaultFrom, lockedDefault } = layered(layerList, anchors);
   const knowledge = knowledgeOf(layerList, compiled);
-  return new CompiledPolicy({ rules: compiled, defaultDecision, environment, anchors, layers, lockedDefault, sources: layerSources(layerList), knowledge });
+  return new CompiledPolicy({ rules: compiled, defaultDecision, defaultFrom, environment, anchors, layers, lockedDefault, sources: layerSources(layerList), knowledge });
+}
+
+/** Each owner's layers in order: its `extends`, then its own rules, marked with the owner (and all locked when it says `locked`). */
+function ownersLayers(owned: readonly OwnedOptions[]): SourcedLayer[] {
+  const list: SourcedLayer[] = [];
+  for (const each of owned) {
+    const { options } = each;
+    const own: SourcedLayer = { name: "config", rules: options.rules ?? [], own: true, ...(options.default && { default: options.default }), ...(options.programs && { programs: options.programs }) };
+    if (each.file !== undefined) own.source = each.file;
+    const scope = { folder: each.folder, trusted: each.trusted, trust: each.trust, file: each.file };
+    for (const layer of [...layersOf(options, scope), own]) {
+      list.push({ ...layer, ...(each.owner !== undefined && { owner: each.owner }), ...(options.locked === true && { locked: true }) });
+    }
+  }
+  refuseProgramsUnderLock(list);
+  return list;
+}
+
+/**
+ * The inventory's rows decide what a command is, and so which `kind` rules judge it: a layer after
+ * a locked one could make `rm` read-only under a locked deny of what destroys. Such rows are an
+ * error naming both layers; they belong in the locked layer's config or before it.
+ */
+function refuseProgramsUnderLock(list: readonly SourcedLayer[]): void {
+  const lock = list.findIndex((layer) => layer.locked === true);
+  if (lock < 0) return;
+  const under = list.slice(lock + 1).find((layer) => Object.keys(layer.programs ?? {}).length > 0);
+  if (under === undefined) return;
+  const locked = list[lock] as SourcedLayer;
+  throw new ToolhostError(
+    PolicyErrorCode.INVALID_OPTIONS,
+    `Invalid options for @toolhost/hooks-policy: the layer "${under.name}"${layerOrigin(under)} teaches the inventory programs (${Object.keys(under.programs ?? {}).slice(0, 5).join(", ")}) below the locked layer "${locked.name}"${layerOrigin(locked)}. What a program is decides which of the locked layer's rules judge it, so a later layer may not change it. Move the rows into the locked layer's config, or into a layer before it.`,
+  );
 }
 
 function layered(layerList: SourcedLayer[], anchors: ReturnType<typeof anchorsOf>): Layered {
-  const result: Layered = { compiled: [], layers: new Map(), defaultDecision: "ask", lockedDefault: undefined };
+  const result: Layered = { compiled: [], layers: new Map(), defaultDecision: "ask", defaultFrom: undefined, lockedDefault: undefined };
   let floor: Decision = "allow";
+  let floorFrom: Layered["defaultFrom"];
   layerList.forEach((layer, index) => {
-    const own = index === layerList.length - 1;
-    const place = { index, locked: layer.locked === true, name: layer.name, ...(layer.source ? { source: layer.source } : {}) };
-    if (layer.default) result.defaultDecision = worst(layer.default, floor);
-    if (layer.locked && layer.default) floor = worst(floor, layer.default);
-    if (layer.locked && layer.default && layer.default !== "allow") result.lockedDefault ??= { layer: layer.name, ...(layer.source ? { source: layer.source } : {}) };
+    const owner = layer.owner !== undefined ? { owner: layer.owner } : {};
+    const from = { layer: layer.name, ...owner, ...(layer.source ? { source: layer.source } : {}) };
+    const place = { index, locked: layer.locked === true, name: layer.name, ...owner, ...(layer.source ? { source: layer.source } : {}) };
+    if (layer.default) {
+      result.defaultDecision = worst(layer.default, floor);
+      result.defaultFrom = result.defaultDecision === layer.default ? from : floorFrom;
+    }
+    if (layer.locked && layer.default && worst(floor, layer.default) !== floor) [floor, floorFrom] = [layer.default, from];
+    if (layer.locked && layer.default && layer.default !== "allow") result.lockedDefault ??= from;
     layer.rules.forEach((rule, at) => {
-      const id = rule.id ?? (own ? `rules[${at}]` : `${layer.name}:rules[${at}]`);
-      result.compiled.push(compileRule(rule, id, anchors, own ? `rules[${at}]` : `${layer.name} rules[${at}]`));
-      if (result.layers.has(id)) return;
+      const id = uniqueId(rule.id ?? generatedId(layer, at), layer, result.layers);
+      result.compiled.push(compileRule(rule, id, anchors, ruleWhere(layer, at)));
       // Written out only for an explanation that names the rule.
       result.layers.set(id, {
         ...place,
         get label() {
-          return `${layer.name}${layer.locked ? " (locked)" : ""} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})`;
+          return `${layerLabel(layer)} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})`;
         },
       });
     });
@@ -81,6 +122,43 @@ function layered(layerList: SourcedLayer[], anchors: ReturnType<typeof anchorsOf
     rule.order = order;
   });
   return result;
+}
+
+/** An owner other than the project's prefixes the ids it does not write: `user:rules[0]`, `managed:org:rules[2]`. */
+function ownerPrefix(layer: SourcedLayer): string {
+  return layer.owner !== undefined && layer.owner !== "project" ? `${layer.owner}:` : "";
+}
+
+function generatedId(layer: SourcedLayer, at: number): string {
+  return layer.own ? `${ownerPrefix(layer)}rules[${at}]` : `${ownerPrefix(layer)}${layer.name}:rules[${at}]`;
+}
+
+/** Decisions name rules by id, so an id two layers use is told apart by the later one's layer: `team:no-rm`. */
+function uniqueId(wanted: string, layer: SourcedLayer, used: ReadonlyMap<string, unknown>): string {
+  if (!used.has(wanted)) return wanted;
+  const qualified = `${ownerPrefix(layer)}${layer.name}:${wanted}`;
+  if (!used.has(qualified)) return qualified;
+  let n = 2;
+  while (used.has(`${qualified}#${n}`)) n++;
+  return `${qualified}#${n}`;
+}
+
+/** Where a rule is, for the error of an invalid one: `rules[3]`, `team rules[0]`, with the file of an owner's config. */
+function ruleWhere(layer: SourcedLayer, at: number): string {
+  const where = layer.own ? `rules[${at}]` : `${layer.name} rules[${at}]`;
+  return layer.owner !== undefined && layer.owner !== "project" ? `${where}${layerOrigin(layer)}` : where;
+}
+
+/** ` (the user's config, /home/u/.config/toolhost/team.yaml)`: whose the layer is and its file, for messages. */
+function layerOrigin(layer: SourcedLayer): string {
+  const parts = [layer.owner !== undefined ? `the ${layer.owner}'s config` : undefined, layer.source].filter((part) => part !== undefined);
+  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
+}
+
+/** A layer as decisions name it: `org (locked)`, `config (user)`, `org (managed, locked)`. */
+function layerLabel(layer: SourcedLayer): string {
+  const tags = [layer.owner !== undefined && layer.owner !== "project" ? layer.owner : undefined, layer.locked ? "locked" : undefined].filter((tag) => tag !== undefined);
+  return tags.length > 0 ? `${layer.name} (${tags.join(", ")})` : layer.name;
 }
 
 function checkOptions(options: PolicyOptions): void {

@@ -1,8 +1,12 @@
-import { type DeniedReads, ErrorCode, type PolicyExplanation, type PolicyRequest, type ProtectedPaths, type ProtectedPathsOptions } from "@toolhost/core";
+import { type ConfigOwner, type DeniedReads, ErrorCode, type PolicyExplanation, type PolicyRequest, type ProtectedPaths, type ProtectedPathsOptions } from "@toolhost/core";
 import type { Decision, PolicyRule } from "./options.js";
 
-/** A rule in force: its id, its layer's name, whether the layer is locked, and the file it came from (packages and files). */
-export type EffectiveRule = PolicyRule & { id: string; layer: string; locked: boolean; source?: string };
+/**
+ * A rule in force: its id, its layer's name, whose config it came from (`owner`, when the host
+ * reads configs by owner), whether the layer is locked, and the file it came from (a policy file,
+ * a package, a config file).
+ */
+export type EffectiveRule = PolicyRule & { id: string; layer: string; owner?: ConfigOwner; locked: boolean; source?: string };
 
 /**
  * Where the policy stands: relative paths resolve against `cwd`, `${workspace}` is `workspace`;
@@ -44,9 +48,14 @@ export interface Policy {
    */
   deniedReads(request: { roots: string[]; tool?: string }): Promise<DeniedReads>;
   readonly defaultDecision: Decision;
+  /** The layer whose `default` is in force (a locked layer's, when its floor holds); undefined when no layer gives one (`ask`). */
+  readonly defaultFrom: { layer: string; owner?: ConfigOwner; source?: string } | undefined;
   /** The first locked layer whose `default` is ask or deny: a part no rule decides cannot be approved below it. */
-  readonly lockedDefault: { layer: string; source?: string } | undefined;
-  /** Every rule in force (layers in `extends` order, the config's own last), with the id decisions name it by and its layer. */
+  readonly lockedDefault: { layer: string; owner?: ConfigOwner; source?: string } | undefined;
+  /**
+   * Every rule in force, in layer order (each owner's, highest first: its `extends` in order, its
+   * own rules last), with the id decisions name it by, its layer and owner.
+   */
   readonly rules: ReadonlyArray<EffectiveRule>;
   /** The files the layers of `extends` were read from (policy files, packages' package.json), absolute. */
   readonly sources: readonly string[];
@@ -58,4 +67,8 @@ export const PolicyErrorCode = Object.freeze({
   POLICY_ERROR: "TOOLHOST_POLICY_ERROR",
   AUDIT_FAILED: "TOOLHOST_POLICY_AUDIT_FAILED",
   REDACTION_FAILED: "TOOLHOST_POLICY_REDACTION_FAILED",
+  /** A layer of a folder the user has not trusted named a policy that runs code (core's config code of the same name). */
+  UNTRUSTED_CODE: "TOOLHOST_UNTRUSTED_CODE",
+  /** A rule's `examples` are decided otherwise than the rule says. */
+  EXAMPLE_FAILED: "TOOLHOST_POLICY_EXAMPLE_FAILED",
 } as const);

@@ -162,7 +162,10 @@ describe("the audit file", () => {
     const { harness } = await harnessWith({ ...RULES, audit: ".toolhost/logs/audit.jsonl" }, ws);
     await harness.executeToolCalls([call("ls", "a"), call("rm x", "b"), call("git push", "c")], { toolExecution: "sequential" });
     const lines = readFileSync(join(ws, ".toolhost", "logs", "audit.jsonl"), "utf8").trimEnd().split("\n");
-    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const all = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The ask's answer (no one to ask here) is a line of its own, after its decision.
+    expect(all.at(-1)).toMatchObject({ event: "approval", toolCallId: "c", outcome: "no one to ask", approved: false });
+    const entries = all.filter((entry) => entry.event === "decision");
     expect(entries.map((entry) => [entry.tool, entry.decision, entry.rules])).toEqual([
       ["bash", "allow", ["all"]],
       ["bash", "deny", ["no-rm"]],
@@ -172,7 +175,8 @@ describe("the audit file", () => {
     expect(entries[0]?.argsDigest).toBe(digest);
     expect(Date.parse(entries[0]?.time as string)).not.toBeNaN();
     expect(entries[1]?.reason).toBe(`rm x: denied by config › "rm" (no-rm) (rm is not allowed here)`);
-    expect(Object.keys(entries[0] ?? {}).sort()).toEqual(["argsDigest", "decision", "reason", "rules", "time", "tool"]);
+    // The call's id pairs a decision with the answer to its ask; `deciding` names each rule's layer and owner.
+    expect(Object.keys(entries[0] ?? {}).sort()).toEqual(["argsDigest", "deciding", "decision", "event", "reason", "rules", "time", "tool", "toolCallId"]);
   });
 
   it("digests arguments canonically: key order does not matter", async () => {

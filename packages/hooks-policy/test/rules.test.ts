@@ -278,9 +278,10 @@ describe("tools, ids and the explanation", () => {
       ["command", "curl http://x", "deny"],
       ["command", "sh", "ask"],
     ]);
+    // Each match also says its layer and its part in the decision (core's PolicyMatch).
     expect(explanation.parts[1]?.matched).toEqual([
-      { id: "all", decision: "allow" },
-      { id: "no-curl", decision: "deny", reason: "no network" },
+      { id: "all", decision: "allow", layer: "config", role: "overruled" },
+      { id: "no-curl", decision: "deny", reason: "no network", layer: "config", role: "decided" },
     ]);
     expect(explanation.reason).toBe(`curl http://x: denied by config › "curl" (no-curl) (no network)`);
   });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type AgentEvent, AgentHarness, type AgentTool, Type } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { digest } from "../src/_audit.js";
-import policyPlugin, { type AuditEntry, type PolicyOptions } from "../src/index.js";
+import policyPlugin, { type AuditDecision, type AuditEntry, type PolicyOptions } from "../src/index.js";
 import { makeWorkspace } from "./_helpers.js";
 
 // Put together at run time, so no literal in this file looks like a live key.
@@ -112,7 +112,8 @@ describe("the audit log holds no secret", () => {
     await harness.executeToolCalls(calls);
     const text = readFileSync(join(ws, "logs", "audit.jsonl"), "utf8");
     expectNoSecret(text, "the audit log");
-    const lines = text.trim().split("\n").map((line) => JSON.parse(line) as AuditEntry);
+    // The decision lines (the ask's answer has a line of its own).
+    const lines = text.trim().split("\n").map((line) => JSON.parse(line) as AuditEntry).filter((line): line is AuditDecision => line.event === "decision");
     expect(lines.map((line) => line.decision).sort()).toEqual(["allow", "ask", "deny"]);
     for (const call of calls) expect(lines.map((line) => line.argsDigest)).toContain(digest(call.arguments));
     const denied = lines.find((line) => line.decision === "deny");
@@ -126,7 +127,7 @@ describe("the audit log holds no secret", () => {
       throw new Error("cannot redact");
     });
     await harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command: `curl ${GITHUB}` } }]);
-    const [line] = readFileSync(join(ws, "audit.jsonl"), "utf8").trim().split("\n").map((each) => JSON.parse(each) as AuditEntry);
+    const [line] = readFileSync(join(ws, "audit.jsonl"), "utf8").trim().split("\n").map((each) => JSON.parse(each) as AuditDecision);
     expect(line?.decision).toBe("deny");
     expect(line?.reason).toBe("[reason withheld: redaction failed]");
   });

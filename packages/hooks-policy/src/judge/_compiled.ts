@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type DeniedReads, messageOf, type PolicyExplanation, type PolicyPart, type PolicyRequest, type ProtectedPaths, type ProtectedPathsOptions, type ToolAccess } from "@toolhost/core";
+import { type ConfigOwner, type DeniedReads, messageOf, type PolicyExplanation, type PolicyPart, type PolicyRequest, type ProtectedPaths, type ProtectedPathsOptions, type ToolAccess } from "@toolhost/core";
 import { checkAccess, undeclared } from "../_access.js";
 import { finish, type Layering, summarize } from "../_explanation.js";
 import type { PathAnchors } from "../_paths.js";
@@ -21,6 +21,7 @@ export interface LayerPlace {
   index: number;
   locked: boolean;
   name: string;
+  owner?: ConfigOwner;
   source?: string;
   label: string;
 }
@@ -29,6 +30,7 @@ export interface LayerPlace {
 export interface CompiledParts {
   rules: CompiledRule[];
   defaultDecision: Decision;
+  defaultFrom: Policy["defaultFrom"];
   environment: PolicyEnvironment;
   anchors: PathAnchors;
   layers: Map<string, LayerPlace>;
@@ -50,6 +52,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
   readonly layering: Layering;
 
   readonly defaultDecision: Decision;
+  readonly defaultFrom: Policy["defaultFrom"];
   readonly environment: PolicyEnvironment;
   readonly anchors: PathAnchors;
   readonly lockedDefault: Policy["lockedDefault"];
@@ -61,6 +64,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
     const { rules, layers } = compiled;
     this.#rules = rules;
     this.defaultDecision = compiled.defaultDecision;
+    this.defaultFrom = compiled.defaultFrom;
     this.environment = compiled.environment;
     this.anchors = compiled.anchors;
     this.lockedDefault = compiled.lockedDefault;
@@ -73,7 +77,8 @@ export class CompiledPolicy implements Policy, JudgeScope {
       rules.map((rule) => {
         const where = layers.get(rule.id);
         const source = where?.source ? { source: where.source } : {};
-        return Object.freeze({ ...rule.rule, id: rule.id, layer: where?.name ?? "config", locked: where?.locked === true, ...source });
+        const owner = where?.owner ? { owner: where.owner } : {};
+        return Object.freeze({ ...rule.rule, id: rule.id, layer: where?.name ?? "config", ...owner, locked: where?.locked === true, ...source });
       }),
     );
   }
