@@ -6,7 +6,13 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createPolicy } from "../../packages/hooks-policy/dist/index.js";
+import { AgentHarness, Type } from "../../packages/core/dist/index.js";
+import policyPlugin, { createPolicy } from "../../packages/hooks-policy/dist/index.js";
+
+// Another build of hooks-policy (its dist/index.js) to put beside this one in the pipeline rows:
+// `node bench/policy/run.mjs /tmp/old-hooks-policy/dist/index.js`.
+const otherBuild = process.argv[2] ? await import(new URL(process.argv[2], `file://${process.cwd()}/`).href) : undefined;
+const other = otherBuild?.default;
 
 const COMMANDS = 10_000;
 const ROUNDS = 3;
@@ -124,6 +130,8 @@ try {
   const slowest = [];
   const parseOnly = measure((command) => parse(command));
   const decided = measure(decide, slowest);
+  const otherPolicy = otherBuild?.createPolicy({ default: "ask", rules }, { cwd: ws, workspace: ws });
+  const otherDecided = otherPolicy ? measure((command) => otherPolicy.decide({ tool: "bash", args: { command }, access: { commands: [{ command, cwd: ws }] } })) : undefined;
   const ratio = decided.median / parseOnly.median;
   const met = decided.median <= TARGET_MEDIAN_US;
 
@@ -134,6 +142,7 @@ try {
   console.log(`|${"-".repeat(36)}|${"-".repeat(12)}|${"-".repeat(10)}|${"-".repeat(24)}|`);
   console.log(row("unbash parse alone (floor)", parseOnly));
   console.log(row("policy.decide (parse + judge)", decided, `${ratio.toFixed(2)}x the parse`));
+  if (otherDecided) console.log(row("policy.decide, given build", otherDecided, `${(decided.median / otherDecided.median).toFixed(2)}x this / given`));
   console.log("");
   console.log(`target: median ≤ ${TARGET_MEDIAN_US} µs per decision: ${met ? "met" : "NOT met"} (${decided.median.toFixed(1)} µs)`);
   // Each command's middle time over the rounds, so one GC pause does not name a command slow.
@@ -143,7 +152,57 @@ try {
   });
   byCommand.sort((a, b) => b[0] - a[0]);
   console.log(`slowest commands (median of ${ROUNDS} rounds): ${byCommand.slice(0, 3).map(([us, command]) => `${us.toFixed(0)} µs ${JSON.stringify(command.slice(0, 60))}`).join("; ")}`);
+  await pipelineRows(ws, rules, commands.filter((command) => decide(command).decision === "allow"));
   console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
 } finally {
   rmSync(ws, { recursive: true, force: true });
+}
+
+/**
+ * Allowed calls through the whole pipeline (a no-op tool that declares its command as tool-bash
+ * does) with the plugin applied and an event listener (so the decision event, whose details the
+ * plugin fills for an allowed call, is made and redacted), beside the same harness without the
+ * plugin; with another build of the plugin when given, rounds interleaved. CPU µs per call, median.
+ */
+async function pipelineRows(ws, rules, allowed) {
+  const CALLS = 1_000;
+  const PIPELINE_ROUNDS = 15;
+  const noop = {
+    name: "bash",
+    label: "bash",
+    description: "no-op that declares its command",
+    parameters: Type.Object({ command: Type.String() }),
+    access: (params) => ({ commands: [{ command: params.command, cwd: ws }] }),
+    async execute() {
+      return { content: [{ type: "text", text: "ok" }], details: {} };
+    },
+  };
+  const calls = Array.from({ length: CALLS }, (_, i) => ({ id: `c${i}`, name: "bash", arguments: { command: allowed[i % allowed.length] } }));
+  const harnessWith = async (plugin) => {
+    const harness = new AgentHarness({ cwd: ws, workspace: ws, tools: [noop] });
+    if (plugin) await harness.use(plugin, { default: "ask", rules });
+    harness.subscribe(() => {});
+    return harness;
+  };
+  const rows = [{ what: "pipeline, no policy (floor)", harness: await harnessWith(undefined) }, { what: "pipeline + hooks-policy (this build)", harness: await harnessWith(policyPlugin) }];
+  if (other) rows.push({ what: "pipeline + hooks-policy (given build)", harness: await harnessWith(other) });
+  const samples = rows.map(() => []);
+  for (let round = 0; round < PIPELINE_ROUNDS; round++) {
+    for (const [i, row] of rows.entries()) {
+      globalThis.gc?.();
+      const start = process.cpuUsage();
+      const results = await row.harness.executeToolCalls(calls);
+      const used = process.cpuUsage(start);
+      if (results.some((result) => result.isError)) throw new Error(`a call was refused in "${row.what}"`);
+      samples[i].push((used.user + used.system) / CALLS);
+    }
+  }
+  const medians = samples.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
+  console.log("");
+  console.log(`${CALLS} allowed calls x ${PIPELINE_ROUNDS} rounds through the pipeline, interleaved; CPU µs per call (median)`);
+  console.log("");
+  console.log(`| ${"what".padEnd(40)} | µs/call | over the floor |`);
+  console.log(`|${"-".repeat(42)}|---------|----------------|`);
+  rows.forEach((row, i) => console.log(`| ${row.what.padEnd(40)} | ${medians[i].toFixed(1).padStart(7)} | ${(i === 0 ? "" : `+${(medians[i] - medians[0]).toFixed(1)}`).padStart(14)} |`));
+  if (other) console.log(`this build / given build, over the floor: ${((medians[1] - medians[0]) / (medians[2] - medians[0])).toFixed(2)}x`);
 }

@@ -31,6 +31,7 @@ export function ruleInfo(rule: EffectiveRule): PolicyRuleInfo {
  */
 export function policyDetails(explanation: PolicyExplanation, policy: Policy): PolicyDetails {
   const { decision, rules, parts } = explanation;
+  if (decision === "allow") return allowedDetails(explanation);
   const asking = decision === "ask" ? parts.filter((part) => part.decision === "ask").length : 0;
   // An approver must see every asking part, or know that some were left out (and refuse).
   const asks =
@@ -38,6 +39,19 @@ export function policyDetails(explanation: PolicyExplanation, policy: Policy): P
   if (parts.length <= MAX_PARTS_IN_DETAILS) return { decision, rules, parts, ...asks };
   const deciding = parts.filter((part) => part.decision === decision).slice(0, MAX_PARTS_IN_DETAILS);
   return { decision, rules, parts: deciding, partsOmitted: parts.length - deciding.length, ...asks };
+}
+
+/** How many parts an allowed call's details name: they go with every allowed call's decision event. */
+export const MAX_PARTS_ALLOWED = 20;
+
+/**
+ * What an allowed call carries (the decision event, the spans made from it): the rules that
+ * allowed it, and each part (the first 20) with only the match that decided it, its layer and
+ * owner: a record kept small, because every allowed call pays for it (its texts are redacted).
+ */
+function allowedDetails({ rules, parts }: PolicyExplanation): PolicyDetails {
+  const shown = parts.slice(0, MAX_PARTS_ALLOWED).map((part) => ({ ...part, matched: part.matched.filter((entry) => entry.role === "decided") }));
+  return { decision: "allow", rules, parts: shown, ...(parts.length > shown.length && { partsOmitted: parts.length - shown.length }) };
 }
 
 /** The parts of an asking call that ask, with the layer and lock of each rule that asked. */

@@ -23,7 +23,10 @@ export interface Layering {
   layerOf(id: string): { index: number; locked: boolean; label?: string; name?: string; owner?: ConfigOwner } | undefined;
 }
 
-const NOWHERE = { index: Number.MAX_SAFE_INTEGER, locked: false };
+/** Where a rule's layer stands, as `Layering.layerOf` says. */
+type Place = NonNullable<ReturnType<Layering["layerOf"]>>;
+
+const NOWHERE: Place = { index: Number.MAX_SAFE_INTEGER, locked: false };
 
 /**
  * The decision of rules that matched one part, by layer: within a layer deny > ask > allow; the
@@ -79,61 +82,64 @@ export function merge(a: PolicyPart, b: PolicyPart): PolicyPart {
  * of what cannot be read, or a symlink's target was judged apart), the match of the latest layer
  * that said it; undefined when none did.
  */
-function deciderOf(part: PolicyPart, layering: Layering): PolicyMatch | undefined {
-  const byLayer = new Map<number, Decision>();
-  const locked = new Set<number>();
-  for (const entry of part.matched) {
-    const where = layering.layerOf(entry.id) ?? NOWHERE;
-    byLayer.set(where.index, worst(byLayer.get(where.index) ?? "allow", entry.decision));
-    if (where.locked) locked.add(where.index);
-  }
+function deciderOf(part: PolicyPart, places: readonly Place[]): PolicyMatch | undefined {
+  const { matched } = part;
+  if (matched.length === 1) return (matched[0] as PolicyMatch).decision === part.decision ? matched[0] : undefined;
+  let last = -1;
+  for (const place of places) if (place.index > last) last = place.index;
+  let lastSaid: Decision = "allow";
   let floor: Decision = "allow";
   let floorAt = -1;
-  let last = -1;
-  for (const index of [...byLayer.keys()].sort((a, b) => a - b)) {
-    last = index;
-    const said = byLayer.get(index) as Decision;
-    if (locked.has(index) && SEVERITY[said] > SEVERITY[floor]) [floor, floorAt] = [said, index];
+  // Layers in order: the floor is the first locked layer that reached the most severe locked decision.
+  const order = [...new Set(places.map((place) => place.index))].sort((a, b) => a - b);
+  for (const index of order) {
+    let said: Decision = "allow";
+    let locked = false;
+    places.forEach((place, i) => {
+      if (place.index !== index) return;
+      said = worst(said, (matched[i] as PolicyMatch).decision);
+      locked ||= place.locked;
+    });
+    if (index === last) lastSaid = said;
+    if (locked && SEVERITY[said] > SEVERITY[floor]) [floor, floorAt] = [said, index];
   }
-  const lastSaid = byLayer.get(last) as Decision;
   const at = worst(lastSaid, floor) !== part.decision ? undefined : SEVERITY[lastSaid] >= SEVERITY[floor] ? last : floorAt;
-  const indexOf = (entry: PolicyMatch) => (layering.layerOf(entry.id) ?? NOWHERE).index;
-  if (at !== undefined) return part.matched.find((entry) => entry.decision === part.decision && indexOf(entry) === at);
+  if (at !== undefined) return matched.find((entry, i) => entry.decision === part.decision && (places[i] as Place).index === at);
   let found: PolicyMatch | undefined;
-  for (const entry of part.matched) if (entry.decision === part.decision && (found === undefined || indexOf(entry) > indexOf(found))) found = entry;
+  let foundAt = -1;
+  matched.forEach((entry, i) => {
+    const index = (places[i] as Place).index;
+    if (entry.decision === part.decision && index > foundAt) [found, foundAt] = [entry, index];
+  });
   return found;
 }
 
 /**
- * Each match of each part with its layer, owner and role: `decided` (the one the part's decision
- * came from), `agreed` (said the same), `overruled` (said otherwise). New match objects: a judge
- * may share one between parts. Returns the decider of each part.
+ * Marks each match of each part with its layer, owner and role: `decided` (the one the part's
+ * decision came from), `agreed` (said the same), `overruled` (said otherwise). A decision's matches
+ * are its own (judges make them per call), so they are marked in place.
  */
-function markRoles(parts: PolicyPart[], layering: Layering): Map<PolicyPart, PolicyMatch> {
-  const deciders = new Map<PolicyPart, PolicyMatch>();
+function markRoles(parts: readonly PolicyPart[], layering: Layering): void {
   for (const part of parts) {
     if (part.matched.length === 0) continue;
-    const decider = deciderOf(part, layering);
-    part.matched = part.matched.map((entry) => {
-      const where = layering.layerOf(entry.id);
-      const role = entry === decider ? "decided" : decider !== undefined && entry.decision === part.decision ? "agreed" : "overruled";
-      const marked: PolicyMatch = { ...entry, role };
-      if (where?.name !== undefined) marked.layer = where.name;
-      if (where?.owner !== undefined) marked.owner = where.owner;
-      if (entry === decider) deciders.set(part, marked);
-      return marked;
+    const places: Place[] = part.matched.map((entry) => layering.layerOf(entry.id) ?? NOWHERE);
+    const decider = deciderOf(part, places);
+    part.matched.forEach((entry, i) => {
+      const where = places[i] as Place;
+      entry.role = entry === decider ? "decided" : decider !== undefined && entry.decision === part.decision ? "agreed" : "overruled";
+      if (where.name !== undefined) entry.layer = where.name;
+      if (where.owner !== undefined) entry.owner = where.owner;
     });
   }
-  return deciders;
 }
 
 export function summarize(tool: string, parts: PolicyPart[], layering?: Layering): PolicyExplanation {
   const decision = parts.map((part) => part.decision).reduce(worst);
-  const deciders = layering ? markRoles(parts, layering) : undefined;
+  if (layering) markRoles(parts, layering);
   const deciding = parts.filter((part) => part.decision === decision);
   const rules = [...new Set(deciding.flatMap((part) => part.matched.filter((entry) => entry.decision === decision).map((entry) => entry.id)))];
   const first = deciding[0] as PolicyPart;
-  const rule = deciders?.get(first) ?? first.matched.find((entry) => entry.decision === decision);
+  const rule = first.matched.find((entry) => entry.role === "decided") ?? first.matched.find((entry) => entry.decision === decision);
   const what = first.kind === "call" ? tool : `${first.kind === "command" ? "" : `${first.kind} `}${first.subject}`;
   let reason: string;
   if (rule) {

@@ -102,8 +102,9 @@ describe("an allowed call's answer", () => {
     expect(decision).toMatchObject({ decision: "allow", by: "@toolhost/hooks-policy", reason: expect.stringContaining("allowed by config") });
     const details = policyDetailsOf((decision as { details?: unknown }).details);
     expect(details).toMatchObject({ decision: "allow", rules: expect.arrayContaining(["ls"]) });
-    // The config's rule decided; the preset's, which says the same, agreed.
-    expect(details?.parts[0]?.matched).toContainEqual(expect.objectContaining({ id: "ls", layer: "config", role: "decided" }));
-    expect(details?.parts[0]?.matched).toContainEqual(expect.objectContaining({ layer: "recommended", role: "agreed" }));
+    // Each part with the match that decided it (the preset's, which agreed, is left out: every allowed call pays for this record).
+    expect(details?.parts).toEqual([expect.objectContaining({ kind: "command", subject: "ls", decision: "allow", matched: [{ id: "ls", decision: "allow", layer: "config", role: "decided" }] })]);
+    const explained = await harness.getService("policy")?.explain({ tool: "bash", args: { command: "ls" } });
+    expect(explained?.parts[0]?.matched).toContainEqual(expect.objectContaining({ layer: "recommended", role: "agreed" }));
   });
 });
