@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { type AgentHarness, type BeforeToolCallResult, definePlugin, messageOf, type ToolCallContext } from "@toolhost/core";
+import { type AgentHarness, type BeforeToolCallResult, definePlugin, messageOf, type PluginContext, type ToolCallContext } from "@toolhost/core";
 import { policyDetails } from "./_asking.js";
 import { AuditLog } from "./_audit.js";
 import { policyService } from "./_service.js";
@@ -27,8 +27,8 @@ const plugin = definePlugin({
   name: PLUGIN_NAME,
   version,
   options: PolicyOptionsSchema,
-  apply(harness: AgentHarness, options: PolicyOptions) {
-    const policy = compilePolicy(options, { cwd: harness.cwd, workspace: harness.workspace });
+  apply(harness: AgentHarness, options: PolicyOptions, context: PluginContext) {
+    const policy = compilePolicy(options, { cwd: harness.cwd, workspace: harness.workspace, trustedWorkspace: trustedWorkspace(context) });
     const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true, { names: options.redactEnv ?? DEFAULT_REDACT_ENV });
     harness.provideService(POLICY_SERVICE, policyService(harness, policy));
     // The audit log is an outward channel too: its reasons quote commands, so they pass through
@@ -40,6 +40,15 @@ const plugin = definePlugin({
     return { sources: policy.sources };
   },
 });
+
+/**
+ * Whether the workspace is trusted to run its own code: the project's config that names the
+ * plugin is of a folder the user trusts (core's `PluginLayer.trusted`). Applied from code, with no
+ * layers, it is not.
+ */
+function trustedWorkspace(context: PluginContext | undefined): boolean {
+  return context?.layers?.some((layer) => layer.owner === "project" && layer.trusted === true) ?? false;
+}
 
 /**
  * The calls whose sandbox sends its connections through a proxy, by the call: a later decision of

@@ -33,7 +33,8 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
   const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
   for (const word of entry ? fileWords(part, entry) : argumentWords(part)) {
     if (word.value === undefined) {
-      if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined) continue;
+      // A process substitution is a pipe (`<(curl …)`): what runs in it is judged as a command.
+      if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined || /^[<>]\(/.test(word.text)) continue;
       const rule = couldName(scope, word, rules.readCaution, cwd);
       if (rule) {
         add(rule, "ask", `${word.text} is known only at run time and could name a file ${rule.id} ${rule.decision === "deny" ? "denies" : "asks for"}`);

@@ -294,6 +294,9 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
       const key = operands[0]?.value?.toLowerCase();
       if (operands.length >= 2 && (key === undefined || DANGEROUS_GIT_KEYS.test(key))) {
         out.uncertain = `git config ${operands[0]?.text}: a setting that can make git run a program`;
+        // The settings file it writes: such a setting runs later, each time git does.
+        const file = optionValue(args, "--file") ?? (hasOption(args, "--global") ? word("~/.gitconfig") : hasOption(args, "--system") ? word("/etc/gitconfig") : word(".git/config"));
+        write(out, `git config ${operands[0]?.text}`, file.value === "~/.gitconfig" ? { ...file, tilde: true } : file);
       }
       break;
     }
