@@ -7,6 +7,7 @@ import type { CompiledRule } from "../_rules.js";
 import type { InventoryEntry } from "../inventory/_inventory.js";
 import type { Decision } from "../options.js";
 import type { ParsedArguments } from "../shell/_options.js";
+import type { Touch } from "../shell/_effect-types.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
 import { type JudgeScope, unique } from "./_scope.js";
@@ -57,7 +58,7 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
       }
     }
   }
-  for (const touch of part.trees ?? []) treeOfCommand(touch.path, rules, cwd, add, notes);
+  for (const touch of part.trees ?? []) treeOfCommand(touch, rules, cwd, add, notes);
 }
 
 /** The words of a command that may name a file it reads: its arguments (an option's `=value` alone), the files its options read, xargs' input. */
@@ -112,7 +113,8 @@ function gitFiles(args: ParsedArguments): ShellWord[] {
   return [...operands, ...inHistory];
 }
 
-function treeOfCommand(word: ShellWord, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[]): void {
+function treeOfCommand(touch: Touch, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[]): void {
+  const word = touch.path;
   if (rules.readDeny.length === 0) return;
   const first = rules.readDeny[0] as CompiledRule;
   if (word.value === undefined || cwd === undefined) {
@@ -125,12 +127,25 @@ function treeOfCommand(word: ShellWord, rules: ToolRules, cwd: string | undefine
   rules.guard ??= new TreeGuard((path) => rules.readDeny.some((rule) => (rule.path as (path: string) => boolean)(path)), LINK_TTL_MS, true);
   for (const root of unique([normalized.lexical, normalized.real])) {
     const found = rules.guard.find(root);
-    if (found.paths.length === 0 && found.complete) continue;
-    const denied = rules.readDeny.find((rule) => found.paths.some((path) => (rule.path as (path: string) => boolean)(path))) ?? first;
-    const shown = found.paths.join(", ");
+    // What it leaves out (hidden files and folders below the root) it does not read.
+    const paths = found.paths.filter((path) => readsIt(touch, path.slice(root.length)));
+    if (paths.length === 0 && found.complete) continue;
+    const denied = rules.readDeny.find((rule) => paths.some((path) => (rule.path as (path: string) => boolean)(path))) ?? first;
+    const shown = paths.join(", ");
     add(denied, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
     notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
   }
+}
+
+/** Whether a tree read reads the file at `relative` (below its root): not when it leaves out hidden ones, or what its options leave out. */
+function readsIt(touch: Touch, relative: string): boolean {
+  const segments = relative.split("/").filter((segment) => segment !== "");
+  const name = segments[segments.length - 1] ?? "";
+  if (touch.skipsHidden && segments.some((segment) => segment.startsWith("."))) return false;
+  const named = (globs: string[] | undefined, text: string) => (globs ?? []).some((glob) => picomatch.isMatch(text, glob, { dot: true }));
+  if ((touch.include?.length ?? 0) > 0 && !named(touch.include, name)) return false;
+  if (named(touch.exclude, name)) return false;
+  return !segments.slice(0, -1).some((segment) => named(touch.excludeDir, segment));
 }
 
 /** The path an argument names, and where it leads when it exists and symlinks are followed. */
