@@ -28,7 +28,7 @@ interface Layered {
 
 /** The inventory with the rows the layers' `programs` add (later layers' rows win), and the programs rules name. */
 function knowledgeOf(layerList: readonly SourcedLayer[], compiled: readonly CompiledRule[]): ShellKnowledge {
-  const rows = layerList.flatMap((layer) => Object.entries(layer.programs ?? {}).map(([name, text]) => ({ name, text, source: layer.name })));
+  const rows = layerList.flatMap((layer) => Object.entries(layer.programs ?? {}).map(([name, text]) => ({ name, text, source: layer.name, locked: layer.locked === true })));
   let inventory: Inventory;
   try {
     inventory = Inventory.builtin().with(rows);

@@ -168,3 +168,21 @@ describe("a confinement by what it declares", () => {
     }
   });
 });
+
+describe("code planted to run later, by any tool", () => {
+  it("asks for a write or an edit of a git hook, a start-up file, a task file or a scheduled job, unconfined and confined", async () => {
+    const runs: string[] = [];
+    const harness = new AgentHarness({ cwd: ws, workspace: ws, tools: ["write", "edit"].map((name) => recordingTool(name, runs)) });
+    await harness.use(policyPlugin, { extends: ["recommended"] });
+    const paths = [".git/hooks/pre-commit", "~/.bashrc", ".vscode/tasks.json", ".github/workflows/ci.yml", ".husky/pre-push", "/etc/cron.d/x"];
+    const calls = paths.flatMap((path, index) => ["write", "edit"].map((tool) => ({ id: `${tool}${index}`, name: tool, arguments: { path, content: "x" } })));
+    const results = await harness.executeToolCalls(calls, { toolExecution: "sequential" });
+    expect(results.map((result) => (result.details as { code?: string }).code)).toEqual(calls.map(() => "TOOLHOST_NOT_APPROVED"));
+    expect(runs).toEqual([]);
+    const policy = policyOf();
+    const confinedWrite = policy.decide({ tool: "write", args: {}, access: { writes: [join(ws, ".git", "hooks", "post-checkout")], confinement: contained(ws) } });
+    expect(confinedWrite.decision).toBe("ask");
+    expect(confinedWrite.reason).toContain("it plants code that runs later");
+    expect(policy.decide({ tool: "write", args: {}, access: { writes: [join(ws, "src", "b.ts")] } }).decision).toBe("allow");
+  });
+});

@@ -13,6 +13,8 @@ export interface InventoryEntry {
 interface Written {
   text: string;
   source: string;
+  /** Written by a locked layer: a later layer may not replace it. */
+  locked?: boolean;
 }
 
 /**
@@ -37,16 +39,18 @@ export class Inventory {
    * This inventory with more rows (`programs` of a policy's layers, in order). Throws a
    * `RowError` naming the program when a row does not follow the grammar.
    */
-  with(rows: ReadonlyArray<{ name: string; text: string; source: string }>): Inventory {
+  with(rows: ReadonlyArray<{ name: string; text: string; source: string; locked?: boolean }>): Inventory {
     if (rows.length === 0) return this;
     const written = new Map(this.#written);
-    for (const { name, text, source } of rows) {
+    for (const { name, text, source, locked } of rows) {
       try {
         parseRow(text);
       } catch (error) {
         throw new RowError(`the row of "${name}" (${JSON.stringify(text)}) in ${source}: ${(error as Error).message}`);
       }
-      written.set(name, { text, source });
+      // What a locked layer (an organisation's) says a program is, a later layer cannot say otherwise.
+      if (written.get(name)?.locked && !locked) continue;
+      written.set(name, { text, source, ...(locked && { locked }) });
     }
     return new Inventory(written);
   }
