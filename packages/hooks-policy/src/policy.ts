@@ -69,10 +69,12 @@ function layered(layerList: SourcedLayer[], anchors: ReturnType<typeof anchorsOf
       result.compiled.push(compileRule(rule, id, anchors, own ? `rules[${at}]` : `${layer.name} rules[${at}]`));
       if (result.layers.has(id)) return;
       // Written out only for an explanation that names the rule.
+      let label: string | undefined;
       result.layers.set(id, {
         ...place,
         get label() {
-          return `${layer.name}${layer.locked ? " (locked)" : ""} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})`;
+          label ??= `${layer.name}${layer.locked ? " (locked)" : ""} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})`;
+          return label;
         },
       });
     });

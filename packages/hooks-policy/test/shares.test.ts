@@ -1,10 +1,13 @@
 // Issue 33's targets: at most 5% of harmless commands asked about (trusted unconfined, and
 // confined; in a workspace not trusted the project's build and tests ask by design), and no
 // dangerous command of any class let through.
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeWorkspace } from "./_helpers.js";
 import { classWorkspace } from "./inventory-classes.js";
-import { dangerousThrough, harmlessShare, MODES } from "./shares.js";
+import { dangerousThrough, harmlessOf, harmlessShare, MODES } from "./shares.js";
+
+const harmless = harmlessOf(readFileSync(new URL("./harmless-commands.json", import.meta.url), "utf8"));
 
 const { ws, cleanup } = makeWorkspace();
 classWorkspace(ws);
@@ -14,7 +17,7 @@ const percent = (part: number, total: number) => `${((100 * part) / total).toFix
 
 describe("harmless commands agents run", () => {
   for (const mode of MODES) {
-    const share = harmlessShare(ws, mode);
+    const share = harmlessShare(ws, mode, harmless);
     const asked = share.asked.length + share.denied.length;
     it(`${mode}: ${asked} of ${share.total} asked about or denied (${percent(asked, share.total)})`, () => {
       expect(share.total).toBeGreaterThanOrEqual(300);

@@ -1,7 +1,6 @@
 // Both sides of issue 33's measure, for a test and bench/policy: the share of harmless commands
 // recommended asks about (unconfined in a workspace not trusted and trusted, and confined), and how
 // many of the dangerous commands of each class it lets run.
-import { readFileSync } from "node:fs";
 import type { PolicyExplanation } from "@toolhost/core";
 import { createPolicy } from "../src/index.js";
 import { contained, INVENTORY_CLASSES } from "./inventory-classes.js";
@@ -9,9 +8,14 @@ import { contained, INVENTORY_CLASSES } from "./inventory-classes.js";
 export type Mode = "open" | "trusted" | "confined";
 export const MODES: readonly Mode[] = ["open", "trusted", "confined"];
 
-/** The harmless commands, by what agents do with them. */
-export const HARMLESS = JSON.parse(readFileSync(new URL("./harmless-commands.json", import.meta.url), "utf8")) as Record<string, string[]>;
-delete (HARMLESS as Record<string, unknown>).about;
+/** The harmless commands of harmless-commands.json, by what agents do with them. */
+export type Harmless = Record<string, string[]>;
+
+/** harmless-commands.json read: its lists, without its `about`. */
+export function harmlessOf(json: string): Harmless {
+  const { about: _about, ...lists } = JSON.parse(json) as Record<string, unknown>;
+  return lists as Harmless;
+}
 
 export interface Share {
   mode: Mode;
@@ -26,9 +30,9 @@ function decider(ws: string, mode: Mode): (command: string) => PolicyExplanation
 }
 
 /** How many harmless commands are asked about (or denied) in a mode. */
-export function harmlessShare(ws: string, mode: Mode): Share {
+export function harmlessShare(ws: string, mode: Mode, harmless: Harmless): Share {
   const decide = decider(ws, mode);
-  const commands = Object.values(HARMLESS).flat();
+  const commands = Object.values(harmless).flat();
   const decisions = commands.map((command) => [command, decide(command).decision] as const);
   return { mode, total: commands.length, asked: decisions.filter(([, d]) => d === "ask").map(([c]) => c), denied: decisions.filter(([, d]) => d === "deny").map(([c]) => c) };
 }
@@ -67,3 +71,5 @@ export function dangerousThrough(ws: string, mode: Mode): Dangerous[] {
     return { className: each.name, mode, total: dangerous.length, through: through.map((one) => one.command), bounded };
   });
 }
+
+export { classWorkspace, contained } from "./inventory-classes.js";

@@ -67,7 +67,7 @@ export class Inventory {
   #entry(program: string): InventoryEntry | undefined {
     for (const name of spellings(program)) {
       const written = this.#written.get(name);
-      if (written) return { name, row: parseRow(written.text), source: written.source };
+      if (written) return { name, row: rowOf(written.text), source: written.source };
     }
     return undefined;
   }
@@ -88,6 +88,15 @@ function spellings(program: string): string[] {
   const dot = program.indexOf(".");
   if (dot > 0 && !/[0-9]/.test(program.slice(0, dot))) names.push(program.slice(0, dot));
   return names;
+}
+
+/** Rows read, by their text: the programs of one row (`grep egrep fgrep`) share it. */
+const rows = new Map<string, ProgramRow>();
+
+function rowOf(text: string): ProgramRow {
+  let row = rows.get(text);
+  if (!row) rows.set(text, (row = parseRow(text)));
+  return row;
 }
 
 let builtin: Map<string, Written> | undefined;
