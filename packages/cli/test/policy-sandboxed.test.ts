@@ -99,7 +99,8 @@ describe("recommended with tool-bash's sandbox", { timeout: 90_000 }, () => {
     const explanation = await explain("sh build.sh");
     expect(explanation.decision).toBe("ask");
     expect(explanation.rules).not.toContain("recommended:rules[99]");
-    expect(explanation.reason).toContain("no sandbox can hide what .env, .env.local, .env.production, *.pem, and 6 more name outside the workspace");
+    // 20 more since issue 33 added secret stores at any depth (.env.*, *.env, .envrc, *.p12, …).
+    expect(explanation.reason).toContain("no sandbox can hide what .env, .env.local, .env.production, *.pem, and 20 more name outside the workspace");
     // What it can hide, it hides, for a call the user lets run.
     const result = await run(["call", "bash", JSON.stringify({ command: "cat ~/.ssh/id_rsa | wc -c" }), "--approve", "bash:cat ~/.ssh/id_rsa"]);
     expect(result.stdout).not.toContain(KEY);

@@ -3,7 +3,7 @@ import picomatch from "picomatch";
 import { CommandPattern, type Match } from "./_command-pattern.js";
 import { toolMatcher, wordGlob } from "./_glob.js";
 import { compilePathPattern, type PathAnchors } from "./_paths.js";
-import { kindNames } from "./inventory/_kinds.js";
+import { kindNames, parseKind } from "./inventory/_kinds.js";
 import type { Decision, PolicyRule } from "./options.js";
 
 /** A rule made ready to match: its matcher compiled, its id and place known. */
@@ -46,11 +46,11 @@ export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, 
     throw new ToolhostError(ErrorCode.INVALID_PLUGIN_OPTIONS, `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: "command" is empty; write "*" for every command.`);
   }
   const kinds = rule.kind === undefined ? undefined : [rule.kind].flat();
-  const unknownKind = kinds?.find((name) => !kindNames().includes(name));
+  const unknownKind = kinds?.find((name) => !kindNames().includes(name) && parseKind(name) === undefined);
   if (unknownKind !== undefined) {
     throw new ToolhostError(
       ErrorCode.INVALID_PLUGIN_OPTIONS,
-      `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: "${unknownKind}" is not a kind of program. A kind is one of ${kindNames().join(", ")}.`,
+      `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: "${unknownKind}" is not a kind of program. A kind is one of ${kindNames().join(", ")}, or kind:role (network:uploader); see "The program inventory" in the package README.`,
     );
   }
   let path: CompiledRule["path"];

@@ -29,12 +29,23 @@ interface Layered {
   lockedDefault: Policy["lockedDefault"];
 }
 
-/** The inventory with the rows the layers' `programs` add (later layers' rows win), and the programs rules name. */
+/**
+ * The inventory with the rows the layers' `programs` add (later layers' rows win), and the programs
+ * rules name. What a program is decides which rules judge it (`kind`), so below a locked layer (a
+ * higher owner's floor) a row cannot say otherwise of a program the built-in table knows, as it
+ * cannot of one a locked layer wrote: it is left out. Rows of programs nothing knows still teach.
+ */
 function knowledgeOf(layerList: readonly SourcedLayer[], compiled: readonly CompiledRule[]): ShellKnowledge {
-  const rows = layerList.flatMap((layer) => Object.entries(layer.programs ?? {}).map(([name, text]) => ({ name, text, source: layer.name })));
+  const lock = layerList.findIndex((layer) => layer.locked === true);
+  const builtin = Inventory.builtin();
+  const rows = layerList.flatMap((layer, index) =>
+    Object.entries(layer.programs ?? {})
+      .filter(([name]) => lock < 0 || index <= lock || builtin.lookup(name) === undefined)
+      .map(([name, text]) => ({ name, text, source: layer.name, locked: layer.locked === true })),
+  );
   let inventory: Inventory;
   try {
-    inventory = Inventory.builtin().with(rows);
+    inventory = builtin.with(rows);
   } catch (error) {
     throw new ToolhostError(
       PolicyErrorCode.INVALID_OPTIONS,
@@ -71,25 +82,7 @@ function ownersLayers(owned: readonly OwnedOptions[]): SourcedLayer[] {
       list.push({ ...layer, ...(each.owner !== undefined && { owner: each.owner }), ...(options.locked === true && { locked: true }) });
     }
   }
-  refuseProgramsUnderLock(list);
   return list;
-}
-
-/**
- * The inventory's rows decide what a command is, and so which `kind` rules judge it: a layer after
- * a locked one could make `rm` read-only under a locked deny of what destroys. Such rows are an
- * error naming both layers; they belong in the locked layer's config or before it.
- */
-function refuseProgramsUnderLock(list: readonly SourcedLayer[]): void {
-  const lock = list.findIndex((layer) => layer.locked === true);
-  if (lock < 0) return;
-  const under = list.slice(lock + 1).find((layer) => Object.keys(layer.programs ?? {}).length > 0);
-  if (under === undefined) return;
-  const locked = list[lock] as SourcedLayer;
-  throw new ToolhostError(
-    PolicyErrorCode.INVALID_OPTIONS,
-    `Invalid options for @toolhost/hooks-policy: the layer "${under.name}"${layerOrigin(under)} teaches the inventory programs (${Object.keys(under.programs ?? {}).slice(0, 5).join(", ")}) below the locked layer "${locked.name}"${layerOrigin(locked)}. What a program is decides which of the locked layer's rules judge it, so a later layer may not change it. Move the rows into the locked layer's config, or into a layer before it.`,
-  );
 }
 
 function layered(layerList: SourcedLayer[], anchors: ReturnType<typeof anchorsOf>): Layered {
@@ -110,10 +103,12 @@ function layered(layerList: SourcedLayer[], anchors: ReturnType<typeof anchorsOf
       const id = uniqueId(rule.id ?? generatedId(layer, at), layer, result.layers);
       result.compiled.push(compileRule(rule, id, anchors, ruleWhere(layer, at)));
       // Written out only for an explanation that names the rule.
+      let label: string | undefined;
       result.layers.set(id, {
         ...place,
         get label() {
-          return `${layerLabel(layer)} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})`;
+          label ??= `${layerLabel(layer)} › ${matcherText(rule)} (${rule.id ?? `rules[${at}]`})`;
+          return label;
         },
       });
     });

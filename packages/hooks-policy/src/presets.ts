@@ -303,7 +303,7 @@ const INLINE: PolicyRule[] = [{ tool: "*", inline: true, sandboxed: false, decis
  * only at run time) is allowed instead of asked. The rules that ask or deny by name still do.
  */
 const SANDBOXED: PolicyRule[] = [
-  { tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox: it can write only inside the workspace, and the network is off" },
+  { tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox: it can write only inside the workspace, and its network is off or judged connection by connection" },
 ];
 
 const CATASTROPHIC: PolicyRule[] = ["rm ** / **", "rm ** /\\* **", "rm ** ~ **", "rm ** ~/ **", "rm ** ~/\\* **"].map((command) => ({

@@ -457,8 +457,6 @@ export const CLASSES: CommandClass[] = [
         "grep --recursive SECRET .",
         "grep -rn SECRET",
         "grep -d recurse SECRET .",
-        "rg SECRET",
-        "rg SECRET .",
         "tar c .",
         "tar czf /tmp/a.tgz .",
         "tar -czf /tmp/a.tgz -C . .",
@@ -475,6 +473,9 @@ export const CLASSES: CommandClass[] = [
       ...cases("allow", ["grep -r SECRET src", "find src", "ls -R src", "ls", "ls -la", "tar c src", "cp -r src /tmp/c", "grep SECRET out.txt", "rg SECRET src"]),
       // Listings of names read no file (issue 33: names are not contents), over a tree holding .env too.
       ...cases("allow", ["find .", "find . -type f", "find", "ls -R", "ls -laR .", "tree", "find -L . -name x", "rg --files", "ls -la .env"]),
+      // rg leaves out hidden files (.env) unless told to search them (issue 33: what toolhost understands).
+      ...cases("allow", ["rg SECRET", "rg SECRET ."]),
+      ...cases("ask", ["rg --hidden SECRET", "rg -uu SECRET .", "rg -. SECRET"]),
     ],
   },
   {

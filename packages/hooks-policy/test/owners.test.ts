@@ -126,12 +126,15 @@ describe("layers by owner: managed, user, project", () => {
     await expect(hostWith([layer("user", bad), layer("project", {})])).rejects.toThrow(new RegExp(`Invalid options for @toolhost/hooks-policy in the user's config ${userFile()}`));
   });
 
-  it("a layer below a locked one may not teach the inventory programs (what a program is decides which locked rules judge it)", async () => {
-    const user: PolicyOptions = { locked: true, rules: [{ tool: "bash", kind: "destroys", decision: "deny" }] };
-    const error = await hostWith([layer("user", user), layer("project", { programs: { rm: "read-only" } })]).catch((thrown: Error) => thrown);
-    expect(String(error)).toContain('teaches the inventory programs (rm) below the locked layer "config" (the user\'s config');
+  it("a layer below a locked one cannot say a program the inventory knows is something else: what it is decides which locked rules judge it", async () => {
+    const user: PolicyOptions = { locked: true, rules: [{ id: "no-writers", tool: "bash", kind: "writes", decision: "deny" }] };
+    const { policy } = await hostWith([layer("user", user), layer("project", { ...allowEverything, programs: { rm: "read-only", mytool: "read-only" } })]);
+    expect(await policy.explain({ tool: "bash", args: { command: "rm -rf build" } })).toMatchObject({ decision: "deny", rules: ["no-writers"] });
+    // A program nothing knew is taught all the same.
+    expect((await policy.explain({ tool: "bash", args: { command: "mytool --x" } })).decision).toBe("allow");
     // Without the lock, the project's rows are its own business.
-    await expect(hostWith([layer("user", { rules: user.rules }), layer("project", { programs: { mytool: "read-only" } })])).resolves.toBeDefined();
+    const { policy: open } = await hostWith([layer("user", { rules: user.rules }), layer("project", { ...allowEverything, programs: { rm: "read-only" } })]);
+    expect((await open.explain({ tool: "bash", args: { command: "rm -rf build" } })).decision).toBe("allow");
   });
 });
 

@@ -13,6 +13,8 @@ export interface InventoryEntry {
 interface Written {
   text: string;
   source: string;
+  /** Written by a locked layer: a later layer may not replace it. */
+  locked?: boolean;
 }
 
 /**
@@ -37,16 +39,18 @@ export class Inventory {
    * This inventory with more rows (`programs` of a policy's layers, in order). Throws a
    * `RowError` naming the program when a row does not follow the grammar.
    */
-  with(rows: ReadonlyArray<{ name: string; text: string; source: string }>): Inventory {
+  with(rows: ReadonlyArray<{ name: string; text: string; source: string; locked?: boolean }>): Inventory {
     if (rows.length === 0) return this;
     const written = new Map(this.#written);
-    for (const { name, text, source } of rows) {
+    for (const { name, text, source, locked } of rows) {
       try {
         parseRow(text);
       } catch (error) {
         throw new RowError(`the row of "${name}" (${JSON.stringify(text)}) in ${source}: ${(error as Error).message}`);
       }
-      written.set(name, { text, source });
+      // What a locked layer (an organisation's) says a program is, a later layer cannot say otherwise.
+      if (written.get(name)?.locked && !locked) continue;
+      written.set(name, { text, source, ...(locked && { locked }) });
     }
     return new Inventory(written);
   }
@@ -63,7 +67,7 @@ export class Inventory {
   #entry(program: string): InventoryEntry | undefined {
     for (const name of spellings(program)) {
       const written = this.#written.get(name);
-      if (written) return { name, row: parseRow(written.text), source: written.source };
+      if (written) return { name, row: rowOf(written.text), source: written.source };
     }
     return undefined;
   }
@@ -84,6 +88,15 @@ function spellings(program: string): string[] {
   const dot = program.indexOf(".");
   if (dot > 0 && !/[0-9]/.test(program.slice(0, dot))) names.push(program.slice(0, dot));
   return names;
+}
+
+/** Rows read, by their text: the programs of one row (`grep egrep fgrep`) share it. */
+const rows = new Map<string, ProgramRow>();
+
+function rowOf(text: string): ProgramRow {
+  let row = rows.get(text);
+  if (!row) rows.set(text, (row = parseRow(text)));
+  return row;
 }
 
 let builtin: Map<string, Written> | undefined;

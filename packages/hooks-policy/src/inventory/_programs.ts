@@ -97,7 +97,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["ipython jupyter", "runs-code:interpreter"],
   ["node nodejs", "runs-code:interpreter | when --test=runs-code:build"],
   ["ts-node tsx esno vite-node", "runs-code:interpreter"],
-  ["deno", "runs-code:interpreter | sub fmt=writes lint,check,info,doc,--version=read-only install,add,cache=installs:installer"],
+  ["deno", "runs-code:interpreter | sub fmt=writes lint,check,info,doc,--version=read-only install,add,cache=installs:installer test,bench,task,compile=runs-code:build"],
   ["bun", "runs-code:build | sub install,i,add,a,update,remove,rm=installs:installer x=installs:fetch-run publish=network:publisher pm=read-only"],
   ["perl ruby php lua luajit Rscript R julia osascript tclsh wish", "runs-code:interpreter"],
   ["java jshell scala kotlin groovy clojure erl escript elixir iex ghci runghc runhaskell swift dotnet", "runs-code:interpreter"],

@@ -82,9 +82,12 @@ function readClause(row: { -readonly [K in keyof ProgramRow]: ProgramRow[K] }, c
       if (rest !== "after-dash" && rest !== "shell-operands") throw new RowError(`"${clause}": runs is after-dash or shell-operands`);
       row.runs = rest;
       return;
-    case "sub":
-      row.subcommands = new Map([...row.subcommands, ...entries(clause, rest, true).flatMap(([names, kind]) => names.split(",").map((name) => [name, kind] as const))]);
+    case "sub": {
+      const subcommands = new Map(row.subcommands);
+      for (const [names, kind] of entries(clause, rest, true)) for (const name of names.split(",")) subcommands.set(name, kind);
+      row.subcommands = subcommands;
       return;
+    }
     case "when":
       row.when = [...row.when, ...entries(clause, rest).map(([spec, kind]) => whenOf(clause, spec, kind))];
       return;

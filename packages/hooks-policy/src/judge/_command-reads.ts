@@ -5,8 +5,10 @@ import { existingReal, LINK_TTL_MS, normalizePath, procAlias, samplesOf } from "
 import { TreeGuard } from "../_protected.js";
 import type { CompiledRule } from "../_rules.js";
 import type { InventoryEntry } from "../inventory/_inventory.js";
+import { subcommandOf } from "../inventory/_kind-of.js";
 import type { Decision } from "../options.js";
 import type { ParsedArguments } from "../shell/_options.js";
+import type { Touch } from "../shell/_effect-types.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
 import { type JudgeScope, unique } from "./_scope.js";
@@ -33,7 +35,8 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
   const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
   for (const word of entry ? fileWords(part, entry) : argumentWords(part)) {
     if (word.value === undefined) {
-      if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined) continue;
+      // A process substitution is a pipe (`<(curl …)`): what runs in it is judged as a command.
+      if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined || /^[<>]\(/.test(word.text)) continue;
       const rule = couldName(scope, word, rules.readCaution, cwd);
       if (rule) {
         add(rule, "ask", `${word.text} is known only at run time and could name a file ${rule.id} ${rule.decision === "deny" ? "denies" : "asks for"}`);
@@ -42,7 +45,7 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
       continue;
     }
     const value = word.value;
-    if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.length === 0 || NO_FILE_ARGUMENTS.has(program)) continue;
+    if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.rules.length === 0 || NO_FILE_ARGUMENTS.has(program)) continue;
     for (const base of cwds) {
       if (base === undefined) continue;
       const through = procAlias(resolve(base, value), base);
@@ -52,11 +55,11 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
         continue;
       }
       for (const path of variants(scope, through === resolve(base, value) ? value : through, base, word.tilde)) {
-        for (const rule of rules.readDeny) if ((rule.path as (path: string) => boolean)(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
+        for (const rule of rules.readDeny.matching(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
       }
     }
   }
-  for (const touch of part.trees ?? []) treeOfCommand(touch.path, rules, cwd, add, notes);
+  for (const touch of part.trees ?? []) treeOfCommand(touch, rules, cwd, add, notes);
 }
 
 /** The words of a command that may name a file it reads: its arguments (an option's `=value` alone), the files its options read, xargs' input. */
@@ -92,8 +95,11 @@ function fileWords(part: ShellCommandPart, entry: InventoryEntry): ShellWord[] {
   if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
   if (entry.name === "git") return [...words, ...gitFiles(args)];
   if (row.operands === "none") return words;
+  // A subcommand's words (`npm run`, `gh pr create`) name no file.
+  const sub = subcommandOf(row, args);
+  const operands = sub === undefined ? args.operands : args.operands.slice(sub.words.split(" ").length);
   const unless = row.operandsUnless.some((name) => args.options.some((option) => option.name === name || option.spelling === name));
-  return [...words, ...(row.operands === "after-first" && !unless ? args.operands.slice(1) : args.operands)];
+  return [...words, ...(row.operands === "after-first" && !unless ? operands.slice(1) : operands)];
 }
 
 /** The files a git command prints: the paths of `REV:path`, and the operands of the subcommands that show contents. */
@@ -111,9 +117,10 @@ function gitFiles(args: ParsedArguments): ShellWord[] {
   return [...operands, ...inHistory];
 }
 
-function treeOfCommand(word: ShellWord, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[]): void {
-  if (rules.readDeny.length === 0) return;
-  const first = rules.readDeny[0] as CompiledRule;
+function treeOfCommand(touch: Touch, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[]): void {
+  const word = touch.path;
+  if (rules.readDeny.rules.length === 0) return;
+  const first = rules.readDeny.rules[0] as CompiledRule;
   if (word.value === undefined || cwd === undefined) {
     add(first, "ask", `reads a tree known only at run time, which may hold files the read rules deny`);
     notes.push(`reads the tree ${word.text}, known only at run time`);
@@ -121,15 +128,28 @@ function treeOfCommand(word: ShellWord, rules: ToolRules, cwd: string | undefine
   }
   const normalized = normalizePath(word.value, cwd, word.tilde);
   if (!normalized.ok) return;
-  rules.guard ??= new TreeGuard((path) => rules.readDeny.some((rule) => (rule.path as (path: string) => boolean)(path)), LINK_TTL_MS, true);
+  rules.guard ??= new TreeGuard((path) => rules.readDeny.any(path), LINK_TTL_MS, true);
   for (const root of unique([normalized.lexical, normalized.real])) {
     const found = rules.guard.find(root);
-    if (found.paths.length === 0 && found.complete) continue;
-    const denied = rules.readDeny.find((rule) => found.paths.some((path) => (rule.path as (path: string) => boolean)(path))) ?? first;
-    const shown = found.paths.join(", ");
+    // What it leaves out (hidden files and folders below the root) it does not read.
+    const paths = found.paths.filter((path) => readsIt(touch, path.slice(root.length)));
+    if (paths.length === 0 && found.complete) continue;
+    const denied = paths.map((path) => rules.readDeny.matching(path)[0]).find((rule) => rule !== undefined) ?? first;
+    const shown = paths.join(", ");
     add(denied, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
     notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
   }
+}
+
+/** Whether a tree read reads the file at `relative` (below its root): not when it leaves out hidden ones, or what its options leave out. */
+function readsIt(touch: Touch, relative: string): boolean {
+  const segments = relative.split("/").filter((segment) => segment !== "");
+  const name = segments[segments.length - 1] ?? "";
+  if (touch.skipsHidden && segments.some((segment) => segment.startsWith("."))) return false;
+  const named = (globs: string[] | undefined, text: string) => (globs ?? []).some((glob) => picomatch.isMatch(text, glob, { dot: true }));
+  if ((touch.include?.length ?? 0) > 0 && !named(touch.include, name)) return false;
+  if (named(touch.exclude, name)) return false;
+  return !segments.slice(0, -1).some((segment) => named(touch.excludeDir, segment));
 }
 
 /** The path an argument names, and where it leads when it exists and symlinks are followed. */
@@ -148,7 +168,21 @@ function couldName(scope: JudgeScope, word: ShellWord, caution: CompiledRule[], 
   const pureGlob = !/[$`]/.test(text) && /[*?[]/.test(text);
   if (!pureGlob) return caution[0];
   const path = resolve(cwd, text.startsWith("~/") ? scope.anchors.homes[0] + text.slice(1) : text);
+  let cache = couldNameCache.get(caution);
+  if (!cache) couldNameCache.set(caution, (cache = new Map()));
+  const known = cache.get(path);
+  if (known !== undefined) return known ?? undefined;
   const glob = picomatch(path, { dot: true });
   const folder = dirname(path);
-  return caution.find((rule) => rule.rule.path !== undefined && samplesOf(rule.rule.path, scope.anchors, folder).some((sample) => glob(sample) || glob(`${sample}/x`)));
+  const found = caution.find((rule) => rule.rule.path !== undefined && samplesOf(rule.rule.path, scope.anchors, folder).some((sample) => glob(sample) || glob(`${sample}/x`)));
+  if (cache.size >= 1024) cache.clear();
+  cache.set(path, found ?? null);
+  return found;
 }
+
+/**
+ * What `couldName` found for a glob word, by the rules asked (one list per tool of a policy) and the
+ * glob's path: the same glob (`*.ts`, `src/**`) comes back call after call, and compiling it and the
+ * rules' samples is most of its cost. The answer depends on no file, only on the glob and the rules.
+ */
+const couldNameCache = new WeakMap<readonly CompiledRule[], Map<string, CompiledRule | null>>();

@@ -87,8 +87,7 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
   }
   const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)];
   const knowledge = knowledgeOf(scope.knowledge.inventory, part, cwd, scope.environment.workspace);
-  // A script of a trusted workspace is its own code, as its build is.
-  if (part.script && !named && !(scope.trusted && knowledge?.kind.role === "build")) {
+  if (part.script && !named) {
     atLeastAsk = true;
     notes.push(`runs the script ${showWord(part.script)}, which the policy cannot read (a rule naming it decides)`);
   }
@@ -108,10 +107,14 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
 function judgeKind(knowledge: CommandKnowledge, rules: ToolRules, matched: PolicyMatch[], notes: string[]): boolean {
   const kinded = rules.kinds.filter((rule) => (rule.kinds as readonly string[]).some((entry) => kindMatches(entry, knowledge.kind)));
   const others = matched.filter((entry) => !rules.whole.some((rule) => rule.id === entry.id)).length;
+  const confined = rules.lifting.size > 0;
+  const understood = ["read-only", "writes", "runner"].includes(knowledge.kind.kind);
   for (const rule of kinded) matched.push(matchOf(rule, rule.decision));
   // The inventory's word is said where it decides: a kind rule that asks or denies, or one that is alone.
   const decides = kinded.some((rule) => rule.decision !== "allow") || (kinded.length > 0 && others === 0);
-  if (decides || knowledge.atLeastAsk !== undefined || (rules.lifting.size > 0 && knowledge.kind.kind !== "read-only")) notes.push(knowledge.note);
+  if (decides || knowledge.atLeastAsk !== undefined || (confined && !understood)) notes.push(knowledge.note);
+  // What toolhost does not understand runs because the call is confined: the note says what of the confinement that relies on.
+  if (confined && !understood && !kinded.some((rule) => rule.decision !== "allow")) notes.push(LIFTED);
   return knowledge.atLeastAsk !== undefined;
 }
 

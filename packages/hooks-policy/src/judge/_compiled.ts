@@ -123,7 +123,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
     const key = `${confined ? "confined" : "open"}\0${tool}`;
     let found = this.#byTool.get(key);
     if (!found) {
-      found = toolRulesOf(this.#rules, tool, confined, this.trusted);
+      found = toolRulesOf(this.#rules, tool, confined, this.trusted, this.anchors);
       this.#byTool.set(key, found);
     }
     return found;

@@ -2,6 +2,7 @@ import { isAbsolute } from "node:path";
 import type { PolicyMatch, PolicyPart, PolicyPartKind } from "@toolhost/core";
 import { decideLayered, finish, merge, worst } from "../_explanation.js";
 import { normalizePath } from "../_paths.js";
+import type { PathIndex } from "../_path-index.js";
 import { type CompiledRule, matchOf } from "../_rules.js";
 import type { Decision } from "../options.js";
 import type { ShellFilePart } from "../shell/_parse.js";
@@ -16,7 +17,7 @@ import { LIFTED, type JudgeScope } from "./_scope.js";
  * A file a command writes or reads; `lifting` (writes of a confined call): the sandboxed rules
  * that lift a run-time path's ask.
  */
-export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: CompiledRule[], whole: CompiledRule[], cwds: Array<string | undefined>, lifting?: Set<string>): PolicyPart {
+export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: PathIndex, whole: CompiledRule[], cwds: Array<string | undefined>, lifting?: Set<string>): PolicyPart {
   const word = part.path;
   const kind = part.kind;
   if (word.value === undefined) {
@@ -40,7 +41,7 @@ export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: Com
 }
 
 /** A path a call declares (`reads`, `writes`, `readTrees`). */
-export function judgePath(scope: JudgeScope, kind: PolicyPartKind, path: unknown, pathRules: CompiledRule[], whole: CompiledRule[], cwd: string): PolicyPart {
+export function judgePath(scope: JudgeScope, kind: PolicyPartKind, path: unknown, pathRules: PathIndex, whole: CompiledRule[], cwd: string): PolicyPart {
   if (typeof path !== "string") {
     return finish({ kind, subject: String(path), decision: "allow", matched: [] }, scope.layering, ["the path is not a string"], true);
   }
@@ -48,7 +49,7 @@ export function judgePath(scope: JudgeScope, kind: PolicyPartKind, path: unknown
 }
 
 /** A path as the system would walk it, judged by where it is and, for a symlink, where it leads. */
-function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string, cwd: string, tilde: boolean, pathRules: CompiledRule[], whole: CompiledRule[]): PolicyPart {
+function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string, cwd: string, tilde: boolean, pathRules: PathIndex, whole: CompiledRule[]): PolicyPart {
   const normalized = normalizePath(value, cwd, tilde);
   const matched: PolicyMatch[] = whole.map((rule) => matchOf(rule, rule.decision));
   if (!normalized.ok) {
@@ -59,7 +60,7 @@ function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string,
   let decision: Decision = "allow";
   let unmatched = false;
   for (const variant of variants) {
-    const hits = pathRules.filter((rule) => (rule.path as (path: string) => boolean)(variant));
+    const hits = pathRules.matching(variant);
     for (const rule of hits) if (!matched.some((entry) => entry.id === rule.id)) matched.push(matchOf(rule, rule.decision));
     const own = [...hits, ...whole];
     if (own.length === 0) unmatched = true;

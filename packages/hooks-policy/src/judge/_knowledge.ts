@@ -118,8 +118,9 @@ function lookFor(known: CommandKnowledge, command: string | undefined, cwd: stri
 
 /** An interpreter or shell given a script of the workspace runs the project's own code (`node scripts/build.mjs`, `bash ./test.sh`). */
 function interpreted(known: CommandKnowledge, part: ShellCommandPart, args: ParsedArguments, cwd: string | undefined, workspace: string): CommandKnowledge {
-  const script = part.script ?? args.operands[0];
-  if (part.inline !== undefined || !script || script.value === undefined || cwd === undefined) return known;
+  // `deno run x.ts`, `bun run x`: the script follows the subcommand.
+  const script = part.script ?? (known.entry?.row.subcommands.size && /^(run|test)$/.test(args.operands[0]?.value ?? "") ? args.operands[1] : args.operands[0]);
+  if (part.inline !== undefined || !script || script.value === undefined || cwd === undefined || script.value.includes("://")) return known;
   if (!isInside(resolve(cwd, script.value), workspace)) return known;
   return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${script.value} is the workspace's own script` };
 }

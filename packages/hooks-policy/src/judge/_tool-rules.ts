@@ -1,5 +1,7 @@
 import type { PolicyMatch } from "@toolhost/core";
 import type { CommandPattern } from "../_command-pattern.js";
+import { PathIndex } from "../_path-index.js";
+import type { PathAnchors } from "../_paths.js";
 import type { TreeGuard } from "../_protected.js";
 import { appliesTo, type CompiledRule, isWhole, namesTool } from "../_rules.js";
 import { READ, unique, WRITE } from "./_scope.js";
@@ -18,14 +20,14 @@ export interface ToolRules {
   kinds: CompiledRule[];
   network: CompiledRule[];
   args: CompiledRule[];
-  /** Path rules of the tool and of `write` / `read`. */
-  write: CompiledRule[];
-  read: CompiledRule[];
+  /** Path rules of the tool and of `write` / `read`, indexed by what a path must hold to match them. */
+  write: PathIndex;
+  read: PathIndex;
   /** Rules without a matcher of `write` / `read` and of the tool. */
   writeWhole: CompiledRule[];
   readWhole: CompiledRule[];
   /** Deny path rules that judge reads: arguments of a command that name such a file deny it. */
-  readDeny: CompiledRule[];
+  readDeny: PathIndex;
   /** Deny and ask path rules that judge reads: a word known only at run time that could name such a file asks. */
   readCaution: CompiledRule[];
   /** Finds the paths `readDeny` names under a tree; made when first needed. */
@@ -51,7 +53,7 @@ function byProgram(commands: CompiledRule[]): { forProgram: Map<string, Compiled
 }
 
 /** Sorts out the rules that judge calls of `tool`, for confined calls or the others, in a trusted workspace or not. */
-export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean, trusted: boolean): ToolRules {
+export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean, trusted: boolean, anchors: PathAnchors): ToolRules {
   const of = (name: string) => all.filter((rule) => rule.tool(name) && appliesTo(rule, confined, trusted));
   const mine = of(tool);
   const allCommand = mine.filter((rule) => rule.command);
@@ -69,9 +71,9 @@ export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean
     kinds: mine.filter((rule) => rule.kinds !== undefined),
     network: mine.filter((rule) => rule.url || rule.host),
     args: mine.filter((rule) => rule.args),
-    write: fileRules(WRITE),
-    read,
-    readDeny: read.filter((rule) => rule.decision === "deny"),
+    write: new PathIndex(fileRules(WRITE), anchors),
+    read: new PathIndex(read, anchors),
+    readDeny: new PathIndex(read.filter((rule) => rule.decision === "deny"), anchors),
     readCaution: read.filter((rule) => rule.decision !== "allow"),
     guard: undefined,
     naming: mine.filter((rule) => !isWhole(rule) && !rule.args && rule.decision !== "allow" && namesTool(rule, tool)),

@@ -102,6 +102,7 @@ function tmux(analysis: Analysis, words: ShellWord[], level: number): void {
 
 /** `find -exec` / `-execdir` / `-ok` / `-okdir` run a command; `-fprint` and the like write a file. */
 function find(analysis: Analysis, words: ShellWord[], level: number): void {
+  const found = foundPaths(words);
   for (let i = 1; i < words.length; i++) {
     const value = words[i]?.value;
     if (value === "-exec" || value === "-execdir" || value === "-ok" || value === "-okdir") {
@@ -110,7 +111,7 @@ function find(analysis: Analysis, words: ShellWord[], level: number): void {
       for (; j < words.length; j++) {
         const word = words[j] as ShellWord;
         if (word.value === ";" || (word.value === "+" && inner.length > 0)) break;
-        inner.push(word.value !== undefined && word.value.includes("{}") ? runtimeWord(word.text, false) : word);
+        inner.push(word.value !== undefined && word.value.includes("{}") ? runtimeWord(word.value === "{}" ? found : word.text, false) : word);
       }
       analysis.resolve(inner, false, level, undefined, undefined);
       i = j;
@@ -118,4 +119,19 @@ function find(analysis: Analysis, words: ShellWord[], level: number): void {
       analysis.push({ kind: "write", path: words[i + 1] as ShellWord, via: `find ${value}`, cdCount: analysis.cds.length });
     }
   }
+}
+
+/**
+ * What `{}` of a find's `-exec` stands for, as a glob when find names it (`find src -name '*.ts'`
+ * finds `src/**\/*.ts`, which names no secret file), else `{}` (any path).
+ */
+function foundPaths(words: ShellWord[]): string {
+  const values = words.slice(1).map((word) => word.value);
+  if (values.some((value) => value === undefined || /^(-o|-or|-not|!|,|\()$/.test(value))) return "{}";
+  const first = values.findIndex((value) => /^[-(!]/.test(value as string));
+  const roots = values.slice(0, first === -1 ? values.length : first);
+  const at = values.indexOf("-name");
+  const name = at === -1 ? undefined : values[at + 1];
+  if (roots.length > 1 || name === undefined || name.includes("/")) return "{}";
+  return `${(roots[0] ?? ".").replace(/\/+$/, "")}/**/${name}`;
 }

@@ -4,6 +4,12 @@ import type { ShellWord } from "./_words.js";
 export interface Touch {
   path: ShellWord;
   via: string;
+  /** A tree read that leaves out hidden files and folders (`rg`, `ag` without `--hidden`): what is denied there is not read. */
+  skipsHidden?: boolean;
+  /** A tree read of only the files whose names match (`grep --include`), of none that match `exclude`, in no folder `excludeDir` names. */
+  include?: string[];
+  exclude?: string[];
+  excludeDir?: string[];
 }
 
 /** What a simple command does beyond running: the files it writes, reads and walks, code it runs. */

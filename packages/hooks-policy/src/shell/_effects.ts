@@ -193,7 +193,16 @@ const readers: Record<string, Reader> = {
     const recursive = (p === "rg" && !hasOption(args, "--files")) || p === "ag" || p === "ack" || hasOption(args, "--recursive", "--dereference-recursive") || optionValue(args, "--directories")?.value === "recurse";
     read(out, `${p} -f`, optionValue(args, "--file"));
     const files = hasOption(args, "--regexp", "--file") ? args.operands : args.operands.slice(1);
-    if (recursive) tree(out, `${p} -r`, ...(files.length > 0 ? files : [DOT]));
+    if (!recursive) return;
+    // rg and ag leave out hidden files and folders (`.env`, `.ssh/`) unless told to search them.
+    const hidden = hasOption(args, "--hidden", "-.", "--unrestricted") || args.options.filter((option) => option.name === "-u").length >= (p === "ag" ? 1 : 2);
+    const skipsHidden = (p === "rg" || p === "ag") && !hidden;
+    // grep reads only the files --include names, and none --exclude / --exclude-dir name.
+    const only = (name: string): Array<string | undefined> => args.options.filter((option) => option.name === name).map((option) => option.value?.value ?? option.value?.pattern);
+    const filter: Record<string, Array<string | undefined>> = p === "rg" || p === "ag" || p === "ack" ? {} : { include: only("--include"), exclude: only("--exclude"), excludeDir: only("--exclude-dir") };
+    if (Object.values(filter).some((values) => values.includes(undefined))) out.uncertain = `${p}'s --include / --exclude is known only at run time`;
+    const known = Object.fromEntries(Object.entries(filter).map(([key, values]) => [key, values.filter((value): value is string => value !== undefined)]));
+    for (const path of files.length > 0 ? files : [DOT]) if (path.value !== "-") out.trees.push({ path, via: `${p} -r`, ...(skipsHidden && { skipsHidden }), ...known });
   },
   fd: (_p, _args, words, out) => fdExec(words, out),
   git: (_p, args, _w, out) => gitEffects(args, out),
@@ -223,7 +232,8 @@ const readers: Record<string, Reader> = {
     const program = args.operands[0];
     if (!program) return;
     const text = program.value;
-    if (text === undefined || /\bsystem\s*\(|>|\||\bgetline\b/.test(text)) out.inline = text ?? program.text;
+    // It runs commands (`system`, `print | "cmd"`, `"cmd" | getline`) or writes files (`print > "f"`); a comparison (`NR>=5`, `$3 > 1`) does neither.
+    if (text === undefined || /\bsystem\s*\(|\b(print|printf)\b[^;}\n]*[>|]|\|\s*getline|\bgetline\b[^;}\n]*</.test(text)) out.inline = text ?? program.text;
   },
 };
 readers.chown = readers.chmod as Reader;
@@ -294,6 +304,9 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
       const key = operands[0]?.value?.toLowerCase();
       if (operands.length >= 2 && (key === undefined || DANGEROUS_GIT_KEYS.test(key))) {
         out.uncertain = `git config ${operands[0]?.text}: a setting that can make git run a program`;
+        // The settings file it writes: such a setting runs later, each time git does.
+        const file = optionValue(args, "--file") ?? (hasOption(args, "--global") ? word("~/.gitconfig") : hasOption(args, "--system") ? word("/etc/gitconfig") : word(".git/config"));
+        write(out, `git config ${operands[0]?.text}`, file.value === "~/.gitconfig" ? { ...file, tilde: true } : file);
       }
       break;
     }
@@ -391,7 +404,7 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
     else if (/^perl/.test(program) && hasOption(args, "-i") && args.operands.length > 1) write(out, "perl -i", ...args.operands.slice(1));
     if (/^perl/.test(program) && code && hasOption(args, "-i")) write(out, "perl -i", ...args.operands);
   }
-  if (out.inline === undefined && STDIN_INTERPRETERS.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c")) {
+  if (out.inline === undefined && STDIN_INTERPRETERS.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c", "--test")) {
     const first = args.operands[0];
     if (!first || first.value === "-" || STDIN_FILES.has(first.value ?? "")) out.inline = "(standard input)";
     else if (first.value === undefined) out.inline = `(a script known only at run time: ${first.text})`;

@@ -146,7 +146,9 @@ export function parseArguments(program: string, args: readonly ShellWord[]): Par
   let current = root;
   let optionsEnded = false;
   for (let i = 0; i < args.length; i++) {
-    const word = args[i] as ShellWord;
+    // An option whose value is a glob (`--include=*.ts`) stays as written: no file is named `--include=…`.
+    const given = args[i] as ShellWord;
+    const word = given.value === undefined && given.pattern?.startsWith("-") ? { ...given, value: given.pattern } : given;
     const value = word.value;
     if (!optionsEnded && value === "--") {
       optionsEnded = true;

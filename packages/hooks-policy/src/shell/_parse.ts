@@ -279,13 +279,18 @@ function throughLink(links: ReadonlyMap<string, ShellWord>, path: ShellWord): { 
   return undefined;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** The variables a command line assigns exactly once (`X=…`), and sets in no other way (`read X`, `for X`, `export X`, `${X:=…}`). */
 function setOnce(source: string): ReadonlySet<string> {
+  // Only an assignment that starts a command sets a shell variable (`X=/; …`, not `--watch=false`).
+  if (!/(?:^|[;&|\n(){}`])\s*[A-Za-z_][A-Za-z0-9_]*\+?=/.test(source)) return NONE;
   const counts = new Map<string, number>();
   for (const match of source.matchAll(/(?:^|[\s;&|(){}`])([A-Za-z_][A-Za-z0-9_]*)\+?=/g)) counts.set(match[1] as string, (counts.get(match[1] as string) ?? 0) + 1);
   const once = new Set([...counts].filter(([, count]) => count === 1).map(([name]) => name));
+  if (once.size === 0) return once;
   for (const match of source.matchAll(/\b(?:read|for|select|unset|local|declare|typeset|readonly|export|getopts|mapfile|readarray|let)\b[^;&|\n]*/g)) {
-    for (const name of once) if (new RegExp(`\\b${name}\\b`).test(match[0])) once.delete(name);
+    for (const word of match[0].matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) once.delete(word[0]);
   }
   for (const match of source.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*):?[=?]/g)) once.delete(match[1] as string);
   for (const match of source.matchAll(/printf\s+-v\s+([A-Za-z_][A-Za-z0-9_]*)/g)) once.delete(match[1] as string);

@@ -18,10 +18,15 @@ const MAX_PRESUMED = 8;
 export function programEffects(analysis: Analysis, program: string, entry: InventoryEntry | undefined, words: ShellWord[], args: ParsedArguments, tail: boolean, level: number, effects: Effects): void {
   if (!entry) return presume(analysis, program, words, 1, tail, level);
   const { row } = entry;
+  let given = false;
   for (const option of args.options) {
-    if ((row.program.includes(option.name) || row.program.includes(option.spelling)) && option.value) runSetting(analysis, option.value, `${program} ${option.spelling}`, level);
+    if ((row.program.includes(option.name) || row.program.includes(option.spelling)) && option.value) {
+      runSetting(analysis, option.value, `${program} ${option.spelling}`, level);
+      given = true;
+    }
   }
-  if (row.program.length > 0 && args.options.every((option) => !row.program.includes(option.name))) programWords(analysis, program, row.program, words, level);
+  // Options the table does not know to take a value: read from the words (`man -P CMD`).
+  if (row.program.length > 0 && !given) programWords(analysis, program, row.program, words, level);
   if (effects.runs && effects.runs.length > 0) return;
   const sub = subcommandOf(row, args);
   const kind = sub ? row.subcommands.get(sub.key) : row.kind;
