@@ -2,7 +2,7 @@ import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ErrorCode, ToolhostError, type PolicyService } from "@toolhost/core";
 import { FsError } from "./_errors.js";
-import { expandHome } from "./_paths.js";
+import { expandHome } from "./_home.js";
 import { FsErrorCode } from "./errors.js";
 import type { FsToolOptions, ImageProcessor } from "./options.js";
 

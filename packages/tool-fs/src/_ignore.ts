@@ -1,6 +1,7 @@
 import { dirname, join, relative, sep } from "node:path";
+import { isInside } from "@toolhost/core";
 import type { Ignore } from "ignore";
-import { isInside, readRegularFile } from "./_paths.js";
+import { readRegularFile } from "./_paths.js";
 import { walk } from "./_walk.js";
 
 /**

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { Type, type AgentTool, type AgentToolResult, type Static } from "@toolhost/core";
+import { Type, type AgentTool, type AgentToolResult, type Static, isInside } from "@toolhost/core";
 import { both } from "./_access.js";
 import { rename } from "./_arguments.js";
 import { createContext, type FsContext } from "./_context.js";
@@ -7,7 +7,7 @@ import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
 import { excluder } from "./_exclude.js";
 import { loadGitignore } from "./_ignore.js";
-import { isInside, locate } from "./_paths.js";
+import { locate } from "./_paths.js";
 import { leftOutNote, protectedIn } from "./_protect.js";
 import { type FsCall, fsTool } from "./_tool.js";
 import { compileGlob, walk } from "./_walk.js";
