@@ -34,6 +34,13 @@ export interface FsToolOptions {
   /** `false` makes `grep` use its plain Node search even when ripgrep is installed. Default `true`. */
   ripgrep?: boolean;
   /**
+   * Folders `grep` and `find` skip below the searched folder unless an ignore file brings them back
+   * (`!node_modules/`) or a call sends `includeSkipped: true`: names or a path's end
+   * (`.yarn/cache`), matched at any depth. Default `SKIPPED_FOLDERS` (node_modules, .venv, the
+   * caches of build tools…); `[]` skips none.
+   */
+  skipFolders?: string[];
+  /**
    * `true` lets `write` and `edit` replace a read-only file (no write permission bit), keeping its
    * mode. Default `false`: they refuse, as editors do.
    */

@@ -20,6 +20,12 @@ export const FsPluginOptions = Type.Object(
       description: "Bytes ls, find and grep return at most per call.",
     }),
     ripgrep: Type.Boolean({ default: true, description: "false: grep uses its plain Node search even when ripgrep is installed." }),
+    skipFolders: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        description:
+          'Folders grep and find skip unless an ignore file brings them back or a call sends includeSkipped: names or path ends such as ".yarn/cache", at any depth. Default: node_modules, .venv and the caches of common build tools (SKIPPED_FOLDERS); [] skips none.',
+      }),
+    ),
     overwriteReadOnly: Type.Boolean({
       default: false,
       description: "true: write and edit replace read-only files (keeping their mode). Default: they refuse, as editors do.",
@@ -56,6 +62,7 @@ export default definePlugin({
       // Looked up at each call: a policy plugin may be applied after this one.
       policy: () => harness.getService("policy"),
       ...(options.roots ? { roots: options.roots } : {}),
+      ...(options.skipFolders ? { skipFolders: options.skipFolders } : {}),
       ...(imageProcessor ? { imageProcessor: imageProcessor as ImageProcessor } : {}),
     });
     // A missing root is a configuration mistake: say so at start-up, not at the first call.
