@@ -50,10 +50,11 @@ export function createContext(options: FsToolOptions = {}): FsContext {
   };
 }
 
-/** The roots, absolute: the working directory by default; relative ones resolved against it. */
+/** The roots, absolute: the workspace by default; relative ones, `~` and `${workspace}` resolved against it. */
 function rootsOf(options: FsToolOptions, cwd: string): string[] {
-  const given = options.roots && options.roots.length > 0 ? options.roots : [cwd];
-  return given.map((root) => resolve(cwd, expandHome(root)));
+  const workspace = resolve(cwd, options.workspace ?? cwd);
+  const given = options.roots && options.roots.length > 0 ? options.roots : [workspace];
+  return given.map((root) => resolve(workspace, expandHome(root.replaceAll("${workspace}", workspace))));
 }
 
 /** Resolves the roots' symlinks once, on first use; a missing root is an error each time it is asked. */

@@ -9,7 +9,8 @@ export const FsPluginOptions = Type.Object(
   {
     roots: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
-        description: "Folders the tools may touch (after symlinks are resolved). Default: the working directory.",
+        description:
+          "Folders the tools may touch (after symlinks are resolved). Default: the workspace (the config file's folder). Relative ones resolve against it; ${workspace} stands for it.",
       }),
     ),
     maxSize: Type.Integer({ minimum: 1, default: DEFAULTS.maxSize, description: "Bytes read returns at most per call." }),
@@ -54,6 +55,8 @@ export default definePlugin({
     }
     const ctx = createContext({
       cwd: harness.cwd,
+      // The project's folder, not where the host was started: the same workspace tool-bash writes in.
+      workspace: harness.workspace,
       maxSize: options.maxSize,
       maxLines: options.maxLines,
       maxTotalSize: options.maxTotalSize,
