@@ -81,7 +81,8 @@ function nameGlobOf(glob: string | undefined): string | undefined {
   if (glob === undefined) return undefined;
   const last = glob.slice(glob.lastIndexOf("/") + 1);
   // A brace may hold a slash (`{src,lib}/*.ts`): then the last part is not a name's glob alone.
-  if (last === "**" || last === "*" || (glob.includes("{") && glob.includes("/"))) return undefined;
+  // ripgrep's type definitions (`name:glob`) take no colon in the glob.
+  if (last === "**" || last === "*" || last.includes(":") || (glob.includes("{") && glob.includes("/"))) return undefined;
   return last;
 }
 

@@ -201,4 +201,27 @@ describe("both engines rank ignore files as ripgrep does", () => {
     const find = await run(createFindTool({ cwd: root }), { pattern: "**/*.{js,txt,md,log}" });
     expect(linesOf(find)).toBe(expected.join("\n"));
   });
+
+  it("a grep glob selects the same files with both engines (braces, classes, a comma or a colon in a name)", async () => {
+    const root = await project(
+      Object.fromEntries(["a.ts", "b.md", "c.js", "src/d.ts", "src/x/e.md", "a,b.txt", "lib/f.ts", "odd:name.ts"].map((path) => [path, "needle\n"])),
+    );
+    const cases: [string, string[]][] = [
+      ["*.{ts,md}", ["a.ts", "b.md", "lib/f.ts", "odd:name.ts", "src/d.ts", "src/x/e.md"]],
+      ["src/**/*.{ts,md}", ["src/d.ts", "src/x/e.md"]],
+      ["{src,lib}/*.ts", ["lib/f.ts", "src/d.ts"]],
+      ["[ab].*", ["a.ts", "b.md"]],
+      ["a,b.txt", ["a,b.txt"]],
+      ["**/x/*", ["src/x/e.md"]],
+      ["*:name.ts", ["odd:name.ts"]],
+      ["src/**", ["src/d.ts", "src/x/e.md"]],
+    ];
+    for (const [glob, expected] of cases) {
+      for (const engine of ENGINES) {
+        const grep = await run(createGrepTool({ cwd: root, ripgrep: engine.ripgrep }), { pattern: "needle", glob });
+        const files = linesOf(grep).split("\n").map((line) => line.replace(/:1:needle$/, "")).sort();
+        expect(files, `${engine.name}, glob ${glob}`).toEqual(expected);
+      }
+    }
+  });
 });
