@@ -1,6 +1,6 @@
-import { ErrorCode, type ToolCall, type ToolResultMessage } from "@toolhost/core";
+import { ErrorCode, resultCode, type ToolCall, type ToolResultMessage } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
-import type { Cli } from "./_cli.js";
+import type { Cli } from "./cli.js";
 import { ExitCode } from "./_output.js";
 import { startProgress } from "./_progress.js";
 
@@ -15,12 +15,6 @@ const REFUSED = new Set<string>([
   ErrorCode.NOT_APPROVED,
   ErrorCode.POLICY_FAILED,
 ]);
-
-/** The code of a result, from `details.code` as the kernel writes it. */
-export function resultCode(result: ToolResultMessage): string | undefined {
-  const details = result.details as { code?: unknown } | null | undefined;
-  return typeof details?.code === "string" ? details.code : undefined;
-}
 
 /** 0 done, 1 the tool reported an error, 2 refused, 130 interrupted. */
 export function exitCodeOf(result: ToolResultMessage, interrupted: boolean): number {

@@ -240,7 +240,7 @@ describe("toolhost hook serve", () => {
 
   it("answers a failure nothing expected as a deny in the shape of the host the path is for", async () => {
     // The server's last resort (a bug of ours) cannot be reached with a payload: the built function it calls.
-    const { failedAnswer } = (await import(new URL("_hook-serve.js", pathToFileURL(BIN)).href)) as typeof import("../src/_hook-serve.js");
+    const { failedAnswer } = (await import(new URL("hook/serve.js", pathToFileURL(BIN)).href)) as typeof import("../src/hook/serve.js");
     const claudeAnswer = failedAnswer("/claude-code", new TypeError("boom"));
     expect(claudeAnswer).toEqual({
       status: 200,

@@ -1,6 +1,6 @@
 import type { SyncHook } from "tapable";
 import { messageOf } from "./errors.js";
-import type { AgentEvent } from "./types.js";
+import type { AgentEvent } from "./types/index.js";
 
 /** The listeners of `harness.subscribe`: one `event` tap for all of them, added with the first. */
 export class Listeners {

@@ -3,7 +3,7 @@ import { ErrorCode } from "./errors.js";
 import { snapshot } from "./preview.js";
 import { toolError } from "./results.js";
 import { TapError } from "./_taps.js";
-import type { AgentToolResult, AgentToolUpdate } from "./types.js";
+import type { AgentToolResult, AgentToolUpdate } from "./types/index.js";
 
 /*
  * Redaction of everything that leaves the kernel: every text passes through `hooks.redact`. Without

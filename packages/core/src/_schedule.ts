@@ -1,11 +1,12 @@
 import { ErrorCode, ToolhostError } from "./errors.js";
-import type { AnyAgentHarness } from "./harness.js";
 import { preview } from "./preview.js";
-import { nameOf, resolveTool, runCall } from "./_pipeline.js";
+import { runCall } from "./_pipeline.js";
+import { nameOf, resolveTool } from "./_prepare.js";
+import type { PipelineScope } from "./_scope.js";
 import { redactArgs, redactResult, redactText } from "./_redact.js";
 import { resultCode, toolError } from "./results.js";
 import { BatchAbort, StopReason, stoppedResult, timeoutReason } from "./_stop.js";
-import type { AgentToolResult, AnyAgentTool, ExecuteToolCallsOptions, ToolCall, ToolResultMessage } from "./types.js";
+import type { AgentToolResult, AnyAgentTool, ExecuteToolCallsOptions, ToolCall, ToolResultMessage } from "./types/index.js";
 
 /*
  * Scheduling a batch: its calls checked and their tools resolved first, then run between barriers
@@ -14,7 +15,7 @@ import type { AgentToolResult, AnyAgentTool, ExecuteToolCallsOptions, ToolCall, 
  * everything that leaves.
  */
 
-type Harness = AnyAgentHarness;
+type Harness = PipelineScope;
 
 /** One call of a batch, checked: its tool, or the result that ends it before it runs. */
 interface Entry {

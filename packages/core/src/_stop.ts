@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { ErrorCode, ToolhostError } from "./errors.js";
 import { checkedResult, resultCode, toolError } from "./results.js";
-import type { AgentToolResult } from "./types.js";
+import type { AgentToolResult } from "./types/index.js";
 
 /**
  * Why a call was stopped: the reason its signal is aborted with. `message` completes

@@ -1,4 +1,7 @@
 import { ToolhostError, messageOf } from "./errors.js";
+import type { HookTap as FullTap } from "./hooks/base.js";
+
+export type { FullTap };
 
 /** An error thrown by a tap, naming it: `beforeToolCall tap "my-policy" threw: …`. */
 export class TapError extends ToolhostError {
@@ -19,18 +22,29 @@ export function named(error: unknown, tapName: string, hookName: string): TapErr
   return error instanceof TapError ? error : new TapError(tapName, hookName, error);
 }
 
-/** A tap as tapable keeps it (tapable does not export the type). */
-export interface FullTap {
-  name: string;
-  type: "sync" | "async" | "promise";
-  fn: Function;
-  stage?: number;
-  before?: string;
-}
-
 /** Any tapable hook, as far as naming its taps goes. */
 interface Interceptable {
-  intercept(interceptor: { register?: (tap: FullTap) => FullTap }): void;
+  intercept(interceptor: { register?: (tap: FullTap) => FullTap; [KERNEL_INTERCEPTOR]?: true }): void;
+}
+
+/**
+ * Marks the kernel's own interceptors (tapable copies an interceptor's own properties, symbols
+ * included), so that "no one else intercepts this hook" is a question about marks, not a count.
+ */
+const KERNEL_INTERCEPTOR = Symbol("toolhost:kernel-interceptor");
+
+/**
+ * When a hook has only its kernel tap and no interceptor but the kernel's, that tap, to call
+ * directly: tapable's compiled promise chain costs more than the tap.
+ */
+export function onlyTap(hook: { taps: FullTap[]; interceptors: readonly object[] }): FullTap | undefined {
+  if (hook.taps.length !== 1) return undefined;
+  for (const each of hook.interceptors) if ((each as { [KERNEL_INTERCEPTOR]?: true })[KERNEL_INTERCEPTOR] !== true) return undefined;
+  return hook.taps[0];
+}
+
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === "object" && typeof (value as PromiseLike<unknown>).then === "function";
 }
 
 /**
@@ -39,6 +53,7 @@ interface Interceptable {
  */
 export function nameThrowingTaps(hook: Interceptable, hookName: string): void {
   hook.intercept({
+    [KERNEL_INTERCEPTOR]: true,
     register: (tap) => {
       const { fn, name } = tap;
       if (tap.type === "promise") {
@@ -75,14 +90,14 @@ export function nameThrowingTaps(hook: Interceptable, hookName: string): void {
 }
 
 /**
- * Calls one tap: its answer, or a promise of it. The pipeline calls the taps of `beforeToolCall`
- * and `afterToolCall` itself, one by one (it needs to know which tap answered, and to merge each
- * answer), and a hook's only tap directly; it names a tap that throws with `named`.
+ * Calls one tap: its answer, or a promise of it. The kernel's own hook classes run their taps with
+ * it, one by one, and the pipeline calls a tapable hook's only tap directly; whoever calls names a
+ * tap that throws with `named`.
  */
-export function callTap(tap: FullTap, a: unknown, b?: unknown, c?: unknown): unknown {
+export function callTap(tap: FullTap, ...args: unknown[]): unknown {
   const { type, fn } = tap;
-  if (type !== "async") return fn(a, b, c);
+  if (type !== "async") return fn(...args);
   return new Promise((resolve, reject) => {
-    fn(a, b, c, (error: unknown, answer: unknown) => (error ? reject(error) : resolve(answer)));
+    fn(...args, (error: unknown, answer: unknown) => (error ? reject(error) : resolve(answer)));
   });
 }

@@ -17,7 +17,7 @@ import type {
   Usage,
   UserMessage,
   ImageContent,
-} from "./types.js";
+} from "./types/index.js";
 
 /** Where an agent starts. */
 export interface AgentInitialState {

@@ -1,43 +1,30 @@
 import { resolve } from "node:path";
 import type { Static, TSchema } from "@sinclair/typebox";
-import {
-  AsyncSeriesBailHook,
-  AsyncSeriesHook,
-  AsyncSeriesWaterfallHook,
-  SyncHook,
-  SyncWaterfallHook,
-} from "tapable";
 import { ErrorCode, ToolhostError, messageOf } from "./errors.js";
 import { Listeners } from "./_listeners.js";
-import { resolvePluginOptions } from "./_options.js";
-import { PLUGIN_API_VERSION, type ToolhostPlugin } from "./plugin.js";
+import { resolvePluginOptions } from "./plugin-options.js";
+import { PLUGIN_API_VERSION } from "./plugin-version.js";
 import { preview } from "./preview.js";
 import { runBatch } from "./_schedule.js";
-import { prepareCall, type PreparedToolCall } from "./_pipeline.js";
+import { prepareCall } from "./_pipeline.js";
+import { createHarnessHooks, type HarnessHooks } from "./hooks/harness-hooks.js";
 import { nameThrowingTaps } from "./_taps.js";
-import { problemsOf } from "./_validate.js";
+import { problemsOf } from "./validate.js";
 import type {
-  AfterToolCallResult,
+  PluginContext,
+  PreparedToolCall,
   AgentEventListener,
   AgentHarnessOptions,
   AgentEvent,
-  AgentToolResult,
-  AgentToolUpdate,
   AnyAgentTool,
-  ApprovalRequest,
-  ApprovalResult,
-  BeforeToolCallResult,
   ExecuteToolCallsOptions,
   ExecutionMode,
-  PrepareContext,
   Services,
   ToolCall,
-  ToolCallContext,
   ToolResultMessage,
-  ValidationProblem,
-} from "./types.js";
+} from "./types/index.js";
 
-export type { AgentEventListener, AgentHarnessOptions, ExecuteToolCallsOptions } from "./types.js";
+export type { AgentEventListener, AgentHarnessOptions, ExecuteToolCallsOptions } from "./types/index.js";
 
 /**
  * Where the kernel's own taps stand among the others (tapable `stage`): the tool's own
@@ -56,10 +43,23 @@ export const HarnessStage = Object.freeze({
 // biome-ignore lint: `any` is what lets a harness of every tool context be given to a plugin.
 export type AnyAgentHarness = AgentHarness<any>;
 
-/** The pipeline's hooks, as `harness.hooks` holds them. */
-export type HarnessHooks<TContext = unknown> = AgentHarness<TContext>["hooks"];
+export type { HarnessHooks } from "./hooks/harness-hooks.js";
 
 const OPTIONS_OWNER = "harness options";
+/**
+ * A plugin as `use` applies it: what `definePlugin` returns (`ToolhostPlugin`), said without naming
+ * the harness's class (the plugin contract names the harness; the harness need not name it back).
+ */
+export interface AppliedPlugin<TOptions extends TSchema = TSchema> {
+  readonly name: string;
+  readonly apiVersion: number;
+  readonly options?: TOptions;
+  // biome-ignore lint: the harness a plugin gets is this one, whatever its tool context.
+  apply(harness: any, options: Static<TOptions>, context: PluginContext): unknown;
+}
+
+/** The context of a plugin applied from code: no config named it. */
+const NO_LAYERS: PluginContext = Object.freeze({ layers: Object.freeze([]) });
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const DEFAULT_ABORT_GRACE_MS = 1_000;
 
@@ -72,52 +72,11 @@ const DEFAULT_ABORT_GRACE_MS = 1_000;
  * ```
  */
 export class AgentHarness<TContext = unknown> {
-  /** The pipeline's stages, each a tapable hook, in the order a call meets them. Created once, frozen. */
-  readonly hooks = Object.freeze({
-    /** 1. Find the tool of a call. Return a tool, or nothing to pass on; the registry answers last. */
-    resolveTool: new AsyncSeriesBailHook<[ToolCall], AnyAgentTool | undefined>(["toolCall"], "resolveTool"),
-    /** 2. Transform the arguments; return the new arguments. The tool's own `prepareArguments` runs first. */
-    prepareArguments: new AsyncSeriesWaterfallHook<[unknown, PrepareContext<TContext>]>(["args", "ctx"], "prepareArguments"),
-    /** 3. Validate; return a list of problems to reject the call. The schema check runs first. */
-    validateArguments: new AsyncSeriesBailHook<[unknown, PrepareContext<TContext>], ValidationProblem[] | undefined>(
-      ["args", "ctx"],
-      "validateArguments",
-    ),
-    /**
-     * 4. Authorize, tap by tap: `{ block: true, reason }` refuses, `{ ask: true, reason }` asks
-     * `approve`; the first such answer decides. Nothing lets the next tap judge.
-     */
-    beforeToolCall: new AsyncSeriesBailHook<[ToolCallContext<TContext>, AbortSignal], BeforeToolCallResult | undefined>(
-      ["ctx", "signal"],
-      "beforeToolCall",
-    ),
-    /** 4a. Ask a human: `{ approved, reason }`. When no tap answers, the answer is no. */
-    approve: new AsyncSeriesBailHook<[ApprovalRequest<TContext>, AbortSignal], ApprovalResult | undefined>(["request", "signal"], "approve"),
-    /** 5. Execute: return a result to stand in for the tool (dry run, replay, cache), or nothing to run it. */
-    executeToolCall: new AsyncSeriesBailHook<[ToolCallContext<TContext>, AbortSignal], AgentToolResult | undefined>(
-      ["ctx", "signal"],
-      "executeToolCall",
-    ),
-    /** 5a. Each `onUpdate(partialResult)` of a running tool, redacted. */
-    toolUpdate: new SyncHook<[AgentToolUpdate, ToolCallContext<TContext>]>(["update", "ctx"], "toolUpdate"),
-    /**
-     * 6. Finalize, tap by tap: a tap gets the result so far and returns the fields to replace
-     * (`content`, `details`, `isError`, `terminate`, `usage`), or nothing. Throwing withholds the result.
-     */
-    afterToolCall: new AsyncSeriesWaterfallHook<[AgentToolResult, ToolCallContext<TContext>, AbortSignal], AfterToolCallResult | undefined>(
-      ["result", "ctx", "signal"],
-      "afterToolCall",
-    ),
-    /** 7. Every `AgentEvent`. */
-    event: new SyncHook<[AgentEvent]>(["event"], "event"),
-    /**
-     * Every text that leaves the kernel (results of every origin, refusals, streamed updates, the
-     * arguments events carry): return it with secrets masked. A tap that throws withholds the item.
-     */
-    redact: new SyncWaterfallHook<[string]>(["text"], "redact"),
-    /** When the harness is disposed: end processes, close files. */
-    dispose: new AsyncSeriesHook<[]>([], "dispose"),
-  });
+  /**
+   * The pipeline's stages, each a hook whose class says what the pipeline does with its taps, in
+   * the order a call meets them (see `createHarnessHooks`). Created once, frozen.
+   */
+  readonly hooks: HarnessHooks<TContext> = createHarnessHooks<TContext>();
 
   readonly cwd: string;
   readonly workspace: string;
@@ -147,8 +106,8 @@ export class AgentHarness<TContext = unknown> {
     if (!(this.abortGraceMs >= 0)) {
       throw new ToolhostError(ErrorCode.INVALID_PLUGIN_OPTIONS, `abortGraceMs must be 0 or more, got ${options.abortGraceMs}.`);
     }
-    // beforeToolCall and afterToolCall are run tap by tap by the pipeline, which names a tap that throws itself.
-    for (const name of ["resolveTool", "prepareArguments", "validateArguments", "approve", "executeToolCall", "toolUpdate", "redact"] as const) {
+    // The kernel's own hook classes (beforeToolCall, approve, afterToolCall) name a tap that throws themselves.
+    for (const name of ["resolveTool", "prepareArguments", "validateArguments", "executeToolCall", "toolUpdate", "propagate", "redact"] as const) {
       nameThrowingTaps(this.hooks[name], name);
     }
     this.#tapBuiltIns(options);
@@ -234,9 +193,10 @@ export class AgentHarness<TContext = unknown> {
 
   /**
    * Applies a plugin: checks its API version, fills and validates its options against its schema,
-   * and calls `apply` with the tools it registers owned by the plugin's name.
+   * and calls `apply` with the tools it registers owned by the plugin's name. `context` says which
+   * configs named it (a host that reads configs gives it; from code, none).
    */
-  async use<TOptions extends TSchema>(plugin: ToolhostPlugin<TOptions>, options?: unknown): Promise<Static<TOptions>> {
+  async use<TOptions extends TSchema>(plugin: AppliedPlugin<TOptions>, options?: unknown, context: PluginContext = NO_LAYERS): Promise<Static<TOptions>> {
     if (plugin.apiVersion !== PLUGIN_API_VERSION) {
       throw new ToolhostError(
         ErrorCode.INCOMPATIBLE_PLUGIN,
@@ -247,7 +207,7 @@ export class AgentHarness<TContext = unknown> {
     const previous = this.#owner;
     this.#owner = `plugin "${plugin.name}"`;
     try {
-      await plugin.apply(this as AnyAgentHarness, value);
+      await plugin.apply(this as AnyAgentHarness, value, context);
     } catch (error) {
       if (error instanceof ToolhostError) throw error;
       throw new ToolhostError(ErrorCode.PLUGIN_APPLY_FAILED, `Plugin "${plugin.name}" failed to start: ${messageOf(error)}`, { cause: error });

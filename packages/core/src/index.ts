@@ -1,15 +1,20 @@
 export { AgentHarness, HarnessStage, type AnyAgentHarness, type HarnessHooks } from "./harness.js";
-export type { PreparedToolCall } from "./_pipeline.js";
-export { resolvePluginOptions } from "./_options.js";
+export { createHarnessHooks } from "./hooks/harness-hooks.js";
+export { DecisionHook } from "./hooks/decision-hook.js";
+export { AnswerHook } from "./hooks/answer-hook.js";
+export { MergeHook, MalformedAnswerError } from "./hooks/merge-hook.js";
+export type { HookInterceptor, HookTap, HookTapOptions, KernelHook } from "./hooks/base.js";
+export { resolvePluginOptions } from "./plugin-options.js";
 export { Agent, type AgentInitialState, type AgentOptions, type AgentState } from "./agent.js";
 export { definePlugin, isPlugin, PLUGIN_API_VERSION, type PluginDefinition, type PluginReport, type PluginSetting, type ToolhostPlugin } from "./plugin.js";
 export { closestName } from "./suggest.js";
 export { ErrorCode, ToolhostError, describeError, messageOf } from "./errors.js";
 export { resultCode, textOf, toolError } from "./results.js";
 export { isInside } from "./paths.js";
+export { partSubject, policyDetailsOf } from "./policy.js";
 export { preview } from "./preview.js";
-export type * from "./types.js";
-export { problemsOf as checkValue } from "./_validate.js";
+export type * from "./types/index.js";
+export { problemsOf as checkValue } from "./validate.js";
 /**
  * TypeBox's `Type`, from the copy bundled in the kernel: plugins build their schemas with it, so a
  * host loads TypeBox once, bundled, instead of its ~250 module files per importer.

@@ -1,12 +1,10 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import { ErrorCode, ToolhostError } from "./errors.js";
+import { PLUGIN_API_VERSION } from "./plugin-version.js";
 import type { AgentHarness } from "./harness.js";
+import type { PluginContext } from "./types/index.js";
 
-/**
- * The major version of the plugin API this `@toolhost/core` speaks. A host refuses a plugin made
- * with `definePlugin` of another major, naming both versions.
- */
-export const PLUGIN_API_VERSION = 1;
+export { PLUGIN_API_VERSION };
 
 /** What `definePlugin` takes. */
 export interface PluginDefinition<TOptions extends TSchema = TObject> {
@@ -18,10 +16,11 @@ export interface PluginDefinition<TOptions extends TSchema = TObject> {
   options?: TOptions;
   /**
    * Called once at start-up with the harness and the validated options: register tools, tap
-   * hooks, provide services. Never tap per call. May return a `PluginReport`: the settings the
+   * hooks, provide services. Never tap per call. `context` says which configs named the plugin
+   * (by owner), for a plugin that composes them. May return a `PluginReport`: the settings the
    * plugin runs with, as `toolhost config` shows them.
    */
-  apply(harness: AgentHarness, options: Static<TOptions>): void | PluginReport | Promise<void | PluginReport>;
+  apply(harness: AgentHarness, options: Static<TOptions>, context: PluginContext): void | PluginReport | Promise<void | PluginReport>;
 }
 
 /** One effective setting: a line of text, a number, a flag, or a list. */

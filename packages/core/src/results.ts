@@ -1,4 +1,4 @@
-import type { AgentToolResult, ImageContent, TextContent } from "./types.js";
+import type { AgentToolResult, ImageContent, TextContent } from "./types/index.js";
 
 /**
  * An error result: `text` for the model, `details.code` the stable code, then `details`. The one

@@ -1,6 +1,6 @@
 import { preview, type AgentEvent, type AgentState, type ModelService } from "@toolhost/core";
 import type { Command } from "commander";
-import { approveOption, type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { approveOption, type Cli, type CommandModule, UsageError } from "../cli.js";
 import { readStdin } from "../_input.js";
 import { ExitCode, contentText, jsonLine } from "../_output.js";
 import { type Progress, startProgress } from "../_progress.js";

@@ -1,6 +1,6 @@
 import type { ToolResultMessage } from "@toolhost/core";
 import type { Command } from "commander";
-import { approveOption, type Cli, type CommandModule } from "../_cli.js";
+import { approveOption, type Cli, type CommandModule } from "../cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
 import { ExitCode, contentText, jsonLine } from "../_output.js";
 
@@ -49,11 +49,7 @@ Examples:
 
 /** For a tool that is not there: the registered name it most likely meant. */
 async function didYouMean(result: ToolResultMessage, tools: ReadonlyArray<{ name: string }>): Promise<string> {
-  const [{ ErrorCode }, { closestName }, { resultCode }] = await Promise.all([
-    import("@toolhost/core"),
-    import("@toolhost/core/config"),
-    import("../_batch.js"),
-  ]);
+  const { ErrorCode, closestName, resultCode } = await import("@toolhost/core");
   if (resultCode(result) !== ErrorCode.TOOL_NOT_FOUND) return "";
   const close = closestName(result.toolName, tools.map((tool) => tool.name));
   return close === undefined ? "" : `\nDid you mean "${close}"?`;

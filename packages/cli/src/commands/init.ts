@@ -2,7 +2,7 @@ import { access, readFile, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import type { Cli, CommandModule } from "../_cli.js";
+import type { Cli, CommandModule } from "../cli.js";
 import { DEFAULT_PLUGINS, pluginNames } from "../_defaults.js";
 import { ExitCode } from "../_output.js";
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Cli, CommandModule } from "../_cli.js";
+import type { Cli, CommandModule } from "../cli.js";
 import { ExitCode } from "../_output.js";
 import { parameterLines } from "../_schema-text.js";
 

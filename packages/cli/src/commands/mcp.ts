@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
-import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { type Cli, type CommandModule, UsageError } from "../cli.js";
 import type { Host } from "@toolhost/core/config";
 import { watchHost } from "../_host-watch.js";
 import { ExitCode } from "../_output.js";

@@ -1,6 +1,6 @@
 import type { AgentHarness, PolicyExplanation, PolicyService, ToolAccess } from "@toolhost/core";
 import type { Command } from "commander";
-import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { type Cli, type CommandModule, UsageError } from "../cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
 import { ExitCode } from "../_output.js";
 

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { preview, type ToolCall } from "@toolhost/core";
-import { approveOption, type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { approveOption, type Cli, type CommandModule, UsageError } from "../cli.js";
 import { readInput } from "../_input.js";
 import { ExitCode, jsonLine } from "../_output.js";
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { CLI_DIR, type Cli, type CommandModule } from "../_cli.js";
+import { CLI_DIR, type Cli, type CommandModule } from "../cli.js";
 import { KNOWN_PLUGINS } from "../_defaults.js";
 import { ExitCode } from "../_output.js";
 import { nestedParameterLines } from "../_schema-text.js";

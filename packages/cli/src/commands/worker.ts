@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { type Cli, type CommandModule, UsageError } from "../cli.js";
 import { ExitCode } from "../_output.js";
 
 /** The config offers no queue service: exit 2 before anything runs. */

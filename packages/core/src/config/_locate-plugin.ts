@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
 import { isPlugin, type ToolhostPlugin } from "../plugin.js";
-import { ConfigError, ConfigErrorCode } from "./_errors.js";
+import { ConfigError, ConfigErrorCode } from "./errors.js";
 import { editDistance, isPathSpecifier, resolvePackage, type ResolvedModule, type ResolvePlace } from "./_resolve.js";
 
 /** The folders to resolve plugins from, each with what it is (for messages). */

@@ -1,0 +1,108 @@
+import { ErrorCode, messageOf } from "./errors.js";
+import { nameOf } from "./_prepare.js";
+import { redactArgs, redactText } from "./_redact.js";
+import { toolError } from "./results.js";
+import type { PipelineScope } from "./_scope.js";
+import { TapError } from "./_taps.js";
+import type { AgentToolResult, ApprovalAnswer, ApprovalOutcome, PolicyDecision, ToolAccess, ToolCallContext, ToolDecision } from "./types/index.js";
+
+/*
+ * Stage authorize: `beforeToolCall` decides (a block or ask of the first tap that gives one), an
+ * ask goes to `approve`, and a `tool_execution_decision` event tells what became of it. The same
+ * stage judges what a running call asks about later (`ToolExecution.authorize`).
+ */
+
+/** What the authorize stage made of a call: the refusal that ends it, and the approval when someone was asked. */
+export interface Authorization {
+  refusal?: AgentToolResult;
+  approval?: ApprovalOutcome;
+}
+
+/**
+ * Authorizes a call (or, with `followUp`, more of a running call: `ctx.access` is then what it
+ * asks about). Never rejects: a tap that throws refuses the call (fail closed).
+ */
+export async function authorize(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, followUp?: ToolAccess): Promise<Authorization> {
+  const hook = scope.hooks.beforeToolCall;
+  // With no tap nothing is decided, and nothing is told.
+  if (hook.taps.length === 0 && hook.interceptors.length === 0) return {};
+  let decided: ToolDecision | undefined;
+  try {
+    decided = await hook.promise(ctx, signal);
+  } catch (error) {
+    const by = error instanceof TapError ? error.tapName : "beforeToolCall";
+    const text = `Blocked: the check before "${nameOf(ctx.toolCall)}" failed, so the call was refused. ${messageOf(error)}`;
+    tell(scope, ctx, { decision: "deny", by, reason: text }, followUp);
+    return { refusal: toolError(ErrorCode.POLICY_FAILED, text, { blockedBy: by }) };
+  }
+  // Told only when a tap answered: a harness whose taps say nothing pays nothing for the event.
+  if (decided === undefined) return {};
+  if ("allow" in decided) {
+    tell(scope, ctx, { decision: "allow", by: decided.allowedBy, reason: decided.reason, details: decided.details }, followUp);
+    return {};
+  }
+  if ("block" in decided) {
+    const { blockedBy, reason, details } = decided;
+    tell(scope, ctx, { decision: "deny", by: blockedBy, reason, details }, followUp);
+    return { refusal: toolError(ErrorCode.BLOCKED, `Blocked by ${blockedBy}: ${reason}`, { ...details, blockedBy, reason }) };
+  }
+  const approval = await ask(scope, ctx, decided, signal);
+  tell(scope, ctx, { decision: approval.approved ? "allow" : "ask", by: decided.askedBy, reason: decided.reason, details: decided.details, approval }, followUp);
+  return approval.approved ? { approval } : { approval, refusal: notApproved(ctx, decided, approval) };
+}
+
+/** Asks the `approve` hook; what became of the ask. */
+async function ask(scope: PipelineScope, ctx: ToolCallContext, decided: Extract<ToolDecision, { ask: true }>, signal: AbortSignal): Promise<ApprovalOutcome> {
+  const { askedBy, reason, details } = decided;
+  let answer: ApprovalAnswer | undefined;
+  try {
+    answer = await scope.hooks.approve.promise({ ...ctx, reason, askedBy, ...(details && { details }) }, signal);
+  } catch (error) {
+    const by = error instanceof TapError ? error.tapName : "approve";
+    answer = { approved: false, reason: `asking for approval failed: ${messageOf(error)}`, answeredBy: by };
+  }
+  if (answer === undefined) return { askedBy, reason, approved: false };
+  const { answeredBy, ...given } = answer;
+  return { askedBy, reason, approved: given.approved === true, answeredBy, answer: given };
+}
+
+function notApproved(ctx: ToolCallContext, decided: Extract<ToolDecision, { ask: true }>, approval: ApprovalOutcome): AgentToolResult {
+  const { answer } = approval;
+  const why =
+    answer === undefined
+      ? "no one could approve it (no approver is attached: run in a terminal, or tap the approve hook)"
+      : (answer.reason ?? "it was not approved");
+  const text = `Not run: ${nameOf(ctx.toolCall)} needs approval (${decided.reason}), and ${why}.`;
+  return toolError(ErrorCode.NOT_APPROVED, text, {
+    ...decided.details,
+    blockedBy: decided.askedBy,
+    reason: decided.reason,
+    approval: answer === undefined ? null : { ...answer, answeredBy: approval.answeredBy },
+  });
+}
+
+interface Told {
+  decision: PolicyDecision;
+  by?: string;
+  reason?: string;
+  details?: Record<string, unknown>;
+  approval?: ApprovalOutcome;
+}
+
+/** The `tool_execution_decision` event, its texts redacted; nothing when no one listens. */
+function tell(scope: PipelineScope, ctx: ToolCallContext, told: Told, followUp: ToolAccess | undefined): void {
+  const { hooks } = scope;
+  if (!hooks.event.isUsed()) return;
+  const { redact } = hooks;
+  scope.emit({
+    type: "tool_execution_decision",
+    toolCallId: ctx.toolCall.id,
+    toolName: ctx.toolCall.name,
+    decision: told.decision,
+    ...(told.by !== undefined && { by: told.by }),
+    ...(told.reason !== undefined && { reason: redactText(redact, told.reason) }),
+    ...(told.details !== undefined && { details: redactArgs(redact, told.details) as Record<string, unknown> }),
+    ...(told.approval !== undefined && { approval: redactArgs(redact, told.approval) as ApprovalOutcome }),
+    ...(followUp !== undefined && { access: redactArgs(redact, followUp) as ToolAccess }),
+  });
+}

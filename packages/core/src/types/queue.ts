@@ -1,0 +1,24 @@
+/** What `toolhost worker` asks of the queue service: run the calls of one queue on this harness. */
+export interface QueueWorkOptions {
+  /** The queue to take calls from. */
+  queue: string;
+  /** How many calls run at once. */
+  concurrency: number;
+  /** How long a worker's claim on a call lasts without renewal; a crashed worker's calls are found after it. */
+  lockDurationMs?: number;
+  /** How often a health line is reported. */
+  healthIntervalMs?: number;
+  /** After `signal` aborts, how long running calls may finish before they are ended. */
+  shutdownGraceMs?: number;
+  /** Aborting it shuts the worker down gracefully: no new calls, running ones finish (see `shutdownGraceMs`). */
+  signal: AbortSignal;
+  /** Each health report (ready, periodic, stopping, stopped), for the worker's output. */
+  onHealth(report: Record<string, unknown>): void;
+}
+
+/** What a queue plugin offers as the service `"queue"`: the worker side, used by `toolhost worker`. */
+export interface QueueService {
+  /** Takes calls from the queue and runs them through this harness until `signal` aborts and they finish. */
+  work(options: QueueWorkOptions): Promise<void>;
+}
+

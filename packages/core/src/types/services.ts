@@ -1,0 +1,15 @@
+import type { ModelService } from "./model.js";
+import type { PolicyService } from "./policy.js";
+import type { QueueService } from "./queue.js";
+
+/**
+ * The services plugins offer one another and the host, by name (`harness.provideService`,
+ * `harness.getService`). A new service is one line here; a third party adds its own by
+ * declaration merging (`declare module "@toolhost/core" { interface Services { … } }`).
+ */
+export interface Services {
+  model: ModelService;
+  policy: PolicyService;
+  queue: QueueService;
+}
+
