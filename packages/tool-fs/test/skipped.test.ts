@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { AgentHarness } from "@toolhost/core";
 import { describe, expect, it } from "vitest";
@@ -166,6 +166,13 @@ describe("grep and find skip dependency and cache folders when no ignore file sa
     expect(SKIPPED_FOLDERS).toContain("node_modules");
     expect(SKIPPED_FOLDERS).not.toContain("build");
     expect(SKIPPED_FOLDERS).not.toContain("dist");
+  });
+
+  it("the README names every skipped folder", async () => {
+    const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+    const section = readme.slice(readme.indexOf("**Skipped folders.**"), readme.indexOf("(`SKIPPED_FOLDERS`)"));
+    const named = [...section.matchAll(/`([^`]+)`/g)].map((match) => match[1]).slice(2); // after "find" and "grep"
+    expect(named).toEqual([...SKIPPED_FOLDERS]);
   });
 
   it("the plugin takes skipFolders, and a bad one is a config error", async () => {
