@@ -187,10 +187,12 @@ describe("grep and find skip dependency and cache folders when no ignore file sa
 });
 
 describe("both engines rank ignore files as ripgrep does", () => {
-  it(".ignore wins over .gitignore; a deeper file wins within a kind; an entry is judged by itself", async () => {
+  it(".rgignore wins over .ignore, which wins over .gitignore; a deeper file wins within a kind; an entry is judged by itself", async () => {
     const root = await project({
       ".gitignore": "*.txt\ngen/\n/anchored.md\n",
-      ".ignore": "!keep.txt\n!gen/\n",
+      ".ignore": "!keep.txt\n!gen/\n!rg.txt\n",
+      ".rgignore": "rg.txt\n",
+      "rg.txt": "needle\n",
       "keep.txt": "needle\n",
       "drop.txt": "needle\n",
       "gen/made.js": "needle\n",
