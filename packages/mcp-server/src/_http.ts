@@ -4,6 +4,9 @@ import type { AddressInfo } from "node:net";
 import { ErrorCode, ToolhostError, type AgentHarness } from "@toolhost/core";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { hostHeaderValidation, originValidation, toNodeHandler } from "@modelcontextprotocol/node";
+import { HttpGate } from "./_http-gate.js";
+import { resolveLimits } from "./_limits.js";
+import { stderrReporter } from "./_report.js";
 import { type McpServeOptions, createServerFactory } from "./_server.js";
 import type { RunningServer } from "./_stdio.js";
 
@@ -48,10 +51,11 @@ export async function serveToolsOverHttp(harness: AgentHarness, options: HttpSer
   const allowed = [...new Set([...LOOPBACK, bracketed, ...(options.allowedHosts ?? [])])];
   const checkHost = hostHeaderValidation(allowed);
   const checkOrigin = originValidation(allowed);
-  const handler = createMcpHandler(createServerFactory(harness, options), {
-    onerror: (error) => process.stderr.write(`toolhost mcp: ${error.message}\n`),
-  });
-  const serve = toNodeHandler(handler);
+  const limits = resolveLimits(options.limits);
+  const report = stderrReporter();
+  const handler = createMcpHandler(createServerFactory(harness, options), { onerror: report, maxRequestBodySize: limits.maxMessageBytes });
+  const serve = toNodeHandler(handler, { onerror: report, maxRequestBodySize: limits.maxMessageBytes });
+  const gate = new HttpGate(limits);
   const expected = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -67,7 +71,13 @@ export async function serveToolsOverHttp(harness: AgentHarness, options: HttpSer
       res.end("Not found: the MCP endpoint is /mcp.\n");
       return;
     }
-    void serve(req, res);
+    gate.serve(req, res, serve).catch((error: unknown) => {
+      report(error instanceof Error ? error : new Error(String(error)));
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal server error" } }));
+      } else res.destroy();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
