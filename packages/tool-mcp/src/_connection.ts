@@ -2,6 +2,8 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool, 
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { messageOf } from "@toolhost/core";
 import { McpErrorCode } from "./_errors.js";
+import { faultOf } from "./_faults.js";
+import { boundedFetch } from "./_http-bounds.js";
 import type { ServerSpec } from "./_options.js";
 import { ProcessTransport } from "./_process-transport.js";
 
@@ -27,6 +29,24 @@ function indent(text: string): string {
     .join("\n");
 }
 
+/** What a server's process had done when a call of it failed. */
+export interface ServerState {
+  exit: ProcessTransport["exit"];
+  stderrTail: string;
+  /** Bytes of a message it began and did not end. */
+  unfinishedBytes: number;
+}
+
+/** A call that failed, with the state of the server it was sent to (not of one started since). */
+export class CallFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly server: ServerState,
+  ) {
+    super(messageOf(error));
+  }
+}
+
 export interface CallOptions {
   signal: AbortSignal;
   timeoutMs: number | undefined;
@@ -49,6 +69,7 @@ export class McpConnection {
     private readonly cwd: string,
     private readonly startupTimeoutMs: number,
     private readonly version: string,
+    private readonly maxMessageBytes: number,
   ) {}
 
   /** Whether the server is a child process (stdio). */
@@ -82,6 +103,8 @@ export class McpConnection {
   }
 
   #startReason(error: unknown, ms: number): string {
+    const fault = faultOf(error);
+    if (fault) return `the server ${fault.text}`;
     const message = messageOf(error);
     if (ms >= this.startupTimeoutMs - 50 || /timed? ?out/i.test(message)) {
       return `it did not answer initialize within ${this.startupTimeoutMs / 1000} s (startupTimeout)`;
@@ -135,27 +158,42 @@ export class McpConnection {
     if ("url" in this.spec) {
       return new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
+        fetch: boundedFetch(this.maxMessageBytes),
       });
     }
-    return new ProcessTransport({
-      command: this.spec.command,
-      args: this.spec.args ?? [],
-      env: { ...getDefaultEnvironment(), ...this.spec.env },
-      cwd: this.spec.cwd ?? this.cwd,
-    });
+    return new ProcessTransport(
+      {
+        command: this.spec.command,
+        args: this.spec.args ?? [],
+        env: { ...getDefaultEnvironment(), ...this.spec.env },
+        cwd: this.spec.cwd ?? this.cwd,
+      },
+      this.maxMessageBytes,
+    );
   }
 
-  /** Calls a tool by the server's own name; restarts a server that stopped since the last call. */
+  /**
+   * Calls a tool by the server's own name; restarts a server that stopped since the last call.
+   * Rejects with a `CallFailure` that carries the state of the server the call went to.
+   */
   async call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
-    const client = await this.#connect();
-    return (await client.callTool(
-      { name: tool, arguments: args },
-      {
-        signal: options.signal,
-        ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : { timeout: 2 ** 31 - 1 }),
-        onprogress: (progress) => options.onProgress(progress.message, progress.progress, progress.total),
-      },
-    )) as CallToolResult;
+    let transport: Transport | undefined;
+    try {
+      const client = await this.#connect();
+      transport = this.#transport;
+      return (await client.callTool(
+        { name: tool, arguments: args },
+        {
+          signal: options.signal,
+          ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : { timeout: 2 ** 31 - 1 }),
+          onprogress: (progress) => options.onProgress(progress.message, progress.progress, progress.total),
+        },
+      )) as CallToolResult;
+    } catch (error) {
+      const used = transport ?? this.#transport;
+      const child = used instanceof ProcessTransport ? used : undefined;
+      throw new CallFailure(error, { exit: child?.exit, stderrTail: child?.stderrTail ?? "", unfinishedBytes: child?.unfinishedBytes ?? 0 });
+    }
   }
 
   /** Ends the connection and, for stdio servers, the process tree. */

@@ -1,9 +1,16 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
-import { ReadBuffer, type JSONRPCMessage, type Transport, serializeMessage } from "@modelcontextprotocol/client";
+import { type JSONRPCMessage, type Transport, serializeMessage } from "@modelcontextprotocol/client";
+import { McpErrorCode } from "./_errors.js";
+import { type Fault, faultAnswer } from "./_faults.js";
+import type { MessageId } from "./_ids.js";
+import { LineReader } from "./_lines.js";
+import { ServerOutput } from "./_server-output.js";
 
 const STDERR_TAIL = 4096;
 const KILL_GRACE_MS = 2000;
+/** A line that runs on this far past `maxMessageBytes` without an end stops the server. */
+export const DISCARD_BYTES = 64 * 1024 * 1024;
 
 /** The process groups of every server still running, ended when Node exits whatever the reason. */
 const liveGroups = new Set<number>();
@@ -37,7 +44,9 @@ export interface ProcessSpec {
 /**
  * MCP over a child process's stdin and stdout. The server runs in a process group of its own, so
  * closing ends its whole tree (stdin closed, SIGTERM, then SIGKILL after a grace period), and so
- * does Node's exit. The last 4 KiB of its stderr are kept for error messages.
+ * does Node's exit. The last 4 KiB of its stderr are kept for error messages. What it writes is
+ * read through `ServerOutput`, bounded by `maxMessageBytes`; nothing it sends, and no failure of
+ * its pipes, becomes an exception.
  */
 export class ProcessTransport implements Transport {
   onclose?: () => void;
@@ -46,16 +55,44 @@ export class ProcessTransport implements Transport {
 
   #child: ChildProcessWithoutNullStreams | undefined;
   #exited: Promise<void> | undefined;
-  readonly #buffer = new ReadBuffer();
   #stderr = "";
+  #closing = false;
+  #drained: Promise<void> | undefined;
+  readonly #reader: LineReader;
+  readonly #output: ServerOutput;
+  /** The requests of ours that wait for an answer. */
+  readonly #pending = new Set<MessageId>();
   /** How the process ended, once it has. */
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** Why the transport stopped the server, when it did (something it sent). */
+  fault: Fault | undefined;
 
-  constructor(private readonly spec: ProcessSpec) {}
+  constructor(
+    private readonly spec: ProcessSpec,
+    private readonly maxMessageBytes: number,
+  ) {
+    this.#reader = new LineReader(maxMessageBytes, DISCARD_BYTES);
+    this.#output = new ServerOutput(
+      {
+        deliver: (message) => this.#deliver(message),
+        isPending: (id) => this.#pending.has(id),
+        hasPending: () => this.#pending.size > 0,
+        fail: (id, fault) => this.#fail(id, fault),
+        end: (fault) => this.#end(fault),
+      },
+      maxMessageBytes,
+      DISCARD_BYTES,
+    );
+  }
 
   /** The end of what the server wrote on stderr. */
   get stderrTail(): string {
     return this.#stderr.trim();
+  }
+
+  /** Bytes of a message the server began on stdout and has not ended (it was cut off, if it exited). */
+  get unfinishedBytes(): number {
+    return this.#reader.partialBytes;
   }
 
   get pid(): number | undefined {
@@ -73,11 +110,25 @@ export class ProcessTransport implements Transport {
     });
     this.#child = child;
     this.#exited = once(child, "close").then(() => undefined, () => undefined);
-    child.stdout.on("data", (chunk: Buffer) => this.#read(chunk));
+    this.#listen(child);
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", (error) => reject(error));
+    });
+    if (child.pid !== undefined) liveGroups.add(child.pid);
+  }
+
+  #listen(child: ChildProcessWithoutNullStreams): void {
+    const report = (error: Error): void => this.onerror?.(error);
+    // Every stream and the process itself get an 'error' listener: an unheard one would throw.
+    child.on("error", report);
+    child.stdin.on("error", report);
+    child.stdout.on("error", report);
+    child.stderr.on("error", report);
+    child.stdout.on("data", (chunk: Buffer) => this.#read(chunk, child));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
     });
-    child.stdin.on("error", (error) => this.onerror?.(error));
     child.on("exit", (code, signal) => {
       this.exit = { code, signal };
     });
@@ -87,40 +138,75 @@ export class ProcessTransport implements Transport {
         killGroup(child.pid, "SIGKILL");
         liveGroups.delete(child.pid);
       }
+      this.#pending.clear();
       this.onclose?.();
     });
-    await new Promise<void>((resolve, reject) => {
-      child.once("spawn", () => resolve());
-      child.once("error", (error) => reject(error));
-    });
-    if (child.pid !== undefined) liveGroups.add(child.pid);
   }
 
-  #read(chunk: Buffer): void {
-    this.#buffer.append(chunk);
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.#buffer.readMessage();
-      } catch (error) {
-        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
+  #read(chunk: Buffer, child: ChildProcessWithoutNullStreams): void {
+    try {
+      this.#reader.push(chunk);
+      for (let event = this.#reader.next(); event !== undefined; event = this.#reader.next()) this.#output.read(event);
+    } catch (error) {
+      this.#end({ code: McpErrorCode.CALL_FAILED, text: `could not be read (${error instanceof Error ? error.message : String(error)}), so it was stopped; it is started again on the next call` });
+      return;
     }
+    // A server that does not read what we send while it floods us (requests we must answer) is
+    // not read either until it does: our answers to it stay bounded.
+    if (child.stdin.writableLength > this.maxMessageBytes && !child.stdout.isPaused()) {
+      child.stdout.pause();
+      void this.#drain(child).then(() => child.stdout.resume());
+    }
+  }
+
+  #deliver(message: JSONRPCMessage): void {
+    if (!("method" in message) && message.id !== undefined) this.#pending.delete(message.id);
+    this.onmessage?.(message);
+  }
+
+  #fail(id: MessageId, fault: Fault): void {
+    this.#pending.delete(id);
+    this.onmessage?.(faultAnswer(id, fault));
+  }
+
+  #end(fault: Fault): void {
+    if (this.#closing) return;
+    this.fault = fault;
+    for (const id of [...this.#pending]) this.#fail(id, fault);
+    void this.close();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     const child = this.#child;
-    if (!child || this.exit) throw new Error("the server process is not running");
-    if (!child.stdin.write(serializeMessage(message))) await once(child.stdin, "drain");
+    if (!child || this.exit || this.#closing) throw new Error("the server process is not running");
+    if ("method" in message) {
+      if ("id" in message && message.id !== undefined) this.#pending.add(message.id);
+      const cancelled = message.method === "notifications/cancelled" ? (message.params as { requestId?: MessageId } | undefined)?.requestId : undefined;
+      if (cancelled !== undefined) this.#pending.delete(cancelled);
+    }
+    if (!child.stdin.write(serializeMessage(message))) await this.#drain(child);
+  }
+
+  /** One wait for the server to read what was written, shared by every sender (one listener, not one each). */
+  #drain(child: ChildProcessWithoutNullStreams): Promise<void> {
+    this.#drained ??= new Promise<void>((resolve) => {
+      const done = (): void => {
+        child.stdin.off("drain", done);
+        child.off("close", done);
+        this.#drained = undefined;
+        resolve();
+      };
+      child.stdin.on("drain", done);
+      child.on("close", done);
+    });
+    return this.#drained;
   }
 
   /** Ends the server's whole process tree and waits for the process to be gone. */
   async close(): Promise<void> {
     const child = this.#child;
     if (!child || child.pid === undefined) return;
+    this.#closing = true;
     const group = child.pid;
     child.stdin.end();
     if (!this.exit) killGroup(group, "SIGTERM");

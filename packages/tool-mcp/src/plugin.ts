@@ -42,7 +42,14 @@ export const mcpPlugin = definePlugin({
       Object.entries(options.servers).map(async ([server, spec]) => {
         const begin = performance.now();
         try {
-          const connection = new McpConnection(server, resolveSpec(server, spec, harness.workspace), harness.cwd, options.startupTimeout * 1000, VERSION);
+          const connection = new McpConnection(
+            server,
+            resolveSpec(server, spec, harness.workspace),
+            harness.cwd,
+            options.startupTimeout * 1000,
+            VERSION,
+            options.maxMessageBytes,
+          );
           connections.push(connection);
           return { server, connection, tools: await connection.start(), ms: performance.now() - begin };
         } catch (error) {
