@@ -117,6 +117,12 @@ export class McpConnection {
   /** The connected client: the running one, or a new connection after the server stopped. */
   #connect(): Promise<Client> {
     if (this.#closed) return Promise.reject(new Error(`MCP server "${this.name}" was stopped (the harness was disposed).`));
+    // A process that exited or that the transport is stopping (for what it sent) is replaced at
+    // once, not only when its pipes have closed: a call right after must not meet the old one.
+    if (this.#client && this.#transport instanceof ProcessTransport && !this.#transport.running) {
+      void this.#client.close().catch(() => {});
+      this.#client = undefined;
+    }
     if (this.#client) return Promise.resolve(this.#client);
     this.#starting ??= this.#open().finally(() => {
       this.#starting = undefined;

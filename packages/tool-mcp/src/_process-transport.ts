@@ -11,6 +11,8 @@ const STDERR_TAIL = 4096;
 const KILL_GRACE_MS = 2000;
 /** A line that runs on this far past `maxMessageBytes` without an end stops the server. */
 export const DISCARD_BYTES = 64 * 1024 * 1024;
+/** The server's requests to us (pings) answered but not yet read by it, past which it is not read. */
+const MAX_THEIR_REQUESTS = 64;
 
 /** The process groups of every server still running, ended when Node exits whatever the reason. */
 const liveGroups = new Set<number>();
@@ -62,6 +64,8 @@ export class ProcessTransport implements Transport {
   readonly #output: ServerOutput;
   /** The requests of ours that wait for an answer. */
   readonly #pending = new Set<MessageId>();
+  /** The server's requests to us whose answer it has not read yet. */
+  readonly #theirs = new Set<MessageId>();
   /** How the process ended, once it has. */
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** Why the transport stopped the server, when it did (something it sent). */
@@ -93,6 +97,11 @@ export class ProcessTransport implements Transport {
   /** Bytes of a message the server began on stdout and has not ended (it was cut off, if it exited). */
   get unfinishedBytes(): number {
     return this.#reader.partialBytes;
+  }
+
+  /** Whether the process can still be sent to (not exited, not being stopped). */
+  get running(): boolean {
+    return this.#child !== undefined && this.exit === undefined && !this.#closing;
   }
 
   get pid(): number | undefined {
@@ -131,6 +140,8 @@ export class ProcessTransport implements Transport {
     });
     child.on("exit", (code, signal) => {
       this.exit = { code, signal };
+      // Read what is left to its end, so that 'close' comes and the waiting calls hear of it.
+      child.stdout.resume();
     });
     child.on("close", () => {
       if (child.pid !== undefined) {
@@ -151,16 +162,27 @@ export class ProcessTransport implements Transport {
       this.#end({ code: McpErrorCode.CALL_FAILED, text: `could not be read (${error instanceof Error ? error.message : String(error)}), so it was stopped; it is started again on the next call` });
       return;
     }
-    // A server that does not read what we send while it floods us (requests we must answer) is
-    // not read either until it does: our answers to it stay bounded.
-    if (child.stdin.writableLength > this.maxMessageBytes && !child.stdout.isPaused()) {
+    // A server that floods us with requests (pings) and does not read our answers is not read
+    // either until it does: what we hold for it stays bounded.
+    if ((this.#theirs.size >= MAX_THEIR_REQUESTS || child.stdin.writableLength > this.maxMessageBytes) && !child.stdout.isPaused()) {
       child.stdout.pause();
-      void this.#drain(child).then(() => child.stdout.resume());
     }
   }
 
+  /** Reads the server again once it has read most of what we wrote to it. */
+  #resumeIfRead(child: ChildProcessWithoutNullStreams): void {
+    if (child.stdout.isPaused() && this.#theirs.size < MAX_THEIR_REQUESTS / 2 && child.stdin.writableLength <= this.maxMessageBytes) child.stdout.resume();
+  }
+
   #deliver(message: JSONRPCMessage): void {
-    if (!("method" in message) && message.id !== undefined) this.#pending.delete(message.id);
+    if (!("method" in message)) {
+      if (message.id !== undefined) this.#pending.delete(message.id);
+    } else if ("id" in message && message.id !== undefined) {
+      this.#theirs.add(message.id);
+    } else if (message.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: MessageId } | undefined)?.requestId;
+      if (id !== undefined) this.#theirs.delete(id);
+    }
     this.onmessage?.(message);
   }
 
@@ -173,7 +195,7 @@ export class ProcessTransport implements Transport {
     if (this.#closing) return;
     this.fault = fault;
     for (const id of [...this.#pending]) this.#fail(id, fault);
-    void this.close();
+    this.close().catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -184,7 +206,12 @@ export class ProcessTransport implements Transport {
       const cancelled = message.method === "notifications/cancelled" ? (message.params as { requestId?: MessageId } | undefined)?.requestId : undefined;
       if (cancelled !== undefined) this.#pending.delete(cancelled);
     }
-    if (!child.stdin.write(serializeMessage(message))) await this.#drain(child);
+    const answered = "method" in message ? undefined : message.id;
+    const written = (): void => {
+      if (answered !== undefined) this.#theirs.delete(answered);
+      this.#resumeIfRead(child);
+    };
+    if (!child.stdin.write(serializeMessage(message), written)) await this.#drain(child);
   }
 
   /** One wait for the server to read what was written, shared by every sender (one listener, not one each). */

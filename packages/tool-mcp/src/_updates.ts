@@ -13,7 +13,11 @@ export function latestOnly<T>(send: (value: T) => void): { push(value: T): void;
         timer = undefined;
         const next = latest;
         latest = undefined;
-        if (next) send(next.value);
+        try {
+          if (next) send(next.value);
+        } catch {
+          // An update is advisory; whatever failed to take it, the call goes on.
+        }
       });
     },
     stop() {
