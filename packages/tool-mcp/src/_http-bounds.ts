@@ -13,7 +13,7 @@ const NO_BODY = new Set([101, 204, 205, 304]);
  */
 export function boundedFetch(maxBytes: number, base: FetchLike = fetch): FetchLike {
   return async (url, init) => {
-    const response = await base(url, init);
+    const response = await base(url, ownSignal(init));
     if (response.body === null || NO_BODY.has(response.status)) return response;
     const ids = (): MessageId[] => requestIdsOf(init?.body);
     const type = (response.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
@@ -28,6 +28,17 @@ export function boundedFetch(maxBytes: number, base: FetchLike = fetch): FetchLi
     }
     return Response.json(answers.length === 1 ? answers[0] : answers, { status: 200 });
   };
+}
+
+/**
+ * The SDK gives every request its transport's one signal, and fetch adds an abort listener to it
+ * that is released only at garbage collection (and warns, MaxListenersExceededWarning, past the
+ * 1,500 undici allows). A signal of the request's own, which follows the transport's without a
+ * listener on it (`AbortSignal.any`), takes the listener instead.
+ */
+function ownSignal(init: RequestInit | undefined): RequestInit | undefined {
+  if (!init?.signal || typeof AbortSignal.any !== "function") return init;
+  return { ...init, signal: AbortSignal.any([init.signal]) };
 }
 
 /** The body as text, or undefined when it is longer than `maxBytes` (the rest is not read). */
