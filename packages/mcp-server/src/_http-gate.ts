@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { claimedId, batchTooLargeAnswer, batchUnsupportedAnswer, batchesAllowed, errorAnswer, invalidAnswer, tooLargeAnswer, BATCH_REVISION } from "./_wire-errors.js";
-import { DISCARD_BYTES, type ResolvedLimits } from "./_limits.js";
+import { DISCARD_BYTES, type ResolvedLimits } from "./limits.js";
 import { Slots } from "./_slots.js";
 import { McpServeErrorCode } from "./errors.js";
 

@@ -1,6 +1,6 @@
 import { type JSONRPCErrorResponse, type JSONRPCMessage, type JSONRPCRequest, parseJSONRPCMessage } from "@modelcontextprotocol/server";
 import { type MessageId, idOfCut } from "./_ids.js";
-import type { ResolvedLimits } from "./_limits.js";
+import type { ResolvedLimits } from "./limits.js";
 import type { LineEvent } from "./_lines.js";
 import {
   batchTooLargeAnswer,

@@ -2,7 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import { type JSONRPCMessage, type JSONRPCRequest, type Transport, serializeMessage } from "@modelcontextprotocol/server";
 import { type Batch, InboundMessages } from "./_inbound.js";
 import type { MessageId } from "./_ids.js";
-import { DISCARD_BYTES, type ResolvedLimits } from "./_limits.js";
+import { DISCARD_BYTES, type ResolvedLimits } from "./limits.js";
 import { LineReader } from "./_lines.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { JSONRPCErrorResponse } from "@modelcontextprotocol/server";
 import { McpServeErrorCode } from "./errors.js";
 import type { MessageId } from "./_ids.js";
-import { sizeText } from "./_limits.js";
+import { sizeText } from "./limits.js";
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;

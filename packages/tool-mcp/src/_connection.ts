@@ -1,10 +1,10 @@
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool, type Transport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { messageOf } from "@toolhost/core";
-import { McpErrorCode } from "./_errors.js";
+import { McpErrorCode } from "./errors.js";
 import { faultOf } from "./_faults.js";
 import { boundedFetch } from "./_http-bounds.js";
-import type { ServerSpec } from "./_options.js";
+import type { ServerSpec } from "./options.js";
 import { ProcessTransport } from "./_process-transport.js";
 
 /** Why a server could not start: which, why, after how long, and what it printed on stderr. */
@@ -47,6 +47,12 @@ export class CallFailure extends Error {
   }
 }
 
+/** How long a server has to start, and the longest message it may send. */
+export interface ConnectionLimits {
+  startupTimeoutMs: number;
+  maxMessageBytes: number;
+}
+
 export interface CallOptions {
   signal: AbortSignal;
   timeoutMs: number | undefined;
@@ -67,9 +73,8 @@ export class McpConnection {
     readonly name: string,
     private readonly spec: ServerSpec,
     private readonly cwd: string,
-    private readonly startupTimeoutMs: number,
+    private readonly limits: ConnectionLimits,
     private readonly version: string,
-    private readonly maxMessageBytes: number,
   ) {}
 
   /** Whether the server is a child process (stdio). */
@@ -92,7 +97,7 @@ export class McpConnection {
     const started = performance.now();
     try {
       const client = await this.#connect();
-      const { tools } = await client.listTools(undefined, { timeout: this.startupTimeoutMs });
+      const { tools } = await client.listTools(undefined, { timeout: this.limits.startupTimeoutMs });
       return tools;
     } catch (error) {
       const ms = performance.now() - started;
@@ -106,8 +111,8 @@ export class McpConnection {
     const fault = faultOf(error);
     if (fault) return `the server ${fault.text}`;
     const message = messageOf(error);
-    if (ms >= this.startupTimeoutMs - 50 || /timed? ?out/i.test(message)) {
-      return `it did not answer initialize within ${this.startupTimeoutMs / 1000} s (startupTimeout)`;
+    if (ms >= this.limits.startupTimeoutMs - 50 || /timed? ?out/i.test(message)) {
+      return `it did not answer initialize within ${this.limits.startupTimeoutMs / 1000} s (startupTimeout)`;
     }
     const exit = this.exit;
     if (exit) return `its process exited (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`}) before it was ready: ${message}`;
@@ -145,9 +150,9 @@ export class McpConnection {
       // The SDK's own timeout covers the initialize request; the race also covers a spawn or a
       // connection that never settles.
       await Promise.race([
-        client.connect(transport, { timeout: this.startupTimeoutMs }),
+        client.connect(transport, { timeout: this.limits.startupTimeoutMs }),
         new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error(`timed out after ${this.startupTimeoutMs} ms`)), this.startupTimeoutMs);
+          timer = setTimeout(() => reject(new Error(`timed out after ${this.limits.startupTimeoutMs} ms`)), this.limits.startupTimeoutMs);
         }),
       ]);
     } catch (error) {
@@ -164,7 +169,7 @@ export class McpConnection {
     if ("url" in this.spec) {
       return new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
-        fetch: boundedFetch(this.maxMessageBytes),
+        fetch: boundedFetch(this.limits.maxMessageBytes),
       });
     }
     return new ProcessTransport(
@@ -174,7 +179,7 @@ export class McpConnection {
         env: { ...getDefaultEnvironment(), ...this.spec.env },
         cwd: this.spec.cwd ?? this.cwd,
       },
-      this.maxMessageBytes,
+      this.limits.maxMessageBytes,
     );
   }
 

@@ -1,8 +1,8 @@
 import { messageOf } from "@toolhost/core";
 import { CallFailure, type ServerState } from "./_connection.js";
-import { McpErrorCode } from "./_errors.js";
+import { McpErrorCode } from "./errors.js";
 import { faultOf } from "./_faults.js";
-import { errorResult, type McpResultDetails } from "./_results.js";
+import { errorResult, type McpResultDetails } from "./results.js";
 import type { AgentToolResult } from "@toolhost/core";
 
 /** Where a call went, for its error result. */

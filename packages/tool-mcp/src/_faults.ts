@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { JSONRPCErrorResponse } from "@modelcontextprotocol/client";
-import { McpErrorCode } from "./_errors.js";
+import { McpErrorCode } from "./errors.js";
 
 /**
  * Marks the error answers tool-mcp writes in a server's stead, so that a server cannot pass its own

@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 import { type JSONRPCMessage, type Transport, serializeMessage } from "@modelcontextprotocol/client";
-import { McpErrorCode } from "./_errors.js";
+import { McpErrorCode } from "./errors.js";
 import { type Fault, faultAnswer } from "./_faults.js";
 import type { MessageId } from "./_ids.js";
 import { LineReader } from "./_lines.js";

@@ -1,5 +1,5 @@
 import { type JSONRPCMessage, parseJSONRPCMessage } from "@modelcontextprotocol/client";
-import { McpErrorCode } from "./_errors.js";
+import { McpErrorCode } from "./errors.js";
 import { type Fault, sizeText, tooLarge } from "./_faults.js";
 import { type MessageId, hasMethod, idOfCut } from "./_ids.js";
 import type { LineEvent } from "./_lines.js";

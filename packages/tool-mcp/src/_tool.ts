@@ -3,7 +3,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import { type AgentTool, type AccessEnvironment, type TSchema, type ToolAccess, type ToolAnnotations, Type } from "@toolhost/core";
 import type { McpConnection } from "./_connection.js";
 import { failedCall } from "./_failure.js";
-import { type McpResultDetails, toolhostResult } from "./_results.js";
+import { type McpResultDetails, toolhostResult } from "./results.js";
 import { latestOnly } from "./_updates.js";
 import type { ArgumentCheck } from "./_schema.js";
 

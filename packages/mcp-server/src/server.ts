@@ -13,7 +13,7 @@ import { Approvals, approvalForm, approvalKey, type CallApproval } from "./_appr
 import { mcpResult } from "./_results.js";
 import { mcpTool } from "./_tools.js";
 import { progressReporter } from "./_progress.js";
-import type { ServeLimits } from "./_limits.js";
+import type { ServeLimits } from "./limits.js";
 import type { CallTracker } from "./_stdio-wire.js";
 
 /** How the tools of a harness are served. */
@@ -42,7 +42,12 @@ const DEFAULT_ALLOW_HINT = "add an allow rule for this tool to the policy of you
  * request. Every `tools/call` goes through `harness.executeToolCalls`, so policies, redaction,
  * audit and hooks apply as for any call.
  */
-export function createServerFactory(harness: AgentHarness, options: McpServeOptions = {}, tracker?: CallTracker): McpServerFactory {
+export function createServerFactory(harness: AgentHarness, options: McpServeOptions = {}): McpServerFactory {
+  return serverFactory(harness, options, undefined);
+}
+
+/** `createServerFactory`, with the stdio connection told when each `tools/call` handler starts and ends. */
+export function serverFactory(harness: AgentHarness, options: McpServeOptions, tracker: CallTracker | undefined): McpServerFactory {
   const approvals = Approvals.of(harness, options.allowHint ?? DEFAULT_ALLOW_HINT);
   return () => {
     const server = new Server(

@@ -1,7 +1,7 @@
 import type { AgentHarness } from "@toolhost/core";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { resolveLimits } from "./_limits.js";
-import { type McpServeOptions, createServerFactory } from "./_server.js";
+import { resolveLimits } from "./limits.js";
+import { type McpServeOptions, serverFactory } from "./server.js";
 import { stderrReporter } from "./_report.js";
 import { BoundedStdioWire } from "./_stdio-wire.js";
 
@@ -23,7 +23,7 @@ export function serveToolsOverStdio(harness: AgentHarness, options: McpServeOpti
     done = resolve;
   });
   const wire = new BoundedStdioWire(process.stdin, process.stdout, resolveLimits(options.limits), () => done());
-  const handle = serveStdio(createServerFactory(harness, options, wire), {
+  const handle = serveStdio(serverFactory(harness, options, wire), {
     transport: wire,
     onerror: stderrReporter(),
   });
