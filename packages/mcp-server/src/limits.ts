@@ -21,7 +21,7 @@ export interface ServeLimits {
    * no new request is read and progress notifications are dropped until it reads. Default 16 MiB.
    */
   maxOutputBytes?: number;
-  /** Requests being served at once over HTTP, all connections together. Default 128. */
+  /** Requests being served at once over HTTP, all connections together. Default 64. */
   maxInFlightTotal?: number;
 }
 
@@ -31,7 +31,7 @@ export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   maxInFlight: 32,
   maxMessageBytes: 4 * 1024 * 1024,
   maxOutputBytes: 16 * 1024 * 1024,
-  maxInFlightTotal: 128,
+  maxInFlightTotal: 64,
 });
 
 /** A line that runs on this far past `maxMessageBytes` without an end ends the connection. */
