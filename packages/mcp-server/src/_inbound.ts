@@ -1,5 +1,5 @@
 import { type JSONRPCErrorResponse, type JSONRPCMessage, type JSONRPCRequest, parseJSONRPCMessage } from "@modelcontextprotocol/server";
-import { type MessageId, idOfCut } from "./_ids.js";
+import { type MessageId, readCut } from "./_ids.js";
 import type { ResolvedLimits } from "./limits.js";
 import type { LineEvent } from "./_lines.js";
 import {
@@ -109,19 +109,24 @@ export class InboundMessages {
     else this.#one(value, text.length, undefined);
   }
 
+  /**
+   * A line over the limit is answered once, for its id, as soon as its start shows one (else at its
+   * end), unless it is an answer of the client's own (to an elicitation): those get none.
+   */
   #tooLong(event: Extract<LineEvent, { kind: "too-long" }>): void {
     const limit = this.sink.limits.maxMessageBytes;
     if (event.state === "started") {
-      const id = idOfCut(event.head, "");
-      if (id !== undefined) this.#reply(tooLargeAnswer(id, limit));
-      this.#longAnswered = id !== undefined;
+      const cut = readCut(event.head, "");
+      this.#longAnswered = cut.id !== undefined && !cut.isAnswer;
+      if (this.#longAnswered) this.#reply(tooLargeAnswer(cut.id as MessageId, limit));
       return;
     }
     const answered = this.#longAnswered;
     this.#longAnswered = false;
     const after = event.state === "endless" ? () => this.sink.end() : undefined;
-    if (!answered) this.sink.reply(`${JSON.stringify(tooLargeAnswer(idOfCut(event.head, event.tail) ?? null, limit))}\n`, [], after);
-    else after?.();
+    const cut = readCut(event.head, event.tail);
+    if (answered || cut.isAnswer) after?.();
+    else this.sink.reply(`${JSON.stringify(tooLargeAnswer(cut.id ?? null, limit))}\n`, [], after);
   }
 
   #one(value: unknown, bytes: number, batch: Batch | undefined): void {

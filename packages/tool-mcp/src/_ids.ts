@@ -1,20 +1,29 @@
+// The same file is in packages/mcp-server/src and packages/tool-mcp/src (a plugin imports no
+// package but core): change both.
 /** A JSON-RPC id. */
 export type MessageId = string | number;
+
+/** What the kept ends of a message too long to read whole show of it. */
+export interface CutMessage {
+  /** Its top-level `id`, when its start or end shows one. */
+  id: MessageId | undefined;
+  /** Whether it names a `method` (a request or a notification). */
+  hasMethod: boolean;
+  /** Whether it has a top-level `result` or `error` (an answer). */
+  isAnswer: boolean;
+}
 
 const TAIL_ID = /(^|[{,])\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
 
 /**
- * The top-level `id` of a JSON-RPC message of which only the first and last bytes were kept (it was
- * too long to read whole): looked for among the first keys of the object, then as its last key
- * (where the TypeScript SDK writes it). Undefined when neither shows one.
+ * Reads a JSON-RPC message of which only the first and last bytes were kept (it was too long to
+ * read whole): its id among the first keys of the object, else as its last key (where the
+ * TypeScript SDK writes it), and which kind of message its first keys show.
  */
-export function idOfCut(head: string, tail: string): MessageId | undefined {
-  return topLevelKey(head, "id") ?? idAtEnd(tail);
-}
-
-/** Whether the start of a cut message names a top-level `method` (a request or a notification). */
-export function hasMethod(head: string): boolean {
-  return topLevelKey(head, "method") !== undefined;
+export function readCut(head: string, tail: string): CutMessage {
+  const keys = topLevelKeys(head);
+  const id = keys.get("id") ?? idAtEnd(tail);
+  return { id, hasMethod: keys.has("method"), isAnswer: keys.has("result") || keys.has("error") };
 }
 
 function idAtEnd(tail: string): MessageId | undefined {
@@ -32,10 +41,11 @@ function scalar(text: string): MessageId | undefined {
 }
 
 /**
- * The value of a top-level key among the keys that `text` (the start of a JSON object) shows whole,
- * when it is a string or a number; a walk over strings and nesting, not a parse.
+ * The top-level keys that `text` (the start of a JSON object) shows, each with its value when that
+ * is a string or a number shown whole; a walk over strings and nesting, not a parse.
  */
-function topLevelKey(text: string, key: string): MessageId | undefined {
+function topLevelKeys(text: string): Map<string, MessageId | undefined> {
+  const keys = new Map<string, MessageId | undefined>();
   let depth = 0;
   let expectKey = false;
   let lastKey: string | undefined;
@@ -43,7 +53,7 @@ function topLevelKey(text: string, key: string): MessageId | undefined {
     const c = text[i];
     if (c === '"') {
       const end = stringEnd(text, i);
-      if (end === -1) return undefined;
+      if (end === -1) break;
       if (depth === 1 && expectKey) lastKey = text.slice(i + 1, end);
       expectKey = false;
       i = end;
@@ -55,11 +65,11 @@ function topLevelKey(text: string, key: string): MessageId | undefined {
     } else if (c === "," && depth === 1) {
       expectKey = true;
     } else if (c === ":" && depth === 1 && lastKey !== undefined) {
-      if (lastKey === key) return valueAt(text, i + 1);
+      keys.set(lastKey, valueAt(text, i + 1));
       lastKey = undefined;
     }
   }
-  return undefined;
+  return keys;
 }
 
 function stringEnd(text: string, start: number): number {
@@ -71,7 +81,7 @@ function stringEnd(text: string, start: number): number {
 }
 
 function valueAt(text: string, from: number): MessageId | undefined {
-  const rest = text.slice(from).trimStart();
+  const rest = text.slice(from, from + 256).trimStart();
   if (rest.startsWith('"')) {
     const end = stringEnd(rest, 0);
     return end === -1 ? undefined : scalar(rest.slice(0, end + 1));

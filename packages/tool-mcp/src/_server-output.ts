@@ -1,7 +1,7 @@
 import { type JSONRPCMessage, parseJSONRPCMessage } from "@modelcontextprotocol/client";
 import { McpErrorCode } from "./errors.js";
 import { type Fault, sizeText, tooLarge } from "./_faults.js";
-import { type MessageId, hasMethod, idOfCut } from "./_ids.js";
+import { type MessageId, readCut } from "./_ids.js";
 import type { LineEvent } from "./_lines.js";
 
 /** What the transport does with what its server wrote. */
@@ -60,11 +60,16 @@ export class ServerOutput {
     this.sink.deliver(message);
   }
 
+  /**
+   * A line over the limit ends the waiting call it answers, as soon as its start shows the id (else
+   * at its end). A request of the server's own (it names a method) ends nothing: its ids are the
+   * server's, not ours.
+   */
   #tooLong(event: Extract<LineEvent, { kind: "too-long" }>): void {
     if (event.state === "started") {
-      const id = idOfCut(event.head, "");
-      this.#longAnswered = id !== undefined && this.sink.isPending(id);
-      if (this.#longAnswered) this.sink.fail(id as MessageId, tooLarge(this.limit, "an answer"));
+      const cut = readCut(event.head, "");
+      this.#longAnswered = cut.id !== undefined && !cut.hasMethod && this.sink.isPending(cut.id);
+      if (this.#longAnswered) this.sink.fail(cut.id as MessageId, tooLarge(this.limit, "an answer"));
       return;
     }
     const answered = this.#longAnswered;
@@ -76,10 +81,11 @@ export class ServerOutput {
       });
       return;
     }
-    if (answered) return;
-    const id = idOfCut(event.head, event.tail);
-    if (id !== undefined && this.sink.isPending(id)) this.sink.fail(id, tooLarge(this.limit, "an answer"));
-    else if (id === undefined && !hasMethod(event.head) && this.sink.hasPending()) {
+    const cut = readCut(event.head, event.tail);
+    if (answered || cut.hasMethod) return;
+    if (cut.id !== undefined) {
+      if (this.sink.isPending(cut.id)) this.sink.fail(cut.id, tooLarge(this.limit, "an answer"));
+    } else if (this.sink.hasPending()) {
       this.sink.end({
         code: McpErrorCode.MESSAGE_TOO_LARGE,
         text: `sent a message longer than ${sizeText(this.limit)} (tool-mcp's maxMessageBytes) that names no call, while calls waited for answers; the server was stopped, since an answer may have been in it, and is started again on the next call. If its answers are meant to be this large, raise maxMessageBytes`,
