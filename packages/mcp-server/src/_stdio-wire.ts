@@ -29,8 +29,8 @@ const swallowing = new WeakSet<Writable>();
 
 /**
  * MCP over a client's stdin and stdout, bounded: at most `maxInFlight` requests are served at once
- * (a request holds its slot until its answer is written out), a few more wait read but not
- * delivered, and past that stdin is not read, so a client that pipelines is slowed down instead of
+ * (a request holds its slot until its answer is written out), up to `maxInFlight` more wait read
+ * but not delivered, and past that stdin is not read, so a client that pipelines is slowed down instead of
  * buffered. Notifications and the client's answers are read through, so a cancellation or an
  * answer to a question still arrives while every slot is taken. Output the client has not read
  * beyond `maxOutputBytes` stops the reading too, and progress notifications are dropped meanwhile.
