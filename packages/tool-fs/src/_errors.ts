@@ -5,12 +5,9 @@ import { FsErrorCode } from "./errors.js";
 /** Thrown inside the tools; the tool helper turns it into an error result carrying `code` and `details`. */
 export class FsError extends ToolhostError {
   override name = "FsError";
-  constructor(
-    code: FsErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(code, message);
+  declare readonly details: Record<string, unknown>;
+  constructor(code: FsErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(code, message, { details });
   }
 }
 
