@@ -57,6 +57,8 @@ export interface CallOptions {
   signal: AbortSignal;
   timeoutMs: number | undefined;
   onProgress: (message: string | undefined, progress: number, total: number | undefined) => void;
+  /** What the call hands on to the server in `_meta` (its trace context), beside the SDK's own `progressToken`. */
+  meta?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -192,8 +194,9 @@ export class McpConnection {
     try {
       const client = await this.#connect();
       transport = this.#transport;
+      const meta = options.meta && Object.keys(options.meta).length > 0 ? { _meta: { ...options.meta } } : {};
       return (await client.callTool(
-        { name: tool, arguments: args },
+        { name: tool, arguments: args, ...meta },
         {
           signal: options.signal,
           ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : { timeout: 2 ** 31 - 1 }),

@@ -61,11 +61,13 @@ export function createMcpTool(options: McpToolOptions): { tool: AgentTool<TSchem
     annotations: coreAnnotations(tool.annotations),
     executionMode: readOnly ? "parallel" : "sequential",
     access: (args, env) => accessOf(args, env, readOnly),
-    async execute(_id, params, signal, onUpdate) {
+    async execute(_id, params, signal, onUpdate, _context, execution) {
       const updates = latestOnly((text: string) => onUpdate({ content: [{ type: "text", text }], details: { server: connection.name, tool: tool.name } }));
       try {
         const result = await connection.call(tool.name, params as Record<string, unknown>, {
           signal,
+          // The call's trace context (traceparent, tracestate) at the root of _meta, so a trace crosses into the server.
+          meta: execution?.carrier(),
           timeoutMs: options.toolTimeoutMs,
           onProgress: (message, progress, total) => updates.push(message ?? `${progress}${total !== undefined ? ` of ${total}` : ""}`),
         });
