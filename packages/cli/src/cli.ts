@@ -6,6 +6,7 @@ import type { Host } from "@toolhost/core/config";
 import { CLI_DIR, cliHostOptions } from "./_defaults.js";
 import { ExitCode, painter, write } from "./_output.js";
 import type { Progress } from "./_progress.js";
+import { terminalText } from "./_terminal-text.js";
 import { UsageError } from "./usage-error.js";
 
 /** The options every command takes. */
@@ -180,9 +181,17 @@ export class Cli {
     return write(this.stderr, text);
   }
 
-  /** A note for people on stderr, unless --quiet. */
+  /** A note for people on stderr, unless --quiet; what it quotes is shown escaped (`terminalText`). */
   async note(text: string): Promise<void> {
-    if (!this.globals.quiet) await this.err(`${this.paintErr("dim", `toolhost: ${text}`)}\n`);
+    if (!this.globals.quiet) await this.err(`${this.paintErr("dim", `toolhost: ${terminalText(text)}`)}\n`);
+  }
+
+  /**
+   * Output of a tool or a model for stdout: escaped on a terminal (`terminalText`), as it is for a
+   * pipe or a file, where it is data.
+   */
+  toolOutput(text: string): string {
+    return this.stdout.isTTY === true ? terminalText(text) : text;
   }
 
   /** Reports a failure: JSON on stdout with --json, a message on stderr otherwise. Returns the exit code. */
@@ -196,7 +205,7 @@ export class Cli {
       await this.out(`${JSON.stringify({ error: { code, message, configPath, plugin, line, column } })}\n`);
     } else {
       const detail = known ? message : `unexpected error: ${error instanceof Error ? (error.stack ?? message) : message}`;
-      await this.err(`${this.paintErr("red", "toolhost:")} ${detail}\n${this.paintErr("dim", `(${code})`)}\n`);
+      await this.err(`${this.paintErr("red", "toolhost:")} ${terminalText(detail)}\n${this.paintErr("dim", `(${terminalText(code)})`)}\n`);
     }
     return exitCode;
   }

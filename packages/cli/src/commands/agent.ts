@@ -4,6 +4,7 @@ import { approveOption, type Cli, type CommandModule, UsageError } from "../cli.
 import { readStdin } from "../_input.js";
 import { ExitCode, contentText, jsonLine } from "../_output.js";
 import { type Progress, startProgress } from "../_progress.js";
+import { terminalLine, terminalText } from "../_terminal-text.js";
 
 /** No model provider is configured: exit 2 before anything runs. */
 class NoModelError extends UsageError {
@@ -68,7 +69,7 @@ Exit codes: 0 done, 1 the model or its endpoint failed, 2 refused (config, no mo
           if (cli.interrupted) return ExitCode.INTERRUPTED;
           const { error } = run.state;
           if (error !== undefined) {
-            if (!cli.globals.json) await cli.err(`${cli.paintErr("red", "toolhost:")} the agent stopped: ${error.replace(/\.$/, "")}.\n`);
+            if (!cli.globals.json) await cli.err(`${cli.paintErr("red", "toolhost:")} the agent stopped: ${terminalText(error.replace(/\.$/, ""))}.\n`);
             return ExitCode.TOOL_ERROR;
           }
           return ExitCode.OK;
@@ -122,7 +123,7 @@ async function terminalView(cli: Cli): Promise<View> {
       switch (event.type) {
         case "message_update":
           if (event.assistantMessageEvent.type === "text_delta") {
-            cli.stdout.write(event.assistantMessageEvent.delta);
+            cli.stdout.write(cli.toolOutput(event.assistantMessageEvent.delta));
             textOpen = true;
           }
           break;
@@ -137,7 +138,7 @@ async function terminalView(cli: Cli): Promise<View> {
           break;
         case "tool_execution_start": {
           endText();
-          const label = `${event.toolName} ${short(event.args)}`;
+          const label = terminalLine(`${event.toolName} ${short(event.args)}`);
           running.set(event.toolCallId, label);
           if (!quiet) cli.stderr.write(`${paint("cyan", "→")} ${label}\n`);
           void restartProgress();
@@ -150,9 +151,10 @@ async function terminalView(cli: Cli): Promise<View> {
           // The tool's own time: the wait for a person to approve it is not the tool's.
           const own = Math.max(0, event.durationMs - (cli.approvalWaitMs.get(event.toolCallId) ?? 0));
           const took = paint("dim", `(${Math.round(own)} ms)`);
-          const first = firstLine(contentText(event.result.content));
-          if (event.isError) cli.stderr.write(`${paint("red", "✗")} ${event.toolName}: ${first} ${took}\n`);
-          else cli.stderr.write(`${paint("green", "✓")} ${event.toolName} ${took}${first === "" ? "" : `  ${paint("dim", first)}`}\n`);
+          const first = terminalLine(firstLine(contentText(event.result.content)));
+          const name = terminalLine(event.toolName);
+          if (event.isError) cli.stderr.write(`${paint("red", "✗")} ${name}: ${first} ${took}\n`);
+          else cli.stderr.write(`${paint("green", "✓")} ${name} ${took}${first === "" ? "" : `  ${paint("dim", first)}`}\n`);
           break;
         }
         default:

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { approveOption, type Cli, type CommandModule } from "../cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
 import { ExitCode, contentText, jsonLine } from "../_output.js";
+import { terminalText } from "../_terminal-text.js";
 
 export const call: CommandModule = {
   register(program: Command, cli: Cli) {
@@ -38,8 +39,8 @@ Examples:
             await cli.out(jsonLine(result));
           } else {
             const text = contentText(result.content);
-            if (code === ExitCode.OK || code === ExitCode.TOOL_ERROR) await cli.out(text.endsWith("\n") || text === "" ? text : `${text}\n`);
-            else await cli.err(`${cli.paintErr("red", "toolhost:")} ${text}${await didYouMean(result, host.harness.tools)}\n`);
+            if (code === ExitCode.OK || code === ExitCode.TOOL_ERROR) await cli.out(cli.toolOutput(text.endsWith("\n") || text === "" ? text : `${text}\n`));
+            else await cli.err(`${cli.paintErr("red", "toolhost:")} ${terminalText(text)}${await didYouMean(result, host.harness.tools)}\n`);
           }
           return code;
         }),
