@@ -1,5 +1,5 @@
-import type { AgentHarness, AgentToolUpdate } from "@toolhost/core";
-import { contentText } from "./_output.js";
+import type { AgentHarness } from "@toolhost/core";
+import { latestLine } from "./_interrupted.js";
 import { terminalLine } from "./_terminal-text.js";
 
 /** The progress line on stderr while calls run; does nothing outside a terminal or with --quiet. */
@@ -42,9 +42,4 @@ export async function startProgress(harness: AgentHarness, title: string, enable
       spinner.stop();
     },
   };
-}
-
-function latestLine(update: AgentToolUpdate): string | undefined {
-  const lines = contentText(update.content).split("\n").map((line) => line.trim()).filter((line) => line !== "");
-  return lines.at(-1);
 }

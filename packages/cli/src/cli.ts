@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { Host } from "@toolhost/core/config";
 import { CLI_DIR, cliHostOptions } from "./_defaults.js";
+import type { InterruptedBy } from "./_interrupted.js";
 import { ExitCode, painter, write } from "./_output.js";
 import type { Progress } from "./_progress.js";
 import { terminalText } from "./_terminal-text.js";
@@ -43,7 +44,7 @@ export class Cli {
   readonly approvalWaitMs = new Map<string, number>();
   #host: Promise<Host> | undefined;
   #interrupt: AbortController | undefined;
-  #interrupted = false;
+  #interruptedBy: InterruptedBy | undefined;
 
   constructor(readonly program: Command) {}
 
@@ -149,9 +150,9 @@ export class Cli {
     if (this.#interrupt) return this.#interrupt.signal;
     const controller = new AbortController();
     this.#interrupt = controller;
-    const onSignal = (): void => {
-      if (this.#interrupted) process.exit(ExitCode.INTERRUPTED);
-      this.#interrupted = true;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (this.#interruptedBy !== undefined) process.exit(ExitCode.INTERRUPTED);
+      this.#interruptedBy = signal === "SIGINT" ? "Ctrl-C" : signal === "SIGHUP" ? "SIGHUP" : "SIGTERM";
       controller.abort(new Error("interrupted"));
     };
     process.on("SIGINT", onSignal);
@@ -162,14 +163,19 @@ export class Cli {
     return controller.signal;
   }
 
-  /** Whether Ctrl-C was pressed. */
+  /** Whether Ctrl-C (or SIGTERM, SIGHUP) stopped the run. */
   get interrupted(): boolean {
-    return this.#interrupted;
+    return this.#interruptedBy !== undefined;
+  }
+
+  /** How the run was stopped, once it was. */
+  get interruptedBy(): InterruptedBy | undefined {
+    return this.#interruptedBy;
   }
 
   /** Aborts the batch as Ctrl-C would (the approve prompt's cancel). */
   interrupt(): void {
-    this.#interrupted = true;
+    this.#interruptedBy ??= "Ctrl-C";
     this.#interrupt?.abort(new Error("interrupted"));
   }
 

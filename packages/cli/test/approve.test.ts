@@ -125,6 +125,7 @@ describe("the approve prompt in a terminal", () => {
     run.type("\u0003");
     expect(await run.exit).toBe(130);
     expect(run.output).toContain('Tool "echo" aborted.');
+    expect(run.output).toContain("Interrupted (Ctrl-C).");
   });
 
   it("colors only in a terminal, and not with NO_COLOR", async () => {

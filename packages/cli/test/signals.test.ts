@@ -47,6 +47,8 @@ describe("Ctrl-C", () => {
     expect(code).toBe(130);
     expect(stdout).toBe("");
     expect(stderr).toContain('Tool "slow" aborted.');
+    // The slow tool returns nothing of its own when stopped: its last update is kept.
+    expect(stderr).toContain("Interrupted (Ctrl-C); the last output line seen: sleeping");
     await until(() => !isRunning(pid));
   });
 
@@ -64,8 +66,9 @@ describe("SIGTERM and SIGHUP (a closed terminal)", () => {
     it(`${signal} aborts the call, ends a bash command's processes, and exits 130`, async () => {
       writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off" }]] }); // the pid is read from the command: unsandboxed
       const pidFile = join(dir, "bash.pid");
-      const { code, pid } = await interrupt("bash", { command: `echo $$ > ${pidFile}; exec sleep 300` }, pidFile, signal);
+      const { code, pid, stderr } = await interrupt("bash", { command: `echo $$ > ${pidFile}; exec sleep 300` }, pidFile, signal);
       expect(code).toBe(130);
+      expect(stderr).toContain(`Interrupted (${signal}).`);
       await until(() => !isRunning(pid));
     });
   }

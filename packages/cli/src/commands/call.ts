@@ -32,9 +32,10 @@ Examples:
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
           const found = host.harness.getTool(tool);
-          const [result] = await runBatch(cli, host, [{ id: "call-1", name: tool, arguments: args }], found?.label ?? tool);
+          const { results, ran } = await runBatch(cli, host, [{ id: "call-1", name: tool, arguments: args }], found?.label ?? tool);
+          const [result] = results;
           if (!result) return ExitCode.TOOL_ERROR;
-          const code = exitCodeOf(result, cli.interrupted);
+          const code = exitCodeOf(result, cli.interrupted, ran);
           if (cli.globals.json) {
             await cli.out(jsonLine(result));
           } else {
