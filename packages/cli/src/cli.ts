@@ -121,7 +121,7 @@ export class Cli {
     }
     if (this.interactive) {
       const { attachApprover } = await import("./approve/terminal.js");
-      attachApprover(host.harness, this);
+      attachApprover(host, this);
     }
     return host;
   }

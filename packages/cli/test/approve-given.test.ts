@@ -142,6 +142,21 @@ describe("--approve", { timeout: 120_000 }, () => {
   });
 });
 
+describe("the record of an approval given in advance", { timeout: 120_000 }, () => {
+  const answerOf = (stdout: string): unknown =>
+    (jsonLines(stdout).find((event) => (event as { type: string }).type === "tool_execution_decision") as { approval: { answer: unknown } }).approval.answer;
+
+  it("says which --approve value or TOOLHOST_APPROVE line passed the ask, for this call only", async () => {
+    const flag = await toolhost(["run", "-", "--events", "--approve", "bash:rm -rf out"], { cwd: dir, input: JSON.stringify({ name: "bash", arguments: { command: "rm -rf out" } }) });
+    expect(answerOf(flag.stdout)).toMatchObject({ approved: true, scope: "once", via: "--approve 'bash:rm -rf out'" });
+    mkdirSync(join(dir, "out"));
+    const env = await toolhost(["run", "-", "--events"], { cwd: dir, input: JSON.stringify({ name: "bash", arguments: { command: "rm -rf out" } }), env: { TOOLHOST_APPROVE: "\nbash:rm -rf out" } });
+    expect(answerOf(env.stdout)).toMatchObject({ approved: true, scope: "once", via: "TOOLHOST_APPROVE line 2" });
+    const none = await toolhost(["run", "-", "--events"], { cwd: dir, input: JSON.stringify({ name: "bash", arguments: { command: "rm -rf src" } }) });
+    expect(answerOf(none.stdout)).toMatchObject({ approved: false, via: "no one to ask (no terminal)" });
+  });
+});
+
 describe("--approve for paths and URLs", { timeout: 120_000 }, () => {
   it("tool:path passes writes under that path, relative to the working directory, and no other", async () => {
     const tools = withAccessTools(dir);

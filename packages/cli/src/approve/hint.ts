@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import { type ApprovalRequest, partSubject, policyDetailsOf } from "@toolhost/core";
+import { allowRuleFor, literal, ruleText } from "./allow-rules.js";
 import { type AskingPart, askingParts, mayBeDenied, quoteShell, urlOf } from "./values.js";
 
 /** Where the config's own rules are, for the line the hint suggests adding. */
@@ -61,10 +62,11 @@ function noun(part: AskingPart): string {
   return subject === "command" ? "command" : subject === "url" ? "destination" : "path";
 }
 
-function owner(part: AskingPart): string {
+/** Who holds a locked part: its layer and file (`org, /work/policies/org.yaml`), with its owner when `withOwner`. */
+export function owner(part: AskingPart, withOwner = false): string {
   const by = part.lockedBy ?? part.rules.find((rule) => rule.locked);
   if (!by) return "a locked layer";
-  return `${by.layer}${by.source ? `, ${by.source}` : ""}`;
+  return [by.layer, withOwner ? by.owner : undefined, by.source].filter((each) => each !== undefined).join(", ");
 }
 
 /** The `--approve` value that passes exactly this part, when a pattern can say it. */
@@ -82,30 +84,13 @@ function flagFor(tool: string, part: AskingPart, cwd: string): string | undefine
   }
 }
 
-/** The `allow` rule that relaxes exactly this part in the config's own layer. */
 function configLine(tool: string, part: AskingPart): string | undefined {
-  const subject = part.subject.trim();
-  const rule = (matcher: Record<string, string>): string => JSON.stringify({ tool, ...matcher, decision: "allow" }).replace(/,"/g, ', "').replace(/":/g, '": ');
-  switch (partSubject(part.kind)) {
-    case "command":
-      return /[\n]/.test(subject) ? undefined : rule({ command: literal(subject) });
-    case "path":
-      return rule({ path: literal(subject) });
-    case "url":
-      return rule({ url: literal(urlOf(subject)) });
-    default:
-      // The whole call (no subject of its own): an allow of the tool, when a rule asked about it.
-      return part.kind === "call" && part.rules.length > 0 ? rule({}) : undefined;
-  }
+  const rule = allowRuleFor(tool, part);
+  return rule === undefined ? undefined : ruleText(rule);
 }
 
 /** Relative to the working directory when under it. */
 function shortPath(path: string, cwd: string): string {
   const rel = relative(cwd, path);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
-}
-
-/** The text with glob characters escaped, so a pattern made of it matches it alone. */
-function literal(text: string): string {
-  return text.replace(/[*?[\\]/g, "\\$&");
 }
