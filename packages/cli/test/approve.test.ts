@@ -209,7 +209,7 @@ describe("yes, and don't ask again", { timeout: 120_000 }, () => {
     // Only the policy's entry changed: the lines before it are as they were.
     expect(after.split("\n").slice(0, 8)).toEqual(before.split("\n").slice(0, 8));
     const [decision] = decisions(run.output);
-    expect(decision.approval.answer).toMatchObject({ approved: true, scope: "always", via: "terminal", rule: `${rule} in ./toolhost.config.json` });
+    expect(decision?.approval.answer).toMatchObject({ approved: true, scope: "always", via: "terminal", rule: `${rule} in ./toolhost.config.json` });
 
     writeFile(join(dir, "t1", "a"), "1");
     const again = inTerminal(["call", "bash", JSON.stringify({ command: "rm -r t1" })]);
