@@ -231,4 +231,25 @@ describe("toolhost init", { timeout: 60_000 }, () => {
     expect(config.$schema).toMatch(/^https:\/\/unpkg\.com\/@toolhost\/core@\d+\.\d+\.\d+\/dist\/config\/schema\.json$/);
   });
 
+  it("says the plugins it names are installed when they are (here, beside the CLI)", async () => {
+    const dir = project(fresh());
+    const result = await toolhost(["init"], { cwd: dir });
+    expect(result.stdout).toContain("The plugins it names are installed: @toolhost/tool-fs, @toolhost/tool-bash, @toolhost/hooks-policy");
+    expect(result.stdout).not.toContain("npm i");
+  });
+
+  it("--cases writes starter cases that the starter config's policy passes, and alone beside an existing config", async () => {
+    const dir = project(fresh());
+    expect((await toolhost(["init"], { cwd: dir })).code).toBe(0);
+    const cases = await toolhost(["init", "--cases"], { cwd: dir });
+    expect(cases.code).toBe(0);
+    expect(cases.stdout).toContain(`Wrote ${join(dir, "policy-cases.jsonl")}`);
+    const tested = await toolhost(["policy", "test", "policy-cases.jsonl"], { cwd: dir });
+    expect(tested.stdout).toMatch(/^ok {2}policy-cases\.jsonl: \d+ cases, all as expected\n$/);
+    expect(tested.code).toBe(0);
+    const again = await toolhost(["init", "--cases"], { cwd: dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("already exists; toolhost init never overwrites a cases file");
+  });
+
 });

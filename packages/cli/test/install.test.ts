@@ -101,6 +101,14 @@ describe("installed with npm outside the workspace", { timeout: 60_000 }, () => 
     }
   });
 
+  it("toolhost init names the plugins its config needs that are not installed", async () => {
+    const folder = join(app, "first");
+    writeFile(join(folder, ".keep"), "");
+    const result = await installed(["init"], folder);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Install the plugins it names that are missing next to it: npm i -D @toolhost/tool-fs @toolhost/tool-bash @toolhost/hooks-policy");
+  });
+
   it("without a config and without hooks-policy, refuses every call: nothing decided it may run", async () => {
     const [tarball] = readdirSync(join(root, "later"));
     await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", join(root, "later", tarball as string)], {
@@ -118,5 +126,10 @@ describe("installed with npm outside the workspace", { timeout: 60_000 }, () => 
     } finally {
       removeDir(elsewhere);
     }
+    // tool-bash is installed now: init names only the two that are still missing.
+    const folder = join(app, "second");
+    writeFile(join(folder, ".keep"), "");
+    const init = await installed(["init"], folder);
+    expect(init.stdout).toContain("npm i -D @toolhost/tool-fs @toolhost/hooks-policy\n");
   }, 300_000);
 });

@@ -7,8 +7,8 @@ export type AllowRule = Record<string, string>;
 /**
  * The `allow` rule that relaxes exactly this part in the config's own layer: the command, the path
  * or the URL written out literally (glob characters escaped), or the whole tool for a part that is
- * the call itself and that a rule asked about. Undefined when no rule can say it (a multi-line
- * command, named arguments, the default asking about a call without a subject).
+ * the call itself (a tool that declares nothing). Undefined when no rule can say it (a multi-line
+ * command, named arguments).
  */
 export function allowRuleFor(tool: string, part: AskingPart): AllowRule | undefined {
   const subject = part.subject.trim();
@@ -20,7 +20,7 @@ export function allowRuleFor(tool: string, part: AskingPart): AllowRule | undefi
     case "url":
       return { tool, url: literal(urlOf(subject)), decision: "allow" };
     default:
-      return part.kind === "call" && part.rules.length > 0 ? { tool, decision: "allow" } : undefined;
+      return part.kind === "call" ? { tool, decision: "allow" } : undefined;
   }
 }
 

@@ -44,7 +44,7 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   const byRule = [...new Set(parts.flatMap((part) => part.rules.map((rule) => rule.id)))];
   const lines = parts.map((part) => configLine(tool, part)).filter((line): line is string => line !== undefined);
   const options: string[] = [];
-  if (flags.every((flag) => flag !== undefined)) options.push(`run again with ${flags.map((flag) => `--approve ${quoteShell(flag as string)}`).join(" ")} (${parts.length === 1 ? `this ${noun(parts[0] as AskingPart)} only` : "these only"})`);
+  if (flags.every((flag) => flag !== undefined)) options.push(`run again with ${flags.map((flag) => `--approve ${quoteShell(flag as string)}`).join(" ")} (${parts.length === 1 ? covers(parts[0] as AskingPart, tool) : "these only"})`);
   if (byRule.length > 0) {
     const ruleNames = parts.flatMap((part) => part.rules.map((rule) => `${rule.layer} › ${rule.matcher}`));
     options.push(`with ${byRule.map((id) => `--approve ${quoteShell(id)}`).join(" ")} (every call ${[...new Set(ruleNames)].join(", ")} asks about)`);
@@ -57,9 +57,11 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   return `${lead}. To allow it, ${options.join(", or ")}`;
 }
 
-function noun(part: AskingPart): string {
+/** What one part's `--approve` value covers, in words. */
+function covers(part: AskingPart, tool: string): string {
   const subject = partSubject(part.kind);
-  return subject === "command" ? "command" : subject === "url" ? "destination" : "path";
+  if (subject === undefined) return `every call of ${tool} in that run`;
+  return `this ${subject === "command" ? "command" : subject === "url" ? "destination" : "path"} only`;
 }
 
 /** Who holds a locked part: its layer and file (`org, /work/policies/org.yaml`), with its owner when `withOwner`. */
@@ -69,8 +71,8 @@ export function owner(part: AskingPart, withOwner = false): string {
   return [by.layer, withOwner ? by.owner : undefined, by.source].filter((each) => each !== undefined).join(", ");
 }
 
-/** The `--approve` value that passes exactly this part, when a pattern can say it. */
-function flagFor(tool: string, part: AskingPart, cwd: string): string | undefined {
+/** The `--approve` value that passes exactly this part, when a pattern (or, for the call as a whole, the tool's name) can say it. */
+export function flagFor(tool: string, part: Pick<AskingPart, "kind" | "subject">, cwd: string): string | undefined {
   const subject = part.subject.trim();
   switch (partSubject(part.kind)) {
     case "command":
@@ -80,7 +82,7 @@ function flagFor(tool: string, part: AskingPart, cwd: string): string | undefine
     case "url":
       return `${tool}:${literal(urlOf(subject))}`;
     default:
-      return undefined;
+      return part.kind === "call" ? tool : undefined;
   }
 }
 
