@@ -176,15 +176,13 @@ export default definePlugin({ name: "fetcher", apply(harness) {
     expect(result.stdout).toContain(`Tool "fetch_url" failed: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 
-  it('puts "Did you mean" before the install hint', async () => {
+  it('gives "Did you mean" for a misspelled plugin, and no install command for the misspelling', async () => {
     const dir = fresh();
     writeConfig(dir, { plugins: ["@toolhost/tool-bsh"] });
     const result = await toolhost(["list"], { cwd: dir });
     expect(result.code).toBe(2);
-    const mean = result.stderr.indexOf('Did you mean "@toolhost/tool-bash"?');
-    const install = result.stderr.indexOf("npm i -D @toolhost/tool-bsh");
-    expect(mean).toBeGreaterThan(0);
-    expect(install).toBeGreaterThan(mean);
+    expect(result.stderr.indexOf('Did you mean "@toolhost/tool-bash"?')).toBeGreaterThan(0);
+    expect(result.stderr).not.toContain("npm i -D @toolhost/tool-bsh");
   });
 
   it("two config files side by side: says which is used and that the other is ignored", async () => {

@@ -84,6 +84,8 @@ describe("installed with npm outside the workspace", { timeout: 60_000 }, () => 
     expect(result.stderr).toContain(`Plugin "@toolhost/tool-bash" was not found (named in ${join(app, "toolhost.config.json")}).`);
     expect(result.stderr).toContain(join(app, "node_modules", "@toolhost/tool-bash"));
     expect(result.stderr).toContain("npm i -D @toolhost/tool-bash");
+    // A name the CLI knows is not a typo of another.
+    expect(result.stderr).not.toContain("Did you mean");
   });
 
   it("without a config, names the default plugins that are missing", async () => {
