@@ -147,7 +147,7 @@ function decisions(output: string): { approval: { answer: unknown } }[] {
 const RECOMMENDED = { plugins: [["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { extends: ["recommended"] }]] };
 const FOURTH = DOWN.repeat(3);
 
-describe("what the prompt shows", { timeout: 120_000 }, () => {
+describe("what the prompt shows", () => {
   it("a write whose tool declares the new content as a coloured unified diff against the file as it is", async () => {
     writeConfig(dir, { plugins: ["./plugins/writer-plugin.mjs", ["@toolhost/hooks-policy", { default: "allow", rules: [{ tool: "put", decision: "ask", reason: "a test asks" }] }]] });
     writeFile(join(dir, "notes.txt"), "one\ntwo\nthree\n");
@@ -188,7 +188,7 @@ describe("what the prompt shows", { timeout: 120_000 }, () => {
   });
 });
 
-describe("yes, and don't ask again", { timeout: 120_000 }, () => {
+describe("yes, and don't ask again", () => {
   it("writes an allow rule to the project's config, says so, records it; the next call runs without a prompt", async () => {
     const configPath = writeConfig(dir, RECOMMENDED);
     const before = readFileSync(configPath, "utf8");
@@ -289,7 +289,7 @@ describe("yes, and don't ask again", { timeout: 120_000 }, () => {
   });
 });
 
-describe("the record of each answer (scope, via)", { timeout: 120_000 }, () => {
+describe("the record of each answer (scope, via)", () => {
   it("says terminal, once or for the session", async () => {
     writeFile(join(dir, "batch.json"), JSON.stringify([{ id: "1", name: "echo", arguments: { text: "ask one" } }, { id: "2", name: "echo", arguments: { text: "ask one" } }]));
     const run = inTerminal(["run", "batch.json", "--events"]);

@@ -18,7 +18,7 @@ function fresh(): string {
 
 const NO_KEY = { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
 
-describe("a provider without its key", { timeout: 60_000 }, () => {
+describe("a provider without its key", () => {
   function withProvider(dir: string): void {
     writeFile(join(dir, "notes.txt"), "first line\n");
     writeConfig(dir, {
@@ -62,7 +62,7 @@ describe("a provider without its key", { timeout: 60_000 }, () => {
   });
 });
 
-describe("waiting for standard input", { timeout: 60_000 }, () => {
+describe("waiting for standard input", () => {
   it("says what it reads and how to end it when stdin is a terminal (run)", async () => {
     const dir = fresh();
     writeConfig(dir, { plugins: ["@toolhost/tool-fs"] });
@@ -91,7 +91,7 @@ describe("waiting for standard input", { timeout: 60_000 }, () => {
   });
 });
 
-describe("messages", { timeout: 60_000 }, () => {
+describe("messages", () => {
   it("plugin options: allowed values listed, the likely value suggested, each problem once", async () => {
     const dir = fresh();
     writeConfig(dir, { plugins: [["@toolhost/hooks-policy", { extends: ["recomended"] }]] });
@@ -209,7 +209,7 @@ export default definePlugin({ name: "fetcher", apply(harness) {
   });
 });
 
-describe("toolhost init", { timeout: 60_000 }, () => {
+describe("toolhost init", () => {
   it("points $schema at the copy of @toolhost/core installed in the project", async () => {
     const dir = project(fresh());
     const result = await toolhost(["init"], { cwd: dir });

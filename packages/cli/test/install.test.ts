@@ -42,21 +42,21 @@ beforeAll(async () => {
   const tarballs = readdirSync(packs).map((name) => join(packs, name));
   // tool-bash is packed too, but installed only by the last test.
   await run("pnpm", ["pack", "--pack-destination", join(root, "later")], { cwd: join(CLI_DIR, "..", "tool-bash") });
-  await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs], { cwd: app, timeout: 240_000 });
+  await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs], { cwd: app });
   server = createServer((_request, response) => {
     response.writeHead(200, { "content-type": "application/json" });
     response.end('{"ok":true}');
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/status`;
-}, 300_000);
+});
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
   if (root) removeDir(root);
 });
 
-describe("installed with npm outside the workspace", { timeout: 60_000 }, () => {
+describe("installed with npm outside the workspace", () => {
   it("holds only the CLI, core and the one plugin of toolhost", () => {
     expect(readdirSync(join(app, "node_modules", "@toolhost")).sort()).toEqual(["cli", "core", "example-plugin-http"]);
   });
@@ -113,10 +113,7 @@ describe("installed with npm outside the workspace", { timeout: 60_000 }, () => 
 
   it("without a config and without hooks-policy, refuses every call: nothing decided it may run", async () => {
     const [tarball] = readdirSync(join(root, "later"));
-    await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", join(root, "later", tarball as string)], {
-      cwd: app,
-      timeout: 240_000,
-    });
+    await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", join(root, "later", tarball as string)], { cwd: app });
     const elsewhere = tempDir();
     try {
       const result = await installed(["--cwd", elsewhere, "call", "bash", '{"command":"echo hi"}'], elsewhere);
@@ -133,5 +130,5 @@ describe("installed with npm outside the workspace", { timeout: 60_000 }, () => 
     writeFile(join(folder, ".keep"), "");
     const init = await installed(["init"], folder);
     expect(init.stdout).toContain("npm i -D @toolhost/tool-fs @toolhost/hooks-policy\n");
-  }, 300_000);
+  });
 });

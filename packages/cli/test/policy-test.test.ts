@@ -14,7 +14,7 @@ afterEach(() => removeDir(dir));
 
 const lines = (...cases: object[]): string => `${cases.map((each) => JSON.stringify(each)).join("\n")}\n`;
 
-describe("toolhost policy test", { timeout: 120_000 }, () => {
+describe("toolhost policy test", () => {
   it("passes a file whose cases the policy decides as expected (not-allow: ask or deny; another host's tool by its access)", async () => {
     writeFile(
       join(dir, "cases.jsonl"),
