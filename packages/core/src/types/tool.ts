@@ -118,6 +118,12 @@ export interface ToolAccess {
   readTrees?: string[];
   /** Paths it creates, changes or deletes. */
   writes?: string[];
+  /**
+   * What some of `writes` will hold once the call ran, when the tool knows it before (a write's
+   * content): for an approver to show the change as a diff against the file as it is. Policies do
+   * not judge it (they judge `writes`); a tool that does not know the outcome leaves it out.
+   */
+  contents?: Array<{ path: string; content: string }>;
   /** Network destinations it reaches. */
   network?: NetworkAccess[];
   /**
