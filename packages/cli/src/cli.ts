@@ -43,6 +43,8 @@ export class Cli {
   /** How long each call (by id) waited for a person to approve it, in ms: not the tool's own time. */
   readonly approvalWaitMs = new Map<string, number>();
   #host: Promise<Host> | undefined;
+  /** The OTLP exporters started for this command (see _telemetry.ts), shut down in `close`. */
+  #telemetry: { shutdown(): Promise<void> } | undefined;
   #interrupt: AbortController | undefined;
   #interruptedBy: InterruptedBy | undefined;
 
@@ -93,6 +95,8 @@ export class Cli {
   async #createHost(needsModel: boolean): Promise<Host> {
     const { createHost } = await import("@toolhost/core/config");
     const { config, cwd, quiet } = this.globals;
+    const { startTelemetry } = await import("./_telemetry.js");
+    this.#telemetry = await startTelemetry((text) => void this.note(`warning: ${text}`));
     const host = await createHost(cliHostOptions(cwd, config));
     for (const ignored of host.ignoredConfigs) {
       await this.note(`using ${host.configPath}; ignoring ${ignored} beside it (a folder's first config file is read, in the order ${CONFIG_ORDER}). Remove the one you do not use.`);
@@ -216,11 +220,15 @@ export class Cli {
     return exitCode;
   }
 
-  /** Disposes the host, if one was made. */
+  /** Disposes the host, if one was made, then sends what telemetry is left. */
   async close(): Promise<void> {
     if (!this.#host) return;
     const host = await this.#host.catch(() => undefined);
-    await host?.harness.dispose();
+    try {
+      await host?.harness.dispose();
+    } finally {
+      await this.#telemetry?.shutdown().catch(() => undefined);
+    }
   }
 }
 
