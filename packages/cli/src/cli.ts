@@ -4,8 +4,10 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { Host } from "@toolhost/core/config";
 import { CLI_DIR, cliHostOptions } from "./_defaults.js";
+import type { InterruptedBy } from "./_interrupted.js";
 import { ExitCode, painter, write } from "./_output.js";
 import type { Progress } from "./_progress.js";
+import { terminalText } from "./_terminal-text.js";
 import { UsageError } from "./usage-error.js";
 
 /** The options every command takes. */
@@ -41,8 +43,10 @@ export class Cli {
   /** How long each call (by id) waited for a person to approve it, in ms: not the tool's own time. */
   readonly approvalWaitMs = new Map<string, number>();
   #host: Promise<Host> | undefined;
+  /** The OTLP exporters started for this command (see _telemetry.ts), shut down in `close`. */
+  #telemetry: { shutdown(): Promise<void> } | undefined;
   #interrupt: AbortController | undefined;
-  #interrupted = false;
+  #interruptedBy: InterruptedBy | undefined;
 
   constructor(readonly program: Command) {}
 
@@ -91,6 +95,8 @@ export class Cli {
   async #createHost(needsModel: boolean): Promise<Host> {
     const { createHost } = await import("@toolhost/core/config");
     const { config, cwd, quiet } = this.globals;
+    const { startTelemetry } = await import("./_telemetry.js");
+    this.#telemetry = await startTelemetry((text) => void this.note(`warning: ${text}`));
     const host = await createHost(cliHostOptions(cwd, config));
     for (const ignored of host.ignoredConfigs) {
       await this.note(`using ${host.configPath}; ignoring ${ignored} beside it (a folder's first config file is read, in the order ${CONFIG_ORDER}). Remove the one you do not use.`);
@@ -119,7 +125,7 @@ export class Cli {
     }
     if (this.interactive) {
       const { attachApprover } = await import("./approve/terminal.js");
-      attachApprover(host.harness, this);
+      attachApprover(host, this);
     }
     return host;
   }
@@ -148,9 +154,9 @@ export class Cli {
     if (this.#interrupt) return this.#interrupt.signal;
     const controller = new AbortController();
     this.#interrupt = controller;
-    const onSignal = (): void => {
-      if (this.#interrupted) process.exit(ExitCode.INTERRUPTED);
-      this.#interrupted = true;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (this.#interruptedBy !== undefined) process.exit(ExitCode.INTERRUPTED);
+      this.#interruptedBy = signal === "SIGINT" ? "Ctrl-C" : signal === "SIGHUP" ? "SIGHUP" : "SIGTERM";
       controller.abort(new Error("interrupted"));
     };
     process.on("SIGINT", onSignal);
@@ -161,14 +167,19 @@ export class Cli {
     return controller.signal;
   }
 
-  /** Whether Ctrl-C was pressed. */
+  /** Whether Ctrl-C (or SIGTERM, SIGHUP) stopped the run. */
   get interrupted(): boolean {
-    return this.#interrupted;
+    return this.#interruptedBy !== undefined;
+  }
+
+  /** How the run was stopped, once it was. */
+  get interruptedBy(): InterruptedBy | undefined {
+    return this.#interruptedBy;
   }
 
   /** Aborts the batch as Ctrl-C would (the approve prompt's cancel). */
   interrupt(): void {
-    this.#interrupted = true;
+    this.#interruptedBy ??= "Ctrl-C";
     this.#interrupt?.abort(new Error("interrupted"));
   }
 
@@ -180,9 +191,17 @@ export class Cli {
     return write(this.stderr, text);
   }
 
-  /** A note for people on stderr, unless --quiet. */
+  /** A note for people on stderr, unless --quiet; what it quotes is shown escaped (`terminalText`). */
   async note(text: string): Promise<void> {
-    if (!this.globals.quiet) await this.err(`${this.paintErr("dim", `toolhost: ${text}`)}\n`);
+    if (!this.globals.quiet) await this.err(`${this.paintErr("dim", `toolhost: ${terminalText(text)}`)}\n`);
+  }
+
+  /**
+   * Output of a tool or a model for stdout: escaped on a terminal (`terminalText`), as it is for a
+   * pipe or a file, where it is data.
+   */
+  toolOutput(text: string): string {
+    return this.stdout.isTTY === true ? terminalText(text) : text;
   }
 
   /** Reports a failure: JSON on stdout with --json, a message on stderr otherwise. Returns the exit code. */
@@ -196,16 +215,20 @@ export class Cli {
       await this.out(`${JSON.stringify({ error: { code, message, configPath, plugin, line, column } })}\n`);
     } else {
       const detail = known ? message : `unexpected error: ${error instanceof Error ? (error.stack ?? message) : message}`;
-      await this.err(`${this.paintErr("red", "toolhost:")} ${detail}\n${this.paintErr("dim", `(${code})`)}\n`);
+      await this.err(`${this.paintErr("red", "toolhost:")} ${terminalText(detail)}\n${this.paintErr("dim", `(${terminalText(code)})`)}\n`);
     }
     return exitCode;
   }
 
-  /** Disposes the host, if one was made. */
+  /** Disposes the host, if one was made, then sends what telemetry is left. */
   async close(): Promise<void> {
     if (!this.#host) return;
     const host = await this.#host.catch(() => undefined);
-    await host?.harness.dispose();
+    try {
+      await host?.harness.dispose();
+    } finally {
+      await this.#telemetry?.shutdown().catch(() => undefined);
+    }
   }
 }
 

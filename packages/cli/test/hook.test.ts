@@ -1,13 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
 import { claudePayload, geminiPayload, startHookServer, type HookServer } from "./_hook.js";
 
 // Recorded payloads in each host's documented shape, through the built CLI as a child process.
 // Each test starts several processes in turn: generous time on a busy machine.
-vi.setConfig({ testTimeout: 60_000 });
 let dir: string;
 let audit: string;
 
@@ -179,7 +178,7 @@ describe("toolhost hook serve", () => {
   beforeAll(async () => {
     server = await startHookServer(dir);
     url = server.url;
-  }, 30_000);
+  });
   afterAll(() => server.stop());
 
   const post = async (path: string, body: string, headers: Record<string, string> = {}) => {

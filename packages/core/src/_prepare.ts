@@ -151,7 +151,8 @@ async function declareAccess(scope: PipelineScope, ctx: ToolCallContext): Promis
     if (access) ctx.access = access;
     return undefined;
   } catch (error) {
-    if (error instanceof ToolhostError) return toolError(error.code, messageOf(error));
+    // The tool refused the call before anything ran: a refusal, as the policy's are (`refused`).
+    if (error instanceof ToolhostError) return toolError(error.code, messageOf(error), { ...snapshot(error.details ?? {}, ARGUMENT_LIMITS) as object, refused: true });
     const text = `Could not tell what "${nameOf(ctx.toolCall)}" would touch, so the call was refused: ${messageOf(error)}`;
     return toolError(ErrorCode.ACCESS_FAILED, text);
   }

@@ -170,8 +170,13 @@ function begin(batch: Batch, index: number): void {
   const entry = batch.entries[index] as Entry;
   const { call } = entry;
   const name = (entry.name = entry.tool ? call.name : redactText(redact, call.name));
+  // Redacting the arguments is a copy of them: made only when someone listens.
+  if (!harness.hooks.event.isUsed()) {
+    entry.started = 0;
+    return;
+  }
   harness.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: name, args: redactArgs(redact, call.arguments) });
-  entry.started = harness.hooks.event.isUsed() ? performance.now() : 0;
+  entry.started = performance.now();
 }
 
 /** A call's result in, redacted, and its end told; nothing when the batch already answered for it. */

@@ -9,7 +9,7 @@ import { runBatch } from "./_schedule.js";
 import { prepareCall } from "./_pipeline.js";
 import { createHarnessHooks, type HarnessHooks } from "./hooks/harness-hooks.js";
 import { nameThrowingTaps } from "./_taps.js";
-import { problemsOf } from "./validate.js";
+import { callProblems } from "./validate.js";
 import type {
   PluginContext,
   PreparedToolCall,
@@ -122,7 +122,7 @@ export class AgentHarness<TContext = unknown> {
       tool.prepareArguments ? tool.prepareArguments(args) : args,
     );
     hooks.validateArguments.tap({ name: "toolhost:schema", stage: HarnessStage.BUILT_IN_FIRST }, (args, { tool }) =>
-      problemsOf(tool.parameters, args),
+      callProblems(tool.parameters, args),
     );
     if (before) hooks.beforeToolCall.tapPromise(OPTIONS_OWNER, (ctx, signal) => Promise.resolve(before(ctx, signal)));
     if (after) {

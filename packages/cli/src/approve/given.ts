@@ -1,7 +1,7 @@
 import { HarnessStage } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import { refusalHint } from "./hint.js";
-import { type Approval, approvalsFor, APPROVE_ENV, fromEnvironment, type GivenApproval, parseApprovals } from "./values.js";
+import { type Approval, approvalsFor, APPROVE_ENV, fromEnvironment, type GivenApproval, parseApprovals, quoteShell } from "./values.js";
 
 /** What approvals given in advance need of the CLI: where it runs, and a note on stderr. */
 export interface GivenApprovalsHost {
@@ -32,13 +32,15 @@ export async function attachGivenApprovals(host: Host, cli: GivenApprovalsHost, 
       const used = approvalsFor(approvals, request.toolCall.name, request.details);
       if (!used) return undefined;
       const by = used.map((each) => `--approve '${each.text}'`).join(" ");
+      // In the user's words, for the record: the flag with its value, or the line of TOOLHOST_APPROVE.
+      const via = used.map((each) => (each.from === "--approve" ? `--approve ${quoteShell(each.text)}` : each.from)).join(", ");
       await cli.note(shown(() => harness.hooks.redact.call(`${request.toolCall.name}: approved by ${by} (${request.reason})`)));
-      return { approved: true, reason: `approved by ${by}` };
+      return { approved: true, scope: "once", via, reason: `approved by ${by}` };
     });
   }
   if (!interactive) {
     const place = { configPath: host.configPath, cwd, given: approvals.length > 0 };
-    harness.hooks.approve.tap({ name: `${TAP} (no terminal)`, stage: HarnessStage.BUILT_IN_LAST }, (request) => ({ approved: false, reason: refusalHint(request, place) }));
+    harness.hooks.approve.tap({ name: `${TAP} (no terminal)`, stage: HarnessStage.BUILT_IN_LAST }, (request) => ({ approved: false, via: "no one to ask (no terminal)", reason: refusalHint(request, place) }));
   }
 }
 

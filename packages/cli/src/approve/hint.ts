@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import { type ApprovalRequest, partSubject, policyDetailsOf } from "@toolhost/core";
+import { allowRuleFor, literal, ruleText } from "./allow-rules.js";
 import { type AskingPart, askingParts, mayBeDenied, quoteShell, urlOf } from "./values.js";
 
 /** Where the config's own rules are, for the line the hint suggests adding. */
@@ -43,7 +44,7 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   const byRule = [...new Set(parts.flatMap((part) => part.rules.map((rule) => rule.id)))];
   const lines = parts.map((part) => configLine(tool, part)).filter((line): line is string => line !== undefined);
   const options: string[] = [];
-  if (flags.every((flag) => flag !== undefined)) options.push(`run again with ${flags.map((flag) => `--approve ${quoteShell(flag as string)}`).join(" ")} (${parts.length === 1 ? `this ${noun(parts[0] as AskingPart)} only` : "these only"})`);
+  if (flags.every((flag) => flag !== undefined)) options.push(`run again with ${flags.map((flag) => `--approve ${quoteShell(flag as string)}`).join(" ")} (${parts.length === 1 ? covers(parts[0] as AskingPart, tool) : "these only"})`);
   if (byRule.length > 0) {
     const ruleNames = parts.flatMap((part) => part.rules.map((rule) => `${rule.layer} › ${rule.matcher}`));
     options.push(`with ${byRule.map((id) => `--approve ${quoteShell(id)}`).join(" ")} (every call ${[...new Set(ruleNames)].join(", ")} asks about)`);
@@ -56,19 +57,22 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   return `${lead}. To allow it, ${options.join(", or ")}`;
 }
 
-function noun(part: AskingPart): string {
+/** What one part's `--approve` value covers, in words. */
+function covers(part: AskingPart, tool: string): string {
   const subject = partSubject(part.kind);
-  return subject === "command" ? "command" : subject === "url" ? "destination" : "path";
+  if (subject === undefined) return `every call of ${tool} in that run`;
+  return `this ${subject === "command" ? "command" : subject === "url" ? "destination" : "path"} only`;
 }
 
-function owner(part: AskingPart): string {
+/** Who holds a locked part: its layer and file (`org, /work/policies/org.yaml`), with its owner when `withOwner`. */
+export function owner(part: AskingPart, withOwner = false): string {
   const by = part.lockedBy ?? part.rules.find((rule) => rule.locked);
   if (!by) return "a locked layer";
-  return `${by.layer}${by.source ? `, ${by.source}` : ""}`;
+  return [by.layer, withOwner ? by.owner : undefined, by.source].filter((each) => each !== undefined).join(", ");
 }
 
-/** The `--approve` value that passes exactly this part, when a pattern can say it. */
-function flagFor(tool: string, part: AskingPart, cwd: string): string | undefined {
+/** The `--approve` value that passes exactly this part, when a pattern (or, for the call as a whole, the tool's name) can say it. */
+export function flagFor(tool: string, part: Pick<AskingPart, "kind" | "subject">, cwd: string): string | undefined {
   const subject = part.subject.trim();
   switch (partSubject(part.kind)) {
     case "command":
@@ -78,34 +82,17 @@ function flagFor(tool: string, part: AskingPart, cwd: string): string | undefine
     case "url":
       return `${tool}:${literal(urlOf(subject))}`;
     default:
-      return undefined;
+      return part.kind === "call" ? tool : undefined;
   }
 }
 
-/** The `allow` rule that relaxes exactly this part in the config's own layer. */
 function configLine(tool: string, part: AskingPart): string | undefined {
-  const subject = part.subject.trim();
-  const rule = (matcher: Record<string, string>): string => JSON.stringify({ tool, ...matcher, decision: "allow" }).replace(/,"/g, ', "').replace(/":/g, '": ');
-  switch (partSubject(part.kind)) {
-    case "command":
-      return /[\n]/.test(subject) ? undefined : rule({ command: literal(subject) });
-    case "path":
-      return rule({ path: literal(subject) });
-    case "url":
-      return rule({ url: literal(urlOf(subject)) });
-    default:
-      // The whole call (no subject of its own): an allow of the tool, when a rule asked about it.
-      return part.kind === "call" && part.rules.length > 0 ? rule({}) : undefined;
-  }
+  const rule = allowRuleFor(tool, part);
+  return rule === undefined ? undefined : ruleText(rule);
 }
 
 /** Relative to the working directory when under it. */
 function shortPath(path: string, cwd: string): string {
   const rel = relative(cwd, path);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
-}
-
-/** The text with glob characters escaped, so a pattern made of it matches it alone. */
-function literal(text: string): string {
-  return text.replace(/[*?[\\]/g, "\\$&");
 }

@@ -19,10 +19,14 @@ export interface GivenApproval {
  *   folder, `**` across), or the URL (`*` within a segment, `**` across). `\` makes the next
  *   character literal. Its first word (the program), folder or URL part is written out, so no
  *   pattern passes everything.
+ * - `tool`: a tool's name alone; it passes the asks about a call of that tool as a whole (a `call`
+ *   part: the tool declares nothing it touches), whoever asked, the default included; never a
+ *   command, path or URL part.
  */
 export type Approval =
-  | { kind: "rule"; text: string; id: string }
-  | { kind: "pattern"; text: string; tool: string; command: RegExp; path: RegExp; url: RegExp };
+  | { kind: "rule"; text: string; from: string; id: string }
+  | { kind: "tool"; text: string; from: string; tool: string }
+  | { kind: "pattern"; text: string; from: string; tool: string; command: RegExp; path: RegExp; url: RegExp };
 
 export type { AskingPart };
 
@@ -63,14 +67,15 @@ function parseOne({ value, from }: GivenApproval, context: ApprovalContext): App
     if (rule.decision !== "ask") {
       throw new UsageError(`${where} names a rule that ${rule.decision === "deny" ? "denies" : "allows"}, not one that asks: --approve passes asks only, never a deny. See "toolhost policy rules".`);
     }
-    return { kind: "rule", text, id: rule.id };
+    return { kind: "rule", text, from, id: rule.id };
   }
   if (/^[*?\s]*$/.test(text) || /^[*?]+:/.test(text)) {
     throw new UsageError(`${where} would approve every ask, which --approve never does. Name a rule id (see "toolhost policy rules") or a tool and what it runs, e.g. 'bash:rm -rf out'.`);
   }
+  if (context.tools.includes(text)) return { kind: "tool", text, from, tool: text };
   const colon = text.indexOf(":");
   const tool = colon > 0 ? text.slice(0, colon) : undefined;
-  if (tool !== undefined && context.tools.includes(tool)) return parsePattern(tool, text.slice(colon + 1).trim(), text, where, context.cwd);
+  if (tool !== undefined && context.tools.includes(tool)) return { ...parsePattern(tool, text.slice(colon + 1).trim(), text, where, context.cwd), from };
   const names = [...(context.rules ?? []).map((each) => each.id), ...context.tools];
   const close = closestName(text, names) ?? (tool !== undefined ? closestName(tool, context.tools) : undefined);
   const what = tool !== undefined && context.rules?.length === 0 ? `the tool "${tool}" is not in the config` : `it names no rule of the policy in force${tool !== undefined ? ` and "${tool}" is no tool of the config` : ""}`;
@@ -79,7 +84,7 @@ function parseOne({ value, from }: GivenApproval, context: ApprovalContext): App
   );
 }
 
-function parsePattern(tool: string, what: string, text: string, where: string, cwd: string): Approval {
+function parsePattern(tool: string, what: string, text: string, where: string, cwd: string): Omit<Extract<Approval, { kind: "pattern" }>, "from"> {
   const first = what.startsWith("/") ? (what.split("/")[1] ?? "") : (what.split(/[\s/]/)[0] ?? "");
   if (what === "" || /(^|[^\\])[*?[]/.test(first) || first === "") {
     throw new UsageError(
@@ -145,7 +150,7 @@ export function approvalsFor(approvals: readonly Approval[], tool: string, detai
   if (!parts || parts.some((part) => part.locked || mayBeDenied(part))) return undefined;
   const used = new Set<Approval>();
   for (const part of parts) {
-    const pattern = approvals.find((each) => each.kind === "pattern" && each.tool === tool && matches(each, part));
+    const pattern = approvals.find((each) => (each.kind === "pattern" && each.tool === tool && matches(each, part)) || (each.kind === "tool" && each.tool === tool && part.kind === "call"));
     if (pattern) {
       used.add(pattern);
       continue;

@@ -37,6 +37,11 @@ export const McpPluginOptions = Type.Object(
     exclude: Type.Record(Type.String(), Type.Array(Type.String()), { default: {} }),
     /** The most characters of a result the model sees; the rest is cut, with a note. */
     maxResultChars: Type.Integer({ minimum: 1000, default: 50_000 }),
+    /**
+     * The longest message a server may send, in bytes (a line over stdio, a response body or an
+     * event over HTTP). A longer one ends the call it answers with TOOLHOST_MCP_MESSAGE_TOO_LARGE.
+     */
+    maxMessageBytes: Type.Integer({ minimum: 65_536, default: 10 * 1024 * 1024 }),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { AgentToolResult, ImageContent, TextContent } from "@toolhost/core";
-import { McpErrorCode } from "./_errors.js";
+import { McpErrorCode } from "./errors.js";
 
 /** What an MCP tool's result carries besides its content. */
 export interface McpResultDetails {

@@ -13,6 +13,8 @@ import { Approvals, approvalForm, approvalKey, type CallApproval } from "./_appr
 import { mcpResult } from "./_results.js";
 import { mcpTool } from "./_tools.js";
 import { progressReporter } from "./_progress.js";
+import type { ServeLimits } from "./limits.js";
+import type { CallTracker } from "./_stdio-wire.js";
 
 /** How the tools of a harness are served. */
 export interface McpServeOptions {
@@ -29,6 +31,8 @@ export interface McpServeOptions {
   askTimeoutMs?: number;
   /** Tells the user how to allow a refused call, e.g. `add an allow rule to the policy in /p/toolhost.config.yaml`. */
   allowHint?: string;
+  /** What one client may hold of the server at a time (calls in flight, message size, unread output). */
+  limits?: ServeLimits;
 }
 
 const DEFAULT_ALLOW_HINT = "add an allow rule for this tool to the policy of your toolhost config";
@@ -39,6 +43,11 @@ const DEFAULT_ALLOW_HINT = "add an allow rule for this tool to the policy of you
  * audit and hooks apply as for any call.
  */
 export function createServerFactory(harness: AgentHarness, options: McpServeOptions = {}): McpServerFactory {
+  return serverFactory(harness, options, undefined);
+}
+
+/** `createServerFactory`, with the stdio connection told when each `tools/call` handler starts and ends. */
+export function serverFactory(harness: AgentHarness, options: McpServeOptions, tracker: CallTracker | undefined): McpServerFactory {
   const approvals = Approvals.of(harness, options.allowHint ?? DEFAULT_ALLOW_HINT);
   return () => {
     const server = new Server(
@@ -49,9 +58,14 @@ export function createServerFactory(harness: AgentHarness, options: McpServeOpti
       },
     );
     server.setRequestHandler("tools/list", () => ({ tools: harness.tools.map(mcpTool) }));
-    server.setRequestHandler("tools/call", (request, ctx) =>
-      callTool(harness, approvals, server, options, request.params, ctx),
-    );
+    server.setRequestHandler("tools/call", async (request, ctx) => {
+      tracker?.started(ctx.mcpReq.id);
+      try {
+        return await callTool(harness, approvals, server, options, request.params, ctx);
+      } finally {
+        tracker?.ended(ctx.mcpReq.id);
+      }
+    });
     return server;
   };
 }

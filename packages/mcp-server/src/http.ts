@@ -4,8 +4,11 @@ import type { AddressInfo } from "node:net";
 import { ErrorCode, ToolhostError, type AgentHarness } from "@toolhost/core";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { hostHeaderValidation, originValidation, toNodeHandler } from "@modelcontextprotocol/node";
-import { type McpServeOptions, createServerFactory } from "./_server.js";
-import type { RunningServer } from "./_stdio.js";
+import { HttpGate } from "./_http-gate.js";
+import { resolveLimits } from "./limits.js";
+import { stderrReporter } from "./_report.js";
+import { type McpServeOptions, createServerFactory } from "./server.js";
+import type { RunningServer } from "./stdio.js";
 
 /** Where and how the Streamable HTTP endpoint listens. */
 export interface HttpServeOptions extends McpServeOptions {
@@ -48,26 +51,22 @@ export async function serveToolsOverHttp(harness: AgentHarness, options: HttpSer
   const allowed = [...new Set([...LOOPBACK, bracketed, ...(options.allowedHosts ?? [])])];
   const checkHost = hostHeaderValidation(allowed);
   const checkOrigin = originValidation(allowed);
-  const handler = createMcpHandler(createServerFactory(harness, options), {
-    onerror: (error) => process.stderr.write(`toolhost mcp: ${error.message}\n`),
-  });
-  const serve = toNodeHandler(handler);
+  const limits = resolveLimits(options.limits);
+  const report = stderrReporter();
+  const handler = createMcpHandler(createServerFactory(harness, options), { onerror: report, maxRequestBodySize: limits.maxMessageBytes });
+  const serve = toNodeHandler(handler, { onerror: report, maxRequestBodySize: limits.maxMessageBytes });
+  const gate = new HttpGate(limits);
   const expected = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (!checkHost(req, res) || !checkOrigin(req, res)) return;
-    if (expected && !tokenMatches(req.headers.authorization, expected)) {
-      res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized: send Authorization: Bearer <token>." } }));
-      return;
-    }
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (path !== "/mcp") {
-      res.writeHead(404, { "content-type": "text/plain" });
-      res.end("Not found: the MCP endpoint is /mcp.\n");
-      return;
-    }
-    void serve(req, res);
+    if (!checkHost(req, res) || !checkOrigin(req, res) || !authorized(req, res, expected) || !atEndpoint(req, res)) return;
+    gate.serve(req, res, serve).catch((error: unknown) => {
+      report(error instanceof Error ? error : new Error(String(error)));
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal server error" } }));
+      } else res.destroy();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -88,6 +87,22 @@ export async function serveToolsOverHttp(harness: AgentHarness, options: HttpSer
       done();
     },
   };
+}
+
+/** Whether the request carries the bearer token (when one is set); answers 401 when not. */
+function authorized(req: IncomingMessage, res: ServerResponse, expected: Buffer | undefined): boolean {
+  if (!expected || tokenMatches(req.headers.authorization, expected)) return true;
+  res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized: send Authorization: Bearer <token>." } }));
+  return false;
+}
+
+/** Whether the request is for `/mcp`; answers 404 when not. */
+function atEndpoint(req: IncomingMessage, res: ServerResponse): boolean {
+  if (new URL(req.url ?? "/", "http://localhost").pathname === "/mcp") return true;
+  res.writeHead(404, { "content-type": "text/plain" });
+  res.end("Not found: the MCP endpoint is /mcp.\n");
+  return false;
 }
 
 function tokenMatches(header: string | undefined, expected: Buffer): boolean {

@@ -12,4 +12,11 @@ export const McpErrorCode = Object.freeze({
   NAME_COLLISION: "TOOLHOST_MCP_NAME_COLLISION",
   /** The call failed on the protocol level (a JSON-RPC error). */
   CALL_FAILED: "TOOLHOST_MCP_CALL_FAILED",
+  /**
+   * The server sent a message longer than `maxMessageBytes`: the call it answered ended (or, when
+   * the message could not be told apart or had no end, every call of the server, which was stopped).
+   */
+  MESSAGE_TOO_LARGE: "TOOLHOST_MCP_MESSAGE_TOO_LARGE",
+  /** The server answered the call with something that is not a JSON-RPC answer. */
+  BAD_ANSWER: "TOOLHOST_MCP_BAD_ANSWER",
 } as const);
