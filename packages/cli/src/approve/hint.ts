@@ -64,11 +64,12 @@ function covers(part: AskingPart, tool: string): string {
   return `this ${subject === "command" ? "command" : subject === "url" ? "destination" : "path"} only`;
 }
 
-/** Who holds a locked part: its layer and file (`org, /work/policies/org.yaml`), with its owner when `withOwner`. */
+/** Who holds a locked part: its layer and file (`org, /work/policies/org.yaml`), with its owner (other than the project) when `withOwner`. */
 export function owner(part: AskingPart, withOwner = false): string {
   const by = part.lockedBy ?? part.rules.find((rule) => rule.locked);
   if (!by) return "a locked layer";
-  return [by.layer, withOwner ? by.owner : undefined, by.source].filter((each) => each !== undefined).join(", ");
+  // The project's own is what a reader assumes: only another owner is named.
+  return [by.layer, withOwner && by.owner !== "project" ? by.owner : undefined, by.source].filter((each) => each !== undefined).join(", ");
 }
 
 /** The `--approve` value that passes exactly this part, when a pattern (or, for the call as a whole, the tool's name) can say it. */

@@ -128,7 +128,7 @@ async function listRules(cli: Cli): Promise<number> {
     return ExitCode.OK;
   }
   const lines = rules.map((rule, index) => {
-    const layer = `${rule.layer}${rule.owner ? `, ${rule.owner}` : ""}${rule.locked ? " (locked)" : ""}${rule.source ? ` [${rule.source}]` : ""}`;
+    const layer = `${rule.layer}${rule.owner && rule.owner !== "project" ? `, ${rule.owner}` : ""}${rule.locked ? " (locked)" : ""}${rule.source ? ` [${rule.source}]` : ""}`;
     return terminalLine(`${String(index + 1).padStart(3)}. ${rule.decision.padEnd(5)} ${rule.tool} ${rule.matcher}  ${rule.id}  — ${layer}`);
   });
   await cli.out(`${lines.join("\n")}\n`);
