@@ -185,6 +185,9 @@ describe("options that are not rules", () => {
     const admin = readFileSync(adminLog, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(admin).toEqual([expect.objectContaining({ event: "decision", toolCallId: "a", decision: "allow", deciding: [expect.objectContaining({ id: "rules[0]", owner: "project", layer: "config" }), expect.objectContaining({ id: "rules[1]", owner: "project", layer: "config" })] })]);
     expect(readFileSync(join(ws, "project-audit.jsonl"), "utf8")).toBe(readFileSync(adminLog, "utf8"));
+    // The files are the plugin's reported setting (what `toolhost config` shows).
+    const report = await policyPlugin.apply(new AgentHarness({ cwd: ws, workspace: ws }), {}, { layers: [layer("managed", { audit: "audit.jsonl" }), layer("project", { audit: "project-audit.jsonl" })] });
+    expect(report).toMatchObject({ settings: { audit: [adminLog, join(ws, "project-audit.jsonl")] } });
     const { harness: quiet } = await hostWith([layer("managed", { audit: "audit.jsonl" }), layer("project", allowEverything)]);
     await quiet.executeToolCalls([bash("pwd", "b")]);
     expect(readFileSync(adminLog, "utf8").trim().split("\n")).toHaveLength(2);
