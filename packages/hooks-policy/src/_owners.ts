@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { checkValue, type ConfigOwner, type PluginContext, type PluginLayer, ToolhostError } from "@toolhost/core";
+import { checkValue, type ConfigOwner, type PluginContext, type PluginLayer, resolvePluginOptions, ToolhostError } from "@toolhost/core";
 import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema, type RedactRule } from "./options.js";
 import { PolicyErrorCode } from "./types.js";
 
@@ -50,10 +50,17 @@ function trustHintOf(layer: PluginLayer): string | undefined {
   return typeof hint === "string" && hint !== "" ? hint : undefined;
 }
 
+/** The plugin's schema as `resolvePluginOptions` takes it: checked by interpreting it, the compiled check only for a value it refuses. */
+const SCHEMA = { name: "@toolhost/hooks-policy", options: PolicyOptionsSchema };
+
 function checkedOptions(layer: PluginLayer): PolicyOptions {
   const value = layer.options ?? {};
-  const problems = checkValue(PolicyOptionsSchema, value);
-  if (!problems) return value as PolicyOptions;
+  try {
+    return resolvePluginOptions(SCHEMA, value);
+  } catch {
+    // Said below with the owner's file.
+  }
+  const problems = checkValue(PolicyOptionsSchema, value) ?? [{ path: "/", message: "Does not match the schema" }];
   const lines = problems.slice(0, 10).map((problem) => `  ${problem.path}: ${problem.message}`);
   throw new ToolhostError(
     PolicyErrorCode.INVALID_OPTIONS,
