@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writ
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { trustFolder } from "@toolhost/core/config";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The built CLI, as users run it. */
@@ -10,6 +11,28 @@ export const BIN = join(here, "..", "dist", "bin.js");
 export const CLI_DIR = join(here, "..");
 export const FIXTURES = join(here, "fixtures");
 const CORE = realpathSync(join(CLI_DIR, "node_modules", "@toolhost", "core"));
+
+/**
+ * The user's config folder and the managed config folder of everything this test file runs (the
+ * test process itself and the CLIs it starts, through the environment): fresh and empty, so no
+ * config, trusted folder or token of the machine's user counts, and none is left behind.
+ */
+export const TEST_HOME = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-test-home-")));
+export const USER_CONFIG_DIR = join(TEST_HOME, "config", "toolhost");
+export const MANAGED_CONFIG_DIR = join(TEST_HOME, "managed");
+/** The variables that point there, for a child started with an environment of its own. */
+export const TEST_ENV = { XDG_CONFIG_HOME: join(TEST_HOME, "config"), TOOLHOST_MANAGED_CONFIG_DIR: MANAGED_CONFIG_DIR };
+Object.assign(process.env, TEST_ENV);
+process.on("exit", () => rmSync(TEST_HOME, { recursive: true, force: true }));
+
+/**
+ * Trusts `dir` as the user would (\`toolhost trust\`), for the tests whose project runs code of
+ * its own (a plugin by path, a JS config): since trusted folders, code loads only from those.
+ */
+export function trust(dir: string): string {
+  trustFolder(dir, process.env);
+  return dir;
+}
 const TYPEBOX = realpathSync(join(CORE, "node_modules", "@sinclair", "typebox"));
 
 export interface RunResult {
@@ -48,7 +71,7 @@ export function removeDir(dir: string): void {
 
 /**
  * A project folder with `node_modules/@toolhost/core` and `@sinclair/typebox` linked in (so local
- * plugins can import them) and the test plugins copied to `plugins/`.
+ * plugins can import them) and the test plugins copied to `plugins/`, in a folder the user trusts.
  */
 export function project(dir: string): string {
   mkdirSync(join(dir, "node_modules", "@toolhost"), { recursive: true });
@@ -56,7 +79,8 @@ export function project(dir: string): string {
   symlinkSync(CORE, join(dir, "node_modules", "@toolhost", "core"), "dir");
   symlinkSync(TYPEBOX, join(dir, "node_modules", "@sinclair", "typebox"), "dir");
   cpSync(FIXTURES, join(dir, "plugins"), { recursive: true });
-  return dir;
+  // The project's own plugins are code: the test's user trusts the folder, as docs/trust.md says.
+  return trust(dir);
 }
 
 /** Writes a file, creating its folders. */
