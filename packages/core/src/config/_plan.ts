@@ -26,13 +26,20 @@ export interface PlannedPlugin {
 }
 
 /** The plugins of every layer, merged. `defaults` fill in for a project layer with no config file. */
-export function planPlugins(layers: readonly ConfigLayer[], defaults: readonly PluginEntry[], cwd: string): PlannedPlugin[] {
+export function planPlugins(layers: readonly ConfigLayer[], defaults: readonly PluginEntry[], cwd: string, trustHint: (folder: string) => string): PlannedPlugin[] {
   const planned = new Map<string, PlannedPlugin>();
   const add = (layer: ConfigLayer | undefined, owner: ConfigOwner, entry: PluginEntry): void => {
     const [name, options] = typeof entry === "string" ? [entry, undefined] : entry;
     const base = layer?.file !== undefined ? dirname(layer.file) : cwd;
     const key = isPathSpecifier(name) ? resolve(base, name) : name;
-    const pluginLayer: PluginLayer = { owner, ...(layer?.file !== undefined && { file: layer.file }), trusted: layer?.trusted ?? true, options };
+    const trusted = layer?.trusted ?? true;
+    const pluginLayer: PluginLayer = {
+      owner,
+      ...(layer?.file !== undefined && { file: layer.file }),
+      trusted,
+      ...(!trusted && layer?.file !== undefined && { trust: trustHint(dirname(layer.file)) }),
+      options,
+    };
     const known = planned.get(key);
     if (!known) {
       planned.set(key, { name, layers: [pluginLayer], options, optionsFrom: owner, home: layer });

@@ -2,7 +2,7 @@ import { dirname, resolve } from "node:path";
 import { AgentHarness, type AgentHarnessOptions } from "../harness.js";
 import type { ConfigOwner } from "../types/config.js";
 import { type ApplyScope, applyPlanned, locatePlanned, reportedSettings } from "./_apply.js";
-import type { ConfigHints } from "./hints.js";
+import { type ConfigHints, hintText } from "./hints.js";
 import { type ConfigLayer, readConfigLayers } from "./layers.js";
 import type { LoadedPlugin } from "./loaded-plugin.js";
 import { resolvePlaces } from "./_locate-plugin.js";
@@ -118,7 +118,7 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
     ...(toolTimeoutMs !== undefined && { toolTimeoutMs }),
     ...options.harnessOptions,
   });
-  const planned = planPlugins(read.layers, options.defaultPlugins ?? [], cwd);
+  const planned = planPlugins(read.layers, options.defaultPlugins ?? [], cwd, (folder) => hintText(options.hints).trustFolder(folder, read.trust.file));
   const scope: ApplyScope = {
     harness,
     cwd,
@@ -181,7 +181,7 @@ function refuseEveryCall(harness: AgentHarness, refused: readonly Refusal[]): vo
   const first = refused[0];
   if (!first) return;
   const more = refused.length > 1 ? `\n(and ${refused.length - 1} more: ${refused.slice(1).map((each) => each.file).join(", ")})` : "";
-  const reason = `the config in force is not whole, so every call is refused. ${first.message}${more}`;
+  const reason = `the config in force is not whole, so every call is refused. ${first.message} (${first.code})${more}`;
   const details = { code: first.code, refused: refused.map(({ code, owner, kind, file, configPath, plugin, folder }) => ({ code, owner, kind, file, configPath, plugin, folder })) };
   harness.hooks.beforeToolCall.tap(REFUSED_TAP, () => ({ block: true, reason, details }));
 }
