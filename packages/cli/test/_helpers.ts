@@ -71,16 +71,17 @@ export function removeDir(dir: string): void {
 
 /**
  * A project folder with `node_modules/@toolhost/core` and `@sinclair/typebox` linked in (so local
- * plugins can import them) and the test plugins copied to `plugins/`, in a folder the user trusts.
+ * plugins can import them) and the test plugins copied to `plugins/`, in a folder the user trusts
+ * (unless `trusted: false`).
  */
-export function project(dir: string): string {
+export function project(dir: string, { trusted = true }: { trusted?: boolean } = {}): string {
   mkdirSync(join(dir, "node_modules", "@toolhost"), { recursive: true });
   mkdirSync(join(dir, "node_modules", "@sinclair"), { recursive: true });
   symlinkSync(CORE, join(dir, "node_modules", "@toolhost", "core"), "dir");
   symlinkSync(TYPEBOX, join(dir, "node_modules", "@sinclair", "typebox"), "dir");
   cpSync(FIXTURES, join(dir, "plugins"), { recursive: true });
   // The project's own plugins are code: the test's user trusts the folder, as docs/trust.md says.
-  return trust(dir);
+  return trusted ? trust(dir) : dir;
 }
 
 /** Writes a file, creating its folders. */
