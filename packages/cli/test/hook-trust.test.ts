@@ -305,3 +305,39 @@ describe("hook serve and a body over the cap", () => {
     }
   });
 });
+
+describe("hook install and the config the hook needs", () => {
+  it("writes a config naming only the policy when the project has none, and the installed hook then decides", async () => {
+    const fresh = join(root, "fresh");
+    mkdirSync(fresh);
+    writeFileSync(join(fresh, ".env"), "TOKEN=1\n");
+    const shown = await toolhost(["hook", "install", "claude-code"], { cwd: fresh });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stderr).toContain(`${join(fresh, "toolhost.config.json")} does not exist; the hook needs a config with a policy, so this is written too`);
+    expect(existsSync(join(fresh, "toolhost.config.json"))).toBe(false);
+    const written = await toolhost(["hook", "install", "claude-code", "--write", "--yes"], { cwd: fresh });
+    expect(written.code, written.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(fresh, "toolhost.config.json"), "utf8"))).toEqual({ plugins: [["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
+    expect(existsSync(join(fresh, ".claude", "settings.json"))).toBe(true);
+    const decided = await toolhost(["hook", "claude-code"], { cwd: fresh, input: claudePayload(fresh, "Read", { file_path: join(fresh, ".env") }), env: CLEAN_ENV });
+    expect(decided.code, decided.stderr).toBe(0);
+    expect(JSON.parse(decided.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+  });
+
+  it("stops, writing nothing, when the hook would refuse every call: a plugin not installed, no policy, untrusted code", async () => {
+    const cases: Array<[string, () => void, string[]]> = [
+      ["missing", () => writeConfig(join(root, "missing"), { plugins: ["@toolhost/tool-fs", "@toolhost/no-such-policy"] }), ['Plugin "@toolhost/no-such-policy" was not found', "npm i -D @toolhost/no-such-policy"]],
+      ["no-policy", () => writeConfig(join(root, "no-policy"), { plugins: ["@toolhost/tool-fs"] }), ["provides a policy", "npm i -D @toolhost/hooks-policy"]],
+      ["untrusted", () => writeFile(join(root, "untrusted", "toolhost.config.mjs"), "export default { plugins: [] };\n"), [`run "toolhost trust ${join(root, "untrusted")}"`]],
+    ];
+    for (const [name, write, says] of cases) {
+      write();
+      const result = await toolhost(["hook", "install", "claude-code", "--write", "--yes"], { cwd: join(root, name) });
+      expect(result.code, name).toBe(2);
+      expect(result.stderr, name).toContain("The hook would ");
+      for (const text of says) expect(result.stderr, name).toContain(text);
+      expect(result.stderr, name).toContain("TOOLHOST_HOOK_CONFIG");
+      expect(existsSync(join(root, name, ".claude")), name).toBe(false);
+    }
+  });
+});
