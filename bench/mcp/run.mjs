@@ -32,6 +32,13 @@ const { AgentHarness, Type } = await mod(join(core, "dist", "index.js"));
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-bench-mcp-")));
+// The bench's project runs code of its own (a plugin by path), which loads only from a folder its
+// user trusts (docs/trust.md): a config folder of the bench's own trusts it, and no other config counts.
+process.env.XDG_CONFIG_HOME = join(dir, ".config-home");
+process.env.TOOLHOST_MANAGED_CONFIG_DIR = join(dir, ".managed");
+process.env.TOOLHOST_MCP_TOKEN = "bench-token";
+mkdirSync(join(dir, ".config-home", "toolhost"), { recursive: true });
+writeFileSync(join(dir, ".config-home", "toolhost", "trusted-folders.json"), JSON.stringify({ folders: [dir] }));
 const children = [];
 
 try {
@@ -97,7 +104,8 @@ if (process.argv[2] === "http") {
     return client;
   };
   const stdio = (args) => connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: "ignore" }));
-  const http = async (args) => connect(new StreamableHTTPClientTransport(new URL(await startHttp(args))));
+  // toolhost mcp serve --http takes requests with its token only (TOOLHOST_MCP_TOKEN, set above).
+  const http = async (args) => connect(new StreamableHTTPClientTransport(new URL(await startHttp(args)), { requestInit: { headers: { Authorization: `Bearer ${process.env.TOOLHOST_MCP_TOKEN}` } } }));
 
   // Latency: rounds of 25 sequential calls on each path in turn, so that the load of a shared
   // machine falls on every path alike; then throughput, one path at a time.
