@@ -103,7 +103,8 @@ if (process.argv[2] === "http") {
     await client.connect(transport);
     return client;
   };
-  const stdio = (args) => connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: "ignore" }));
+  // The SDK starts a server with a few variables only: the bench's config folder (which trusts its project) is one more.
+  const stdio = (args) => connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: "ignore", env: { ...process.env } }));
   // toolhost mcp serve --http takes requests with its token only (TOOLHOST_MCP_TOKEN, set above).
   const http = async (args) => connect(new StreamableHTTPClientTransport(new URL(await startHttp(args)), { requestInit: { headers: { Authorization: `Bearer ${process.env.TOOLHOST_MCP_TOKEN}` } } }));
 

@@ -341,3 +341,25 @@ describe("hook install and the config the hook needs", () => {
     }
   });
 });
+
+describe("hook serve and trust given while it runs", () => {
+  it("refuses an untrusted project's plugin with the trust command, and uses it from the next call once trusted", async () => {
+    const repo = project(join(root, "repo"), { trusted: false });
+    writeFile(
+      join(repo, "plugins", "gate.mjs"),
+      `import { definePlugin } from "@toolhost/core";
+export default definePlugin({ name: "gate", apply(harness) {
+  harness.hooks.beforeToolCall.tap("gate", (ctx) => (ctx.args.command === "make deploy" ? { block: true, reason: "the repo's own gate says no" } : undefined));
+} });
+`,
+    );
+    writeConfig(repo, { plugins: ["./plugins/gate.mjs", POLICY] });
+    const before = await post("/claude-code", claudePayload(repo, "Bash", { command: "make deploy" }));
+    expect(denyOf(before.body)).toContain(`run "toolhost trust ${repo}"`);
+    expect(denyOf(before.body)).toContain("TOOLHOST_UNTRUSTED_CODE");
+    expect((await toolhost(["trust", repo], { cwd: repo })).code).toBe(0);
+    const after = await post("/claude-code", claudePayload(repo, "Bash", { command: "make deploy" }));
+    expect(denyOf(after.body)).toContain("the repo's own gate says no");
+    expect((await post("/claude-code", claudePayload(repo, "Bash", { command: "ls" }))).body).toEqual({});
+  });
+});

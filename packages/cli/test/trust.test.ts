@@ -136,6 +136,53 @@ describe("an untrusted project's code", () => {
   });
 });
 
+describe("options only a trusted config may set (trustedOnly in the plugin's schema)", () => {
+  /** A plugin whose `shell` and servers' `command` name programs to run: only a trusted config may set them. */
+  const runner = `import { definePlugin, Type } from "@toolhost/core";
+export default definePlugin({
+  name: "runner",
+  options: Type.Object({
+    label: Type.String({ default: "plain" }),
+    shell: Type.Optional(Type.String({ trustedOnly: true })),
+    servers: Type.Record(Type.String(), Type.Union([Type.Object({ command: Type.String({ trustedOnly: true }) }), Type.Object({ url: Type.String() })]), { default: {} }),
+  }),
+  apply(harness, options) {
+    harness.registerTool({ name: "run_it", label: "run", description: "says how it would run", parameters: Type.Object({}), async execute() {
+      return { content: [{ type: "text", text: options.label + " " + (options.shell ?? "no shell") + " " + Object.keys(options.servers).join(",") }], details: {} };
+    } });
+  },
+});
+`;
+  beforeEach(() => {
+    // Installed beside the user's config, which names it: a trusted place; the project only sets its options.
+    project(USER_CONFIG_DIR, { trusted: false });
+    writeFile(join(USER_CONFIG_DIR, "node_modules", "runner", "package.json"), JSON.stringify({ name: "runner", version: "1.0.0", type: "module", main: "index.js" }));
+    writeFile(join(USER_CONFIG_DIR, "node_modules", "runner", "index.js"), runner);
+    writeConfig(USER_CONFIG_DIR, { plugins: ["runner"] });
+  });
+
+  it("an untrusted project's config may set the plugin's other options, not those; once trusted it may", async () => {
+    writeConfig(dir, { plugins: [["runner", { label: "project", servers: { docs: { url: "https://example.com/mcp" } } }]] });
+    expect(JSON.parse((await toolhost(["--json", "call", "run_it", "{}"], { cwd: dir })).stdout)).toMatchObject({ content: [{ text: "project no shell docs" }] });
+
+    writeConfig(dir, { plugins: [["runner", { label: "project", shell: "./evil.sh", servers: { docs: { url: "https://example.com/mcp" }, probe: { command: "./server.sh" } } }]] });
+    const refused = await toolhost(["call", "run_it", "{}"], { cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`Plugin "runner" was not applied: its options shell, servers.probe.command (set in ${join(dir, "toolhost.config.json")}) can run code`);
+    expect(refused.stderr).toContain(`run "toolhost trust ${dir}"`);
+    expect(refused.stderr).toContain("TOOLHOST_UNTRUSTED_CODE");
+
+    await toolhost(["trust", dir], { cwd: dir });
+    expect(JSON.parse((await toolhost(["--json", "call", "run_it", "{}"], { cwd: dir })).stdout)).toMatchObject({ content: [{ text: "project ./evil.sh docs,probe" }] });
+  });
+
+  it("the user's own config may set them wherever the user works", async () => {
+    writeConfig(USER_CONFIG_DIR, { plugins: [["runner", { shell: "/bin/bash" }]] });
+    writeConfig(dir, { plugins: [] });
+    expect(JSON.parse((await toolhost(["--json", "call", "run_it", "{}"], { cwd: dir })).stdout)).toMatchObject({ content: [{ text: "plain /bin/bash " }] });
+  });
+});
+
 describe("configs of three owners", () => {
   /** A plugin that records the layers it was given (its third argument) and its options, and registers `tool`. */
   const recordingPlugin = (name: string, tool: string): string => `import { writeFileSync } from "node:fs";

@@ -8,7 +8,8 @@ import type { LoadedPlugin } from "./loaded-plugin.js";
 import { importPlugin, locate, notFound } from "./_locate-plugin.js";
 import { optionProblems } from "./_option-problems.js";
 import type { PlannedPlugin } from "./_plan.js";
-import { type Refusal, unsafeFile, untrustedPlugin } from "./refusal.js";
+import { type Refusal, unsafeFile, untrustedOption, untrustedPlugin } from "./refusal.js";
+import { trustedOnlyPaths } from "./trusted-options.js";
 import { isPathSpecifier, resolvePackage, type ResolvedModule, type ResolvePlace } from "./_resolve.js";
 import { unsafeFileReason } from "./safety.js";
 import type { TrustedFolders } from "./trust.js";
@@ -71,13 +72,19 @@ export async function locatePlanned(planned: PlannedPlugin, scope: ApplyScope): 
   return { found };
 }
 
-/** Imports a located plugin and applies it with its options and layers; what it registered and reported. */
-export async function applyPlanned(planned: PlannedPlugin, found: ResolvedModule, scope: ApplyScope): Promise<{ loaded: LoadedPlugin; report: unknown }> {
+/**
+ * Imports a located plugin and applies it with its options and layers; what it registered and
+ * reported. Refused, not applied, when the options in force come from a config that is not trusted
+ * and set an option the plugin's schema marks `trustedOnly`.
+ */
+export async function applyPlanned(planned: PlannedPlugin, found: ResolvedModule, scope: ApplyScope): Promise<{ loaded: LoadedPlugin; report: unknown } | { refusal: Refusal }> {
   const { harness } = scope;
   const configPath = planned.home?.file;
   const where = configPath ? `named in ${configPath}` : "a default plugin: no toolhost config file was found";
   const at = { configPath, plugin: planned.name };
   const plugin = await importPlugin(planned.name, found.file, where, at);
+  const refusal = untrustedOptions(planned, plugin, scope);
+  if (refusal) return { refusal };
   const before = new Set(harness.tools.map((tool) => tool.name));
   let report: void | PluginReport = undefined;
   // The plugin as given, its `apply`'s report kept: the harness itself has no use for it.
@@ -103,6 +110,15 @@ export async function applyPlanned(planned: PlannedPlugin, found: ResolvedModule
     optionsFrom: planned.optionsFrom,
   };
   return { loaded, report };
+}
+
+/** The refusal of options an untrusted config may not set (the schema's `trustedOnly` ones), or undefined. */
+function untrustedOptions(planned: PlannedPlugin, plugin: ToolhostPlugin, scope: ApplyScope): Refusal | undefined {
+  const layer = planned.layers.find((each) => each.owner === planned.optionsFrom && each.options === planned.options);
+  if (layer === undefined || layer.trusted || layer.file === undefined) return undefined;
+  const paths = trustedOnlyPaths(plugin.options, planned.options);
+  if (paths.length === 0) return undefined;
+  return untrustedOption({ owner: layer.owner, configPath: layer.file, plugin: planned.name, paths }, scope.trust, scope.hints);
 }
 
 /** A plugin whose `apply` (or options check) failed; wrong options get each problem once, in words. */

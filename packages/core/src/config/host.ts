@@ -164,9 +164,13 @@ async function applyAll(planned: readonly PlannedPlugin[], scope: ApplyScope, re
     if (!("found" in where)) continue;
     if (where.found.manifest !== undefined) sources.add(where.found.manifest);
     sources.add(where.found.file);
-    const { loaded, report } = await applyPlanned(plan, where.found, scope);
-    plugins.push(loaded);
-    reports.push(report);
+    const applied = await applyPlanned(plan, where.found, scope);
+    if ("refusal" in applied) {
+      refused.push(applied.refusal);
+      continue;
+    }
+    plugins.push(applied.loaded);
+    reports.push(applied.report);
   }
   // Redacted once every plugin is applied: the redact taps may come from a plugin named later.
   plugins.forEach((plugin, index) => {

@@ -7,6 +7,7 @@ export { managedConfigDir, MANAGED_DIR_ENV, SYSTEM_MANAGED_DIR, userConfigDir } 
 export { readTrustedFolders, realFolder, TRUST_FILE, trustedFolderOf, trustFile, trustFolder, untrustFolder, type TrustedFolders } from "./trust.js";
 export { unsafeFileReason, userName } from "./safety.js";
 export type { Refusal } from "./refusal.js";
+export { TRUSTED_ONLY, trustedOnlyPaths } from "./trusted-options.js";
 export { findPlugin, installedSchemaPath, type FindPluginOptions, type FoundPlugin, type ResolvePlace } from "./find-plugin.js";
 export type { ConfigHints } from "./hints.js";
 export { closestName } from "../suggest.js";

@@ -52,6 +52,20 @@ export function untrustedPlugin(
   return { code: ConfigErrorCode.UNTRUSTED_CODE, owner: at.owner, kind: "plugin", configPath: at.configPath, plugin: at.plugin, file: at.file, folder, message };
 }
 
+/** Options of a config the user has not trusted that the plugin's schema says only a trusted config may set. */
+export function untrustedOption(
+  at: { owner: ConfigOwner; configPath: string; plugin: string; paths: readonly string[] },
+  trust: TrustedFolders,
+  hints: ConfigHints | undefined,
+): Refusal {
+  const folder = dirname(at.configPath);
+  const which = at.paths.length === 1 ? `its option ${at.paths[0]}` : `its options ${at.paths.join(", ")}`;
+  const message =
+    `Plugin "${at.plugin}" was not applied: ${which} (set in ${at.configPath}) can run code or send your environment where the config says, ` +
+    `and ${folder} is not a folder you trust.${trustProblem(trust)} If you trust this project, ${hintText(hints).trustFolder(folder, trust.file)}; or remove ${at.paths.length === 1 ? "it" : "them"} from the project's config.`;
+  return { code: ConfigErrorCode.UNTRUSTED_CODE, owner: at.owner, kind: "plugin", configPath: at.configPath, plugin: at.plugin, file: at.configPath, folder, message };
+}
+
 /** A config or plugin that another user can change or owns (`reason` says which and how). */
 export function unsafeFile(at: { owner: ConfigOwner; kind: "config" | "plugin"; configPath: string | undefined; plugin?: string; file: string }, reason: string): Refusal {
   const what = at.kind === "config" ? `The config ${at.file}` : `Plugin "${at.plugin}" (${at.file}${at.configPath ? `, named in ${at.configPath}` : ""})`;

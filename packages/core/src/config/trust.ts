@@ -43,9 +43,18 @@ export function readTrustedFolders(env: NodeJS.ProcessEnv = process.env): Truste
   try {
     const value = JSON.parse(text) as { folders?: unknown };
     const folders = Array.isArray(value.folders) ? value.folders.filter((item): item is string => typeof item === "string" && isAbsolute(item)) : [];
-    return { file, folders: folders.map((folder) => resolve(folder)) };
+    // Kept real by `trustFolder`; a folder written by hand through a link is made real here.
+    return { file, folders: folders.map(realOrResolved) };
   } catch (error) {
     return { file, folders: [], problem: `${file} is not valid JSON (${(error as Error).message})` };
+  }
+}
+
+function realOrResolved(folder: string): string {
+  try {
+    return realpathSync.native(folder);
+  } catch {
+    return resolve(folder);
   }
 }
 
