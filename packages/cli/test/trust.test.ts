@@ -89,6 +89,25 @@ describe("an untrusted project's code", () => {
     });
   }
 
+  it("toolhost schema imports no plugin of an untrusted project to show its options", async () => {
+    const marker = join(marks, "ran");
+    writeFile(join(dir, "plugins", "hello.mjs"), markingPlugin("hello", "hello", marker));
+    writeFile(join(dir, "node_modules", "hello-plugin", "package.json"), JSON.stringify({ name: "hello-plugin", version: "1.0.0", type: "module", main: "index.js" }));
+    writeFile(join(dir, "node_modules", "hello-plugin", "index.js"), markingPlugin("hello-plugin", "hello", marker));
+    writeConfig(dir, { plugins: [] });
+    const byPath = await toolhost(["schema", "./plugins/hello.mjs"], { cwd: dir });
+    expect(byPath.code).toBe(2);
+    expect(byPath.stderr).toContain(`run "toolhost trust ${dir}"`);
+    const byName = await toolhost(["schema", "hello-plugin"], { cwd: dir });
+    expect(byName.code).toBe(2);
+    expect(byName.stderr).toContain(`it is installed only in ${dir}`);
+    expect(byName.stderr).toContain("TOOLHOST_UNTRUSTED_CODE");
+    expect(existsSync(marker)).toBe(false);
+    await toolhost(["trust", dir], { cwd: dir });
+    expect((await toolhost(["schema", "hello-plugin"], { cwd: dir })).code).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+  });
+
   it("reads an untrusted project's JSON config, and names only packages installed with toolhost itself", async () => {
     writeConfig(dir, { toolExecution: "sequential", plugins: ["@toolhost/tool-fs"] });
     const shown = await toolhost(["--json", "config"], { cwd: dir });
