@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { MANAGED_CONFIG_DIR, project, removeDir, tempDir, toolhost, USER_CONFIG_DIR, writeConfig, writeFile } from "./_helpers.js";
+import { jsonLines, MANAGED_CONFIG_DIR, project, removeDir, tempDir, toolhost, USER_CONFIG_DIR, writeConfig, writeFile } from "./_helpers.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -88,6 +88,29 @@ describe("an untrusted project's code", () => {
       expect(await toolsOf(dir)).toContain(tool);
     });
   }
+
+  it("every call of a host with a refusal is refused with it, a tool the left-out code would have given too, and its decision event says what was refused", async () => {
+    writeFile(join(dir, "plugins", "hello.mjs"), markingPlugin("hello", "hello", join(marks, "plugin")));
+    writeFile(join(dir, "toolhost.config.mjs"), 'export default { plugins: ["./plugins/hello.mjs"] };\n');
+    const run = await toolhost(["run", "--events", "-"], { cwd: dir, input: JSON.stringify([{ id: "c1", name: "hello", arguments: {} }]) });
+    // run exits 1 when a result is an error.
+    expect(run.code).toBe(1);
+    const events = jsonLines(run.stdout) as Array<Record<string, unknown>>;
+    expect(events.find((event) => event.type === "tool_execution_decision")).toEqual({
+      type: "tool_execution_decision",
+      toolCallId: "c1",
+      toolName: "hello",
+      decision: "deny",
+      by: "toolhost config",
+      reason: expect.stringContaining(`run "toolhost trust ${dir}"`),
+      details: {
+        refused: [{ code: "TOOLHOST_UNTRUSTED_CODE", owner: "project", kind: "config", file: join(dir, "toolhost.config.mjs"), configPath: join(dir, "toolhost.config.mjs"), folder: dir }],
+      },
+    });
+    const end = events.find((event) => event.type === "tool_execution_end") as { result: { content: Array<{ text: string }> } };
+    expect(end.result.content[0]?.text).toContain("the config in force is not whole, so every call is refused");
+    expect(existsSync(join(marks, "plugin"))).toBe(false);
+  });
 
   it("toolhost schema imports no plugin of an untrusted project to show its options", async () => {
     const marker = join(marks, "ran");

@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
-import { AgentHarness, type AgentHarnessOptions } from "../harness.js";
+import { Type } from "@sinclair/typebox";
+import { AgentHarness, type AgentHarnessOptions, HarnessStage } from "../harness.js";
 import type { ConfigOwner } from "../types/config.js";
 import { type ApplyScope, applyPlanned, locatePlanned, reportedSettings } from "./_apply.js";
 import { type ConfigHints, hintText } from "./hints.js";
@@ -74,7 +75,7 @@ export interface Host {
   /**
    * What the configs would have read or run that was left out (code from a folder the user has not
    * trusted, a file another user can change). When it is not empty, every call is refused with
-   * these messages (`details.code` `TOOLHOST_UNTRUSTED_CODE` or `TOOLHOST_UNSAFE_FILE`, `details.refused`),
+   * these messages (`details.refused`: each with its `code`, `TOOLHOST_UNTRUSTED_CODE` or `TOOLHOST_UNSAFE_FILE`),
    * by a `beforeToolCall` tap before any other, so the decision event records it.
    */
   refused: Refusal[];
@@ -180,15 +181,31 @@ async function applyAll(planned: readonly PlannedPlugin[], scope: ApplyScope, re
   return { plugins, missing };
 }
 
-/** A host with a refusal refuses every call, saying what was left out and how to fix it. */
+/**
+ * A host with a refusal refuses every call, saying what was left out and how to fix it; a call of a
+ * tool no plugin registered (the left-out code may have been its plugin) gets a stand-in, so that it
+ * too is refused with the reason, not "not found", and its decision is recorded.
+ */
 function refuseEveryCall(harness: AgentHarness, refused: readonly Refusal[]): void {
   const first = refused[0];
   if (!first) return;
   const more = refused.length > 1 ? `\n(and ${refused.length - 1} more: ${refused.slice(1).map((each) => each.file).join(", ")})` : "";
   const reason = `the config in force is not whole, so every call is refused. ${first.message} (${first.code})${more}`;
-  const details = { code: first.code, refused: refused.map(({ code, owner, kind, file, configPath, plugin, folder }) => ({ code, owner, kind, file, configPath, plugin, folder })) };
+  // Not `code`: the result's own code stays the kernel's (TOOLHOST_BLOCKED); each refusal has its code.
+  const details = { refused: refused.map(({ code, owner, kind, file, configPath, plugin, folder }) => ({ code, owner, kind, file, configPath, plugin, folder })) };
   harness.hooks.beforeToolCall.tap(REFUSED_TAP, () => ({ block: true, reason, details }));
+  harness.hooks.resolveTool.tap({ name: REFUSED_TAP.name, stage: HarnessStage.BUILT_IN_LAST + 1 }, (call) => ({
+    name: call.name,
+    label: call.name,
+    description: "a tool of a config that was not loaded whole",
+    parameters: ANY_ARGUMENTS,
+    execute: async () => {
+      throw new Error(reason);
+    },
+  }));
 }
+
+const ANY_ARGUMENTS = Type.Object({}, { additionalProperties: true });
 
 /** The managed and user config folders and the trusted-folders file: what a new config there, or new trust, changes. */
 function ownerPlaces(layers: readonly ConfigLayer[], trustFile: string): string[] {
