@@ -104,7 +104,7 @@ describe("an untrusted project's code", () => {
       by: "toolhost config",
       reason: expect.stringContaining(`run "toolhost trust ${dir}"`),
       details: {
-        refused: [{ code: "TOOLHOST_UNTRUSTED_CODE", owner: "project", kind: "config", file: join(dir, "toolhost.config.mjs"), configPath: join(dir, "toolhost.config.mjs"), folder: dir }],
+        notLoaded: [{ code: "TOOLHOST_UNTRUSTED_CODE", owner: "project", kind: "config", file: join(dir, "toolhost.config.mjs"), configPath: join(dir, "toolhost.config.mjs"), folder: dir }],
       },
     });
     const end = events.find((event) => event.type === "tool_execution_end") as { result: { content: Array<{ text: string }> } };

@@ -75,7 +75,7 @@ export interface Host {
   /**
    * What the configs would have read or run that was left out (code from a folder the user has not
    * trusted, a file another user can change). When it is not empty, every call is refused with
-   * these messages (`details.refused`: each with its `code`, `TOOLHOST_UNTRUSTED_CODE` or `TOOLHOST_UNSAFE_FILE`),
+   * these messages (`details.notLoaded`: each with its `code`, `TOOLHOST_UNTRUSTED_CODE` or `TOOLHOST_UNSAFE_FILE`),
    * by a `beforeToolCall` tap before any other, so the decision event records it.
    */
   refused: Refusal[];
@@ -191,8 +191,9 @@ function refuseEveryCall(harness: AgentHarness, refused: readonly Refusal[]): vo
   if (!first) return;
   const more = refused.length > 1 ? `\n(and ${refused.length - 1} more: ${refused.slice(1).map((each) => each.file).join(", ")})` : "";
   const reason = `the config in force is not whole, so every call is refused. ${first.message} (${first.code})${more}`;
-  // Not `code`: the result's own code stays the kernel's (TOOLHOST_BLOCKED); each refusal has its code.
-  const details = { refused: refused.map(({ code, owner, kind, file, configPath, plugin, folder }) => ({ code, owner, kind, file, configPath, plugin, folder })) };
+  // Not `code`: the result's own code stays the kernel's (TOOLHOST_BLOCKED); each refusal has its
+  // code. Not `refused` either: the kernel's `details.refused: true` marks a call its tool refused.
+  const details = { notLoaded: refused.map(({ code, owner, kind, file, configPath, plugin, folder }) => ({ code, owner, kind, file, configPath, plugin, folder })) };
   harness.hooks.beforeToolCall.tap(REFUSED_TAP, () => ({ block: true, reason, details }));
   harness.hooks.resolveTool.tap({ name: REFUSED_TAP.name, stage: HarnessStage.BUILT_IN_LAST + 1 }, (call) => ({
     name: call.name,
