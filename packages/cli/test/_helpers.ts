@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { trustFolder } from "@toolhost/core/config";
+import { afterAll } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The built CLI, as users run it. */
@@ -23,7 +24,8 @@ export const MANAGED_CONFIG_DIR = join(TEST_HOME, "managed");
 /** The variables that point there, for a child started with an environment of its own. */
 export const TEST_ENV = { XDG_CONFIG_HOME: join(TEST_HOME, "config"), TOOLHOST_MANAGED_CONFIG_DIR: MANAGED_CONFIG_DIR };
 Object.assign(process.env, TEST_ENV);
-process.on("exit", () => rmSync(TEST_HOME, { recursive: true, force: true }));
+// After the file's own afterAll hooks (vitest runs them last registered first): its servers are down.
+afterAll(() => rmSync(TEST_HOME, { recursive: true, force: true }));
 
 /**
  * Trusts `dir` as the user would (\`toolhost trust\`), for the tests whose project runs code of

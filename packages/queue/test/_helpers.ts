@@ -7,7 +7,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { AgentToolResult, ToolResultMessage } from "@toolhost/core";
 import { type Host, createHost, trustFolder } from "@toolhost/core/config";
-import { afterEach, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeEach } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
@@ -23,7 +23,7 @@ const CORE = realpathSync(join(here, "..", "node_modules", "@toolhost", "core"))
 // loads only from a folder the user trusts: each project is trusted there.
 const testHome = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-queue-home-")));
 Object.assign(process.env, { XDG_CONFIG_HOME: join(testHome, "config"), TOOLHOST_MANAGED_CONFIG_DIR: join(testHome, "managed") });
-process.on("exit", () => rmSync(testHome, { recursive: true, force: true }));
+afterAll(() => rmSync(testHome, { recursive: true, force: true }));
 
 /** A temporary folder (real path), trusted, whose node_modules has @toolhost/core, for the test's own plugin. */
 export function tempProject(): { dir: string; remove: () => void } {
