@@ -6,8 +6,8 @@ import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { AgentToolResult, ToolResultMessage } from "@toolhost/core";
-import { type Host, createHost } from "@toolhost/core/config";
-import { afterEach, beforeEach } from "vitest";
+import { type Host, createHost, trustFolder } from "@toolhost/core/config";
+import { afterAll, afterEach, beforeEach } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
@@ -18,9 +18,17 @@ export const BASH_PLUGIN = join(root, "tool-bash", "dist", "index.js");
 export const CLI_BIN = join(root, "cli", "dist", "bin.js");
 const CORE = realpathSync(join(here, "..", "node_modules", "@toolhost", "core"));
 
-/** A temporary folder (real path) whose node_modules has @toolhost/core, for the test's own plugin. */
+// The user's and the managed config folders of this test file and the CLIs it starts: fresh, so the
+// machine's configs and trusted folders never count. The configs name plugins by path (code), which
+// loads only from a folder the user trusts: each project is trusted there.
+const testHome = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-queue-home-")));
+Object.assign(process.env, { XDG_CONFIG_HOME: join(testHome, "config"), TOOLHOST_MANAGED_CONFIG_DIR: join(testHome, "managed") });
+afterAll(() => rmSync(testHome, { recursive: true, force: true }));
+
+/** A temporary folder (real path), trusted, whose node_modules has @toolhost/core, for the test's own plugin. */
 export function tempProject(): { dir: string; remove: () => void } {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-queue-")));
+  trustFolder(dir);
   mkdirSync(join(dir, "node_modules", "@toolhost"), { recursive: true });
   symlinkSync(CORE, join(dir, "node_modules", "@toolhost", "core"), "dir");
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
