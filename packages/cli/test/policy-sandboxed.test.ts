@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HIDEABLE } from "../../hooks-policy/test/fixtures/hideable.js";
 import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
 
 const KEY = "PRIVATE_KEY_MATERIAL_5150";
@@ -23,20 +24,6 @@ afterEach(() => {
 });
 
 const run = (args: string[]) => toolhost(args, { cwd: dir, env: { HOME: home } });
-
-/** recommended's secrets, anchored (no names at any depth), with its sandboxed rule: a sandbox can hide all of them. */
-const HIDEABLE = {
-  default: "ask",
-  rules: [
-    { tool: "*", path: "${workspace}/**", decision: "allow" },
-    { tool: "*", path: "${workspace}/.env", decision: "deny", reason: "it holds secrets" },
-    { tool: "*", path: "~/.ssh/**", decision: "deny", reason: "it holds secrets" },
-    { tool: "*", command: "*", decision: "allow" },
-    { tool: "*", command: "rm", decision: "ask" },
-    { tool: "*", inline: true, sandboxed: false, decision: "ask" },
-    { id: "boxed", tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox" },
-  ],
-};
 
 const configWith = (sandbox: "auto" | "off", policy: Record<string, unknown> = { extends: ["recommended"] }) =>
   writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox }], ["@toolhost/hooks-policy", policy]] });
@@ -112,7 +99,8 @@ describe("recommended with tool-bash's sandbox", () => {
     const explanation = await explain("sh build.sh");
     expect(explanation.decision).toBe("ask");
     expect(explanation.rules).not.toContain("recommended:rules[99]");
-    expect(explanation.reason).toContain("no sandbox can hide what .env, .env.local, .env.production, *.pem, and 6 more name outside the workspace");
+    // 20 more since issue 33 added secret stores at any depth (.env.*, *.env, .envrc, *.p12, …).
+    expect(explanation.reason).toContain("no sandbox can hide what .env, .env.local, .env.production, *.pem, and 20 more name outside the workspace");
     // What it can hide, it hides, for a call the user lets run.
     const result = await run(["call", "bash", JSON.stringify({ command: "cat ~/.ssh/id_rsa | wc -c" }), "--approve", "bash:cat ~/.ssh/id_rsa"]);
     expect(result.stdout).not.toContain(KEY);

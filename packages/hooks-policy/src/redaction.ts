@@ -1,5 +1,5 @@
 import { type AgentToolResult, ToolhostError } from "@toolhost/core";
-import type { RedactRule } from "./_schema.js";
+import type { RedactRule } from "./options.js";
 import { applyEdits, type Edit, eachMatch, expand, type Redaction } from "./_edits.js";
 import { builtinRedactions } from "./_secrets.js";
 import { lazyGlob } from "./_lazy-glob.js";

@@ -1,29 +1,11 @@
+import type { ProgramRow } from "../inventory/_row.js";
 import { hasOption, optionValue, type ParsedArguments } from "./_options.js";
 import type { ShellWord } from "./_words.js";
+import type { Effects } from "./_effect-types.js";
+import { PROGRAM_VARIABLES } from "../inventory/_variables.js";
+import { buildSettings, commandOptions, databaseEffects, embeddedCommands, fdExec, pagerCommands, sedEffects, sshOptions } from "./_scripts.js";
 
-/** A file a program touches through its arguments, and what makes it so (`sed -i`, `curl -o`). */
-export interface Touch {
-  path: ShellWord;
-  via: string;
-}
-
-/** What a simple command does beyond running: the files it writes, reads and walks, code it runs. */
-export interface Effects {
-  /** Files it creates, changes or deletes: judged by the write rules. */
-  writes: Touch[];
-  /** Files it reads through options (`dd if=`, `curl -d @F`): denied when a read rule denies them. */
-  reads: Touch[];
-  /** Trees it reads recursively (`grep -r`, `tar c`, `find`): at least ask when they hold a denied path. */
-  trees: Touch[];
-  /** Code it runs from an argument or standard input (`python -c`, `node -e`, `awk '{system(…)}'`). */
-  inline?: string;
-  /** A script file a shell reads (`bash x.sh`, `. x`): the policy cannot see it. */
-  script?: ShellWord;
-  /** Why the command is at least `ask` whatever the rules say. */
-  uncertain?: string;
-  /** Commands it runs itself (`git rebase -x`, `npx`): words run as a program, or text run by a shell. */
-  runs?: Array<{ words: ShellWord[]; shell: boolean; via: string }>;
-}
+export type { Effects, Touch } from "./_effect-types.js";
 
 type Reader = (program: string, args: ParsedArguments, words: ShellWord[], out: Effects) => void;
 
@@ -92,6 +74,7 @@ const readers: Record<string, Reader> = {
     }
   },
   sed: (p, args, _w, out) => {
+    sedEffects(args, out);
     if (!hasOption(args, "--in-place")) return;
     const files = hasOption(args, "--expression", "--file") ? args.operands : args.operands.slice(1);
     write(out, `${p} -i`, ...files);
@@ -149,7 +132,8 @@ const readers: Record<string, Reader> = {
     if (hasOption(args, "--recursive", "--archive", "--mirror")) tree(out, "rsync -r", ...local);
     else read(out, "rsync", ...local);
   },
-  scp: (_p, args, _w, out) => {
+  scp: (p, args, _w, out) => {
+    sshOptions(p, args, out);
     const operands = [...args.operands];
     const destination = operands.length >= 2 ? operands.pop() : undefined;
     if (destination && !isRemote(destination)) write(out, "scp", destination);
@@ -201,22 +185,38 @@ const readers: Record<string, Reader> = {
       roots.push(each);
     }
     if (roots.length === 0) roots.push(DOT);
-    tree(out, "find", ...roots);
+    // A listing of names reads no file (what -exec runs is judged as a command).
     if (words.some((each) => each.value === "-delete")) write(out, "find -delete", ...roots);
   },
   grep: (p, args, _w, out) => {
-    const recursive = p === "rg" || p === "ag" || p === "ack" || hasOption(args, "--recursive", "--dereference-recursive") || optionValue(args, "--directories")?.value === "recurse";
+    // `rg --files` lists names: it reads no file.
+    const recursive = (p === "rg" && !hasOption(args, "--files")) || p === "ag" || p === "ack" || hasOption(args, "--recursive", "--dereference-recursive") || optionValue(args, "--directories")?.value === "recurse";
     read(out, `${p} -f`, optionValue(args, "--file"));
     const files = hasOption(args, "--regexp", "--file") ? args.operands : args.operands.slice(1);
-    if (recursive) tree(out, `${p} -r`, ...(files.length > 0 ? files : [DOT]));
+    if (!recursive) return;
+    // rg and ag leave out hidden files and folders (`.env`, `.ssh/`) unless told to search them.
+    const hidden = hasOption(args, "--hidden", "-.", "--unrestricted") || args.options.filter((option) => option.name === "-u").length >= (p === "ag" ? 1 : 2);
+    const skipsHidden = (p === "rg" || p === "ag") && !hidden;
+    // grep reads only the files --include names, and none --exclude / --exclude-dir name.
+    const only = (name: string): Array<string | undefined> => args.options.filter((option) => option.name === name).map((option) => option.value?.value ?? option.value?.pattern);
+    const filter: Record<string, Array<string | undefined>> = p === "rg" || p === "ag" || p === "ack" ? {} : { include: only("--include"), exclude: only("--exclude"), excludeDir: only("--exclude-dir") };
+    if (Object.values(filter).some((values) => values.includes(undefined))) out.uncertain = `${p}'s --include / --exclude is known only at run time`;
+    const known = Object.fromEntries(Object.entries(filter).map(([key, values]) => [key, values.filter((value): value is string => value !== undefined)]));
+    for (const path of files.length > 0 ? files : [DOT]) if (path.value !== "-") out.trees.push({ path, via: `${p} -r`, ...(skipsHidden && { skipsHidden }), ...known });
   },
-  ls: (_p, args, _w, out) => {
-    if (hasOption(args, "--recursive")) tree(out, "ls -R", ...(args.operands.length > 0 ? args.operands : [DOT]));
-  },
-  tree: (_p, args, _w, out) => tree(out, "tree", ...(args.operands.length > 0 ? args.operands.filter((each) => !/^\d+$/.test(each.value ?? "")) : [DOT])),
+  fd: (_p, _args, words, out) => fdExec(words, out),
   git: (_p, args, _w, out) => gitEffects(args, out),
+  psql: (p, _args, words, out) => databaseEffects(p, words, out),
+  gdb: (p, _args, words, out) => commandOptions(p, words, out),
+  vim: (p, _args, words, out) => commandOptions(p, words, out),
+  less: (p, _args, words, out) => pagerCommands(p, words, out),
+  make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => PROGRAM_VARIABLES.has(name) || name === "SHELL"),
   npx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
   bunx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  pnpx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  uvx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  ssh: (p, args, _w, out) => sshOptions(p, args, out),
+  sftp: (p, args, _w, out) => sshOptions(p, args, out),
   npm: (p, args, words, out) => {
     if (["exec", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} exec`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
   },
@@ -232,7 +232,8 @@ const readers: Record<string, Reader> = {
     const program = args.operands[0];
     if (!program) return;
     const text = program.value;
-    if (text === undefined || /\bsystem\s*\(|>|\||\bgetline\b/.test(text)) out.inline = text ?? program.text;
+    // It runs commands (`system`, `print | "cmd"`, `"cmd" | getline`) or writes files (`print > "f"`); a comparison (`NR>=5`, `$3 > 1`) does neither.
+    if (text === undefined || /\bsystem\s*\(|\b(print|printf)\b[^;}\n]*[>|]|\|\s*getline|\bgetline\b[^;}\n]*</.test(text)) out.inline = text ?? program.text;
   },
 };
 readers.chown = readers.chmod as Reader;
@@ -247,6 +248,32 @@ for (const name of ["rg", "ag", "ack", "egrep", "fgrep"]) readers[name] = reader
 for (const name of ["gawk", "mawk", "nawk"]) readers[name] = readers.awk as Reader;
 readers.gsed = readers.sed as Reader;
 readers["."] = readers.source as Reader;
+for (const name of ["mysql", "mariadb", "sqlite3", "duckdb"]) readers[name] = readers.psql as Reader;
+readers.lldb = readers.gdb as Reader;
+for (const name of ["vi", "nvim", "view", "ex", "vimdiff"]) readers[name] = readers.vim as Reader;
+readers.more = readers.less as Reader;
+for (const name of ["gmake", "cmake", "cargo"]) readers[name] = readers.make as Reader;
+
+/** git settings whose value is a command line git runs: judged as a command, at least ask unless harmless (`core.pager=cat`). */
+const COMMAND_GIT_KEYS =
+  /^(core\.(sshcommand|pager|editor|askpass|gitproxy)|sequence\.editor|diff\.external|diff\..*\.(textconv|command)|pager\..*|gpg\.(.*\.)?program|merge\..*\.driver|mergetool\..*\.cmd|difftool\..*\.cmd|filter\..*\.(clean|smudge|process)|remote\..*\.(uploadpack|receivepack)|man\..*\.cmd|browser\..*\.cmd|web\.browser)$/;
+
+/** A setting given to one git command (`-c`, `--config-env`, `clone --config`). */
+function gitSetting(option: string, given: ShellWord | undefined, out: Effects): void {
+  const value = given?.value;
+  const eq = value?.indexOf("=") ?? -1;
+  const key = value?.slice(0, eq === -1 ? undefined : eq).toLowerCase();
+  const setting = value === undefined || eq === -1 ? undefined : value.slice(eq + 1);
+  if (option !== "--config-env" && key !== undefined && setting !== undefined) {
+    const what = `git ${option} ${key}`;
+    if (COMMAND_GIT_KEYS.test(key)) return void (out.settings ??= []).push({ value: word(setting), what });
+    // An alias runs a shell command (`!…`) or git itself.
+    if (key.startsWith("alias.")) return void (out.settings ??= []).push({ value: word(setting.startsWith("!") ? setting.slice(1) : `git ${setting}`), what });
+  }
+  if (key === undefined || DANGEROUS_GIT_KEYS.test(key) || option === "--config-env") {
+    out.uncertain = `git ${option} ${given?.text ?? ""}: a setting that can make git run a program`;
+  }
+}
 
 /** git -c keys that make git run a program: at least ask. */
 const DANGEROUS_GIT_KEYS =
@@ -254,13 +281,7 @@ const DANGEROUS_GIT_KEYS =
 
 function gitEffects(args: ParsedArguments, out: Effects): void {
   for (const option of args.options) {
-    if (option.name === "-c" || option.name === "--config-env" || (option.name === "--config" && args.subcommand === "clone")) {
-      const value = option.value?.value;
-      const key = value?.slice(0, value.includes("=") ? value.indexOf("=") : undefined).toLowerCase();
-      if (key === undefined || DANGEROUS_GIT_KEYS.test(key) || option.name === "--config-env") {
-        out.uncertain = `git ${option.name} ${option.value?.text ?? ""}: a setting that can make git run a program`;
-      }
-    }
+    if (option.name === "-c" || option.name === "--config-env" || (option.name === "--config" && args.subcommand === "clone")) gitSetting(option.name, option.value, out);
     if (option.name === "--exec-path" || option.name === "--upload-pack" || option.name === "--receive-pack" || option.name === "--template") {
       out.uncertain = `git ${option.name}: makes git run programs from a path or name it gives`;
     }
@@ -283,6 +304,9 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
       const key = operands[0]?.value?.toLowerCase();
       if (operands.length >= 2 && (key === undefined || DANGEROUS_GIT_KEYS.test(key))) {
         out.uncertain = `git config ${operands[0]?.text}: a setting that can make git run a program`;
+        // The settings file it writes: such a setting runs later, each time git does.
+        const file = optionValue(args, "--file") ?? (hasOption(args, "--global") ? word("~/.gitconfig") : hasOption(args, "--system") ? word("/etc/gitconfig") : word(".git/config"));
+        write(out, `git config ${operands[0]?.text}`, file.value === "~/.gitconfig" ? { ...file, tilde: true } : file);
       }
       break;
     }
@@ -328,15 +352,50 @@ function urlName(url: string): string {
   return name === "" || name.includes(":") ? "index.html" : name;
 }
 
+/** What a program's inventory row says it touches: the operands it writes, the files its options read and write. */
+function rowEffects(program: string, row: ProgramRow, args: ParsedArguments, words: ShellWord[], out: Effects): void {
+  const operands = args.operands;
+  if (row.writesOperands === "all") write(out, program, ...operands);
+  else if (row.writesOperands === "first") write(out, program, operands[0]);
+  else if (row.writesOperands === "second") write(out, program, operands[1]);
+  else if (row.writesOperands === "last" && operands.length > 1) write(out, program, operands[operands.length - 1]);
+  for (const [option, value] of valuesOf(args, words, [...row.reads, ...row.writes])) {
+    if (row.reads.includes(option)) read(out, `${program} ${option}`, value);
+    else write(out, `${program} ${option}`, value);
+  }
+}
+
+/** The values of the given options: read by the option table, or from the words when it does not know them (`-f FILE`, `--file=FILE`). */
+function valuesOf(args: ParsedArguments, words: ShellWord[], options: readonly string[]): Array<[string, ShellWord]> {
+  const found: Array<[string, ShellWord]> = [];
+  for (const option of args.options) {
+    const named = options.includes(option.spelling) ? option.spelling : options.includes(option.name) ? option.name : undefined;
+    if (named && option.value) found.push([named, option.value]);
+  }
+  if (found.length > 0) return found;
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]?.value;
+    if (text === undefined) continue;
+    if (text === "--") break;
+    const option = options.find((each) => text === each || text.startsWith(`${each}=`));
+    if (option === undefined) continue;
+    const value = text === option ? words[i + 1] : word(text.slice(option.length + 1));
+    if (value) found.push([option, value]);
+  }
+  return found;
+}
+
 /**
  * The effects of a simple command (after wrappers), from its program and words. Interpreters
  * given a program in an argument or on standard input (`python -c`, `perl -e`, `node -e`,
  * `python3 -` with a heredoc), awk programs that run commands or write files, and shells reading
  * a script file are marked.
  */
-export function effectsOf(program: string, words: ShellWord[], args: ParsedArguments): Effects {
+export function effectsOf(program: string, words: ShellWord[], args: ParsedArguments, row?: ProgramRow): Effects {
   const out: Effects = { writes: [], reads: [], trees: [] };
-  readers[program]?.(program, args, words, out);
+  const reader = readers[program];
+  if (reader) reader(program, args, words, out);
+  else if (row) rowEffects(program, row, args, words, out);
   for (const [pattern, options] of INLINE_OPTIONS) {
     if (!pattern.test(program)) continue;
     const code = optionValue(args, ...options);
@@ -345,11 +404,13 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
     else if (/^perl/.test(program) && hasOption(args, "-i") && args.operands.length > 1) write(out, "perl -i", ...args.operands.slice(1));
     if (/^perl/.test(program) && code && hasOption(args, "-i")) write(out, "perl -i", ...args.operands);
   }
-  if (out.inline === undefined && STDIN_INTERPRETERS.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c")) {
+  if (out.inline === undefined && STDIN_INTERPRETERS.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c", "--test")) {
     const first = args.operands[0];
     if (!first || first.value === "-" || STDIN_FILES.has(first.value ?? "")) out.inline = "(standard input)";
     else if (first.value === undefined) out.inline = `(a script known only at run time: ${first.text})`;
   }
   if (program === "deno" && args.operands[0]?.value === "eval") out.inline = args.operands[1]?.value ?? "(an argument)";
+  // Shell commands written in the inline program are judged as commands too.
+  if (out.inline !== undefined) for (const command of embeddedCommands(program, out.inline)) run(out, `${program}'s inline program`, [word(command)], true);
   return out;
 }

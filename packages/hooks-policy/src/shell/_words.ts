@@ -13,11 +13,15 @@ export interface ShellWord {
   readonly splits: boolean;
   /** True when an unquoted `~` starts the word (tilde expansion applies). */
   readonly tilde: boolean;
+  /** When only globs make the value unknown: the word with quotes removed and its globs as written (`/*`, `"$HOME"/*` as `/home/u/*`). */
+  readonly pattern?: string;
 }
 
 export interface WordEnv {
   /** The home folder to put in for `$HOME` / `${HOME}`, or undefined when the script may change it. */
   home: string | undefined;
+  /** Variables the script sets once, to a literal, before the word: `X=/; rm -rf "$X"` is `rm -rf /`. */
+  vars?: Map<string, string>;
 }
 
 /** Evaluates a word without running anything. */
@@ -29,10 +33,13 @@ export function evalWord(word: Word, env: WordEnv): ShellWord {
   let value = "";
   let dynamic = false;
   let splits = false;
+  // Known but for its globs: the value with them as written.
+  let onlyGlobs = true;
   for (const part of parts) {
     const piece = partValue(part, env);
     if (piece === undefined) {
       dynamic = true;
+      onlyGlobs = false;
       if (part.type !== "DoubleQuoted" && part.type !== "LocaleString" && part.type !== "ProcessSubstitution") splits = true;
     } else {
       value += piece;
@@ -40,11 +47,13 @@ export function evalWord(word: Word, env: WordEnv): ShellWord {
     if (part.type === "Glob" || part.type === "ExtendedGlob" || part.type === "BraceExpansion") {
       dynamic = true;
       splits = true;
+      if (part.type === "BraceExpansion") onlyGlobs = false;
     }
   }
   const first = parts[0] as WordPart;
   const tilde = first.type === "Literal" && first.text.startsWith("~");
-  return { text: word.text, value: dynamic ? undefined : value, splits, tilde };
+  if (!dynamic) return { text: word.text, value, splits, tilde };
+  return { text: word.text, value: undefined, splits, tilde, ...(onlyGlobs && { pattern: value }) };
 }
 
 function partValue(part: WordPart, env: WordEnv): string | undefined {
@@ -68,11 +77,10 @@ function partValue(part: WordPart, env: WordEnv): string | undefined {
       return value;
     }
     case "SimpleExpansion":
-      return part.text === "$HOME" ? env.home : undefined;
+      return part.text === "$HOME" ? env.home : env.vars?.get(part.text.slice(1));
     case "ParameterExpansion":
-      return part.parameter === "HOME" && part.operation === undefined && part.prefix === undefined && part.index === undefined
-        ? env.home
-        : undefined;
+      if (part.operation !== undefined || part.prefix !== undefined || part.index !== undefined) return undefined;
+      return part.parameter === "HOME" ? env.home : env.vars?.get(part.parameter);
     default:
       return undefined;
   }

@@ -33,6 +33,12 @@ export const RuleSchema = Type.Object(
         description: "Matches every interpreter running a program given inline (`python -c`, `perl -e`, `node -e`, `python3 -` with a heredoc, awk that runs commands or writes files).",
       }),
     ),
+    kind: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+        description:
+          "Matches every command whose program the inventory calls one of these kinds or roles: read-only, writes, runner, runs-code, network, installs, system, destroys, unknown (not in the inventory), or a role (build, interpreter, uploader, …; see the README's inventory).",
+      }),
+    ),
     args: Type.Optional(
       Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
         description: "Named argument fields: a string is a glob on the field's text, a number or boolean must be equal.",
@@ -44,13 +50,19 @@ export const RuleSchema = Type.Object(
           "A condition, beside any matcher: true, the rule applies only to calls that run confined (a sandbox lets them write only inside the workspace, reach no network, and read nothing the policy denies to read); false, only to the others. In a confined call, a matching `sandboxed: true` rule also lifts the ask of a part the policy cannot read (a command or script it cannot see into, a write to a path known only at run time).",
       }),
     ),
+    trusted: Type.Optional(
+      Type.Boolean({
+        description:
+          "A condition, beside any matcher: true, the rule applies only when the workspace is trusted (the user trusts its folder to run its code); false, only when it is not.",
+      }),
+    ),
     decision: DecisionSchema,
     reason: Type.Optional(Type.String({ description: "Shown to the model and the approver when this rule decides." })),
   },
   { additionalProperties: false },
 );
 
-/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `inline`, `args`), whether only (un)sandboxed calls, and the decision. */
+/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `inline`, `kind`, `args`), whether only (un)sandboxed calls or (un)trusted workspaces, and the decision. */
 export type PolicyRule = Static<typeof RuleSchema>;
 
 export const RedactSchema = Type.Object(
@@ -70,10 +82,16 @@ export const PresetNameSchema = Type.Union([Type.Literal("readonly"), Type.Liter
 /** A preset shipped with the package; see README.md. */
 export type PresetName = Static<typeof PresetNameSchema>;
 
+/** Rows the inventory gains: a program's name, and its row (`read-only`, `runs-code:build | sub lint=read-only`; see the README's inventory). */
+export const ProgramsSchema = Type.Record(Type.String({ minLength: 1, pattern: "^[^\\s/]+$" }), Type.String({ minLength: 1 }), {
+  description: "Teaches the policy programs it does not know, or what a program is here: `{ mytool: read-only }`, `{ deploy: \"system:cloud | sub status=read-only\" }` (the grammar is the README's inventory table).",
+});
+
 export const LayerSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, description: "Names the layer in decisions and `toolhost policy rules`." }),
     rules: Type.Array(RuleSchema),
+    programs: Type.Optional(ProgramsSchema),
     default: Type.Optional(DecisionSchema),
     locked: Type.Optional(
       Type.Boolean({ description: "Later layers may make this layer's decisions stricter, never looser (an organisation's policy)." }),
@@ -110,6 +128,7 @@ export const PolicyOptionsSchema = Type.Object(
     ),
     default: Type.Optional(DecisionSchema),
     rules: Type.Optional(Type.Array(RuleSchema)),
+    programs: Type.Optional(ProgramsSchema),
     redact: Type.Optional(Type.Array(RedactSchema)),
     redactBuiltins: Type.Optional(
       Type.Boolean({ description: "Redact common secret formats (cloud keys, tokens, private keys). Default true." }),
