@@ -16,6 +16,8 @@ import type { AgentToolResult, ApprovalAnswer, ApprovalOutcome, PolicyDecision, 
 export interface Authorization {
   refusal?: AgentToolResult;
   approval?: ApprovalOutcome;
+  /** The answer that let the call through (an allow, or the ask someone approved); absent when no tap answered. */
+  decision?: ToolDecision;
 }
 
 /**
@@ -39,7 +41,7 @@ export async function authorize(scope: PipelineScope, ctx: ToolCallContext, sign
   if (decided === undefined) return {};
   if ("allow" in decided) {
     tell(scope, ctx, { decision: "allow", by: decided.allowedBy, reason: decided.reason, details: decided.details }, followUp);
-    return {};
+    return { decision: decided };
   }
   if ("block" in decided) {
     const { blockedBy, reason, details } = decided;
@@ -48,7 +50,7 @@ export async function authorize(scope: PipelineScope, ctx: ToolCallContext, sign
   }
   const approval = await ask(scope, ctx, decided, signal);
   tell(scope, ctx, { decision: approval.approved ? "allow" : "ask", by: decided.askedBy, reason: decided.reason, details: decided.details, approval }, followUp);
-  return approval.approved ? { approval } : { approval, refusal: notApproved(ctx, decided, approval) };
+  return approval.approved ? { approval, decision: decided } : { approval, refusal: notApproved(ctx, decided, approval) };
 }
 
 /** Asks the `approve` hook; what became of the ask. */

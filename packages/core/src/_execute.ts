@@ -1,5 +1,5 @@
 import { ErrorCode, describeError, messageOf } from "./errors.js";
-import { authorize } from "./_authorize.js";
+import { type Authorization, authorize } from "./_authorize.js";
 import { nameOf } from "./_prepare.js";
 import { preview } from "./preview.js";
 import { redactArgs, redactUpdate } from "./_redact.js";
@@ -15,14 +15,15 @@ import type {
   ExecuteToolCallContext,
   ToolAccess,
   ToolCallContext,
+  ToolDecision,
   ToolExecution,
 } from "./types/index.js";
 
 /** Stage execute: an `executeToolCall` tap stands in for the tool, or the tool runs. */
-export async function execute(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, approval: ApprovalOutcome | undefined): Promise<AgentToolResult> {
+export async function execute(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, authorization: Authorization): Promise<AgentToolResult> {
   const { toolCall: call, tool } = ctx;
   const hook = scope.hooks.executeToolCall;
-  const execution = new CallExecution(scope, ctx, signal, approval);
+  const execution = new CallExecution(scope, ctx, signal, authorization);
   let result: unknown;
   try {
     if (hook.taps.length > 0) {
@@ -42,14 +43,16 @@ class CallExecution implements ToolExecution {
   readonly toolCallId: string;
   readonly onUpdate: AgentToolUpdateCallback;
   readonly approval?: ApprovalOutcome;
+  readonly decision?: ToolDecision;
   readonly #scope: PipelineScope;
   readonly #ctx: ToolCallContext;
   readonly #signal: AbortSignal;
 
-  constructor(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, approval: ApprovalOutcome | undefined) {
+  constructor(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, { approval, decision }: Authorization) {
     this.toolCallId = ctx.toolCall.id;
     this.onUpdate = updates(scope, ctx, signal);
     if (approval) this.approval = approval;
+    if (decision) this.decision = decision;
     this.#scope = scope;
     this.#ctx = ctx;
     this.#signal = signal;

@@ -29,9 +29,9 @@ export async function runCall(scope: PipelineScope, call: ToolCall, tool: AnyAge
     const prepared = prepare(scope, ctx);
     const ended = isThenable(prepared) ? await prepared : prepared;
     if (ended) return ended;
-    const { refusal, approval } = await authorize(scope, ctx, signal);
-    if (refusal) return refusal;
-    return await finalize(scope, ctx, await execute(scope, ctx, signal, approval), signal);
+    const authorization = await authorize(scope, ctx, signal);
+    if (authorization.refusal) return authorization.refusal;
+    return await finalize(scope, ctx, await execute(scope, ctx, signal, authorization), signal);
   } catch (error) {
     return toolError(ErrorCode.INTERNAL, `toolhost failed on the call of "${nameOf(call)}" (a bug of toolhost): ${messageOf(error)}`);
   }
