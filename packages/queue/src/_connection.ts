@@ -4,7 +4,7 @@ import { ToolhostError, messageOf } from "@toolhost/core";
 import type { ConnectionOptions } from "bullmq";
 import { Redis, type RedisOptions as IORedisOptions } from "ioredis";
 import { QueueErrorCode } from "./errors.js";
-import type { QueueOptions } from "./_options.js";
+import type { QueueOptions } from "./options.js";
 
 /** How to reach Redis, resolved from the options: ioredis options and a safe name for messages. */
 export interface RedisTarget {

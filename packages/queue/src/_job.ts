@@ -1,4 +1,5 @@
 import type { AgentToolResult, AnyAgentTool, ToolAccess } from "@toolhost/core";
+import { QueueErrorCode } from "./errors.js";
 
 /** How a call is delivered: run again after a worker crash, or at most once. */
 export type Delivery = "retry" | "at-most-once";
@@ -76,4 +77,12 @@ export function errorResult(code: string, text: string, details: Record<string, 
 /** Whether a value read from an event is a result. */
 export function isResult(value: unknown): value is AgentToolResult {
   return typeof value === "object" && value !== null && Array.isArray((value as AgentToolResult).content);
+}
+
+/** The result of a call whose worker stopped while running it. */
+export function workerLostResult(): AgentToolResult {
+  return errorResult(
+    QueueErrorCode.WORKER_LOST,
+    "Not known whether it ran: the worker running this call stopped; the command may or may not have run. Check its effects before running it again.",
+  );
 }

@@ -1,10 +1,10 @@
 import { hostname } from "node:os";
-import { type AgentToolResult, type AgentToolUpdate, type ToolCallContext, messageOf } from "@toolhost/core";
+import { type AgentToolResult, type AgentToolUpdate, type ExecuteToolCallContext, messageOf } from "@toolhost/core";
 import { Job, Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { blockingOptions, type RedisTarget, settleWithin } from "./_connection.js";
-import { type CallJob, deliveryOf, errorResult, isResult, jobIdOf, keysOf } from "./_job.js";
-import type { QueueOptions } from "./_options.js";
+import { type CallJob, deliveryOf, errorResult, isResult, jobIdOf, keysOf, workerLostResult } from "./_job.js";
+import type { QueueOptions } from "./options.js";
 import { QueueErrorCode } from "./errors.js";
 
 interface Pending {
@@ -62,13 +62,8 @@ export class Producer {
   }
 
   /** Sends one call and resolves to the worker's result; never rejects. */
-  async run(
-    ctx: ToolCallContext,
-    approved: boolean,
-    signal: AbortSignal,
-    onUpdate: (update: AgentToolUpdate) => void,
-  ): Promise<AgentToolResult> {
-    const { toolCall, tool } = ctx;
+  async run(ctx: ExecuteToolCallContext, signal: AbortSignal): Promise<AgentToolResult> {
+    const { toolCall, tool, execution } = ctx;
     if (this.#client.status !== "ready") return this.#unavailable(toolCall.name, `the connection is ${this.#client.status}`);
     if (signal.aborted) return aborted(toolCall.name);
     const jobId = jobIdOf(toolCall.id);
@@ -77,7 +72,7 @@ export class Producer {
       call: { id: toolCall.id, name: toolCall.name },
       args: ctx.args,
       delivery: deliveryOf(tool),
-      decision: { decidedBy: this.#id, approved, ...(ctx.access ? { access: ctx.access } : {}), at: Date.now() },
+      decision: { decidedBy: this.#id, approved: execution.approval?.approved === true, ...(ctx.access ? { access: ctx.access } : {}), at: Date.now() },
       limits: {
         maxResultBytes: this.#options.maxResultBytes,
         maxUpdateBytes: this.#options.maxUpdateBytes,
@@ -98,7 +93,7 @@ export class Producer {
         signal.removeEventListener("abort", onAbort);
         resolve(result);
       };
-      this.#pending.set(jobId, { data, settle, onUpdate });
+      this.#pending.set(jobId, { data, settle, onUpdate: execution.onUpdate });
       signal.addEventListener("abort", onAbort, { once: true });
       const retention = this.#options.retention;
       this.#queue
@@ -208,12 +203,4 @@ function badResult(): AgentToolResult {
 function failureResult(reason: string | undefined): AgentToolResult {
   if (reason !== undefined && /stalled/i.test(reason)) return workerLostResult();
   return errorResult(QueueErrorCode.WORKER_FAILED, `The worker failed the call outside the tool: ${reason ?? "no reason given"}.`);
-}
-
-/** The result of a call whose worker stopped while running it. */
-export function workerLostResult(): AgentToolResult {
-  return errorResult(
-    QueueErrorCode.WORKER_LOST,
-    "Not known whether it ran: the worker running this call stopped; the command may or may not have run. Check its effects before running it again.",
-  );
 }

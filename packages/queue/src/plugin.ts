@@ -1,17 +1,15 @@
 import { createRequire } from "node:module";
-import { type AgentHarness, type AgentToolUpdate, type AnyAgentTool, type QueueWorkOptions, type ToolCallContext, definePlugin } from "@toolhost/core";
+import { type AnyAgentTool, type QueueWorkOptions, definePlugin } from "@toolhost/core";
 import picomatch from "picomatch";
 import { connectClient, redisTarget, settleWithin } from "./_connection.js";
 import { keysOf } from "./_job.js";
-import { QueueOptionsSchema } from "./_options.js";
+import { QueueOptionsSchema } from "./options.js";
 import { Producer } from "./_producer.js";
 import { readRemoteTool, readRemoteTools } from "./_remote.js";
 import { work } from "./_worker.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 const NAME = "@toolhost/queue";
-/** Call ids seen by `approve`, so a job can say it was approved; bounded for calls that never ran. */
-const MAX_ASKED = 10_000;
 
 /**
  * The `@toolhost/queue` plugin. On a host, the calls its `tools` select (and the calls of tools
@@ -56,18 +54,11 @@ const queuePlugin = definePlugin({
       });
     }
 
-    const asked = new Set<string>();
-    harness.hooks.approve.intercept({
-      call: (request: ToolCallContext) => {
-        if (asked.size >= MAX_ASKED) asked.clear();
-        asked.add(request.toolCall.id);
-      },
-    });
-
+    // A stand-in at the execute stage and nothing more: the kernel's update path and the approval
+    // come with the call (`ctx.execution`).
     harness.hooks.executeToolCall.tapPromise(NAME, async (ctx, signal) => {
       if (working || !(remote.has(ctx.tool.name) || selected(ctx.tool.name))) return undefined;
-      const approved = asked.delete(ctx.toolCall.id);
-      return (producer as Producer).run(ctx, approved, signal, (update) => emitUpdate(harness, ctx, update));
+      return (producer as Producer).run(ctx, signal);
     });
 
     harness.provideService("queue", {
@@ -83,24 +74,5 @@ const queuePlugin = definePlugin({
     });
   },
 });
-
-/**
- * A worker's update, told as the kernel tells a local tool's: the `toolUpdate` hook and an event.
- * Its text passes the `redact` hook first (a throwing tap withholds the update), as every text
- * that leaves the kernel does.
- */
-function emitUpdate(harness: AgentHarness, ctx: ToolCallContext, update: AgentToolUpdate): void {
-  let partialResult: AgentToolUpdate;
-  try {
-    partialResult = {
-      ...update,
-      content: update.content.map((block) => (block.type === "text" ? { ...block, text: harness.hooks.redact.call(block.text) } : block)),
-    };
-  } catch {
-    return;
-  }
-  harness.hooks.toolUpdate.call(partialResult, ctx);
-  harness.emit({ type: "tool_execution_update", toolCallId: ctx.toolCall.id, toolName: ctx.toolCall.name, args: ctx.args, partialResult });
-}
 
 export default queuePlugin;
