@@ -1,7 +1,10 @@
 import type { AgentHarness, AgentToolResult, ToolResultMessage } from "@toolhost/core";
 import { type Job, WaitingError } from "bullmq";
 import { bound } from "./_bound.js";
-import { type CallJob, type Delivery, deliveryOf, errorResult, parseCallJob, workerLostResult } from "./_job.js";
+import { type Admission, admit } from "./_admit.js";
+import { type CallJob, type Delivery, type ReplyEnvelope, deliveryOf, errorResult, workerLostResult } from "./_job.js";
+import { sealReply } from "./_replies.js";
+import { signatureKeyId } from "./_signing.js";
 import { forwardUpdates } from "./_updates.js";
 import { QueueErrorCode } from "./errors.js";
 
@@ -18,22 +21,27 @@ export interface WorkerState {
   queue: string;
   running: Map<string, Running>;
   counts: { completed: number; failed: number };
+  admission: Admission;
 }
 
 /** BullMQ's processor: one job, one call through the worker's own harness. Never rejects but to hand a job back. */
 export function jobProcessor(state: WorkerState) {
-  return async (job: Job, token?: string, bullSignal?: AbortSignal): Promise<AgentToolResult> => {
-    const data = parseCallJob(job.data);
-    if (!data) return failed(state, errorResult(QueueErrorCode.BAD_JOB, `Job ${job.id} on queue "${state.queue}" is not a toolhost call; it was not run.`));
+  return async (job: Job, token?: string, bullSignal?: AbortSignal): Promise<ReplyEnvelope> => {
+    const callId = callIdOf(job);
+    const sig = (job.data as { sig?: unknown } | null | undefined)?.sig;
+    const keyId = signatureKeyId(typeof sig === "string" ? sig : undefined);
+    const seal = (result: AgentToolResult): ReplyEnvelope => sealReply(state.admission.keyring, callId, { result }, keyId);
+    const data = admit(state.admission, job.id as string, job.data, job.attemptsStarted > 1);
+    if (!("call" in data)) return seal(failed(state, data));
     // The stricter of the producer's and this worker's view of the tool decides.
     const delivery: Delivery = data.delivery === "retry" && deliveryOf(state.harness.getTool(data.call.name)) === "retry" ? "retry" : "at-most-once";
     if (delivery === "at-most-once" && job.attemptsStarted > 1) {
-      return failed(state, { ...workerLostResult(), details: { code: QueueErrorCode.WORKER_LOST, delivery, attempts: job.attemptsStarted } });
+      return seal(failed(state, { ...workerLostResult(), details: { code: QueueErrorCode.WORKER_LOST, delivery, attempts: job.attemptsStarted } }));
     }
     const entry: Running = { controller: new AbortController(), shuttingDown: false };
     state.running.set(job.id as string, entry);
     bullSignal?.addEventListener("abort", () => entry.controller.abort(bullSignal.reason), { once: true });
-    const stopUpdates = forwardUpdates(state.harness, data, job);
+    const stopUpdates = forwardUpdates(state.harness, data, (update) => job.updateProgress(sealReply(state.admission.keyring, data.call.id, { update }, keyId) as never));
     try {
       const [message] = await state.harness.executeToolCalls([{ id: data.call.id, name: data.call.name, arguments: data.args }], {
         signal: entry.controller.signal,
@@ -44,12 +52,22 @@ export function jobProcessor(state: WorkerState) {
       }
       const result = outcome(data, entry, message);
       state.counts[result.isError ? "failed" : "completed"] += 1;
-      return bound(result, data.limits.maxResultBytes);
+      return seal(bound(result, data.limits.maxResultBytes));
     } finally {
       stopUpdates();
       state.running.delete(job.id as string);
     }
   };
+}
+
+/** The call id a job is about, for its answer: the signed one once admitted; before, the job's own id. */
+function callIdOf(job: Job): string {
+  const id = String(job.id);
+  try {
+    return id.startsWith("call-") ? decodeURIComponent(id.slice("call-".length)) : id;
+  } catch {
+    return id;
+  }
 }
 
 function failed(state: WorkerState, result: AgentToolResult): AgentToolResult {

@@ -1,10 +1,9 @@
 import type { AgentHarness, AgentToolUpdate } from "@toolhost/core";
-import type { Job } from "bullmq";
 import { bound } from "./_bound.js";
 import type { CallJob } from "./_job.js";
 
-/** Sends the tool's updates as job progress, at most one per `updateIntervalMs` (the latest wins). */
-export function forwardUpdates(harness: AgentHarness, data: CallJob, job: Job): () => void {
+/** Sends the tool's updates on (bounded), at most one per `updateIntervalMs` (the latest wins). */
+export function forwardUpdates(harness: AgentHarness, data: CallJob, send: (update: AgentToolUpdate) => Promise<unknown>): () => void {
   let latest: AgentToolUpdate | undefined;
   let timer: NodeJS.Timeout | undefined;
   let last = 0;
@@ -14,7 +13,7 @@ export function forwardUpdates(harness: AgentHarness, data: CallJob, job: Job): 
     const update = bound({ content: latest.content, details: latest.details }, data.limits.maxUpdateBytes);
     latest = undefined;
     last = Date.now();
-    job.updateProgress(update as never).catch(() => undefined);
+    send(update).catch(() => undefined);
   };
   const stop = harness.subscribe((event) => {
     if (event.type !== "tool_execution_update" || event.toolCallId !== data.call.id) return;

@@ -1,11 +1,13 @@
 import { hostname } from "node:os";
-import { type AgentHarness, type QueueWorkOptions, messageOf } from "@toolhost/core";
+import { type AgentHarness, type QueueWorkOptions, ToolhostError, messageOf } from "@toolhost/core";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { blockingOptions, type RedisTarget, settleWithin } from "./_connection.js";
 import { keysOf } from "./_job.js";
 import { publishTools } from "./_publish.js";
 import { type Running, type WorkerState, jobProcessor } from "./_run-job.js";
+import { type Keyring, keyIds, readKeyring } from "./_signing.js";
+import { QueueErrorCode } from "./errors.js";
 import type { QueueOptions } from "./options.js";
 
 const CLOSE_MS = 2000;
@@ -27,7 +29,9 @@ export async function work(
   const keys = keysOf(queueOptions.prefix, options.queue);
   const lockDuration = options.lockDurationMs ?? 30_000;
   const healthEveryMs = options.healthIntervalMs ?? 30_000;
-  const state: WorkerState = { harness, queue: options.queue, running: new Map(), counts: { completed: 0, failed: 0 } };
+  const keyring = workerKeyring(harness, queueOptions, options);
+  const admission = { keyring, queue: options.queue, maxAgeMs: queueOptions.signing.maxAgeSeconds * 1000, seen: new Map<string, number>() };
+  const state: WorkerState = { harness, queue: options.queue, running: new Map(), counts: { completed: 0, failed: 0 }, admission };
   const tools = harness.tools.filter((tool) => !isRemoteOnly(tool.name));
   const { control, subscriber } = await controlLinks(target, id, keys.cancel, state.running);
   const worker = new Worker(options.queue, jobProcessor(state), {
@@ -53,6 +57,7 @@ export async function work(
       running: state.running.size,
       ...state.counts,
       redis: control.status,
+      ...authOf(keyring),
       ...(event === "ready" ? { tools: tools.map((tool) => tool.name) } : {}),
     });
   const timer = setInterval(() => {
@@ -70,6 +75,27 @@ export async function work(
   health("stopped");
   control.disconnect();
   subscriber.disconnect();
+}
+
+/**
+ * The keys this worker checks jobs with (`--key-file`, else the plugin's signing options). Without
+ * one it refuses to start, unless told to run every job unchecked.
+ */
+function workerKeyring(harness: AgentHarness, queueOptions: QueueOptions, options: QueueWorkOptions): Keyring | undefined {
+  const signing = options.keyFile !== undefined ? { ...queueOptions.signing, keyFile: options.keyFile } : queueOptions.signing;
+  const keyring = readKeyring(signing, options.keyFile !== undefined ? process.cwd() : harness.workspace);
+  if (keyring || options.noAuthorityCheck) return keyring;
+  const where = signing.keyFile !== undefined ? `the file ${signing.keyFile}` : `the variable ${signing.keyEnv}`;
+  throw new ToolhostError(
+    QueueErrorCode.NO_KEY,
+    `No key to check jobs with: ${where} holds none, so this worker cannot tell a job a host signed from one anyone with access to Redis wrote. Give it the hosts' key (export ${signing.keyEnv}=…, or --key-file FILE, or signing.keyFile in the queue plugin's options; make one with openssl rand -hex 32), or start it with --no-auth to run every job unchecked.`,
+  );
+}
+
+/** What a health report says about the authority check. */
+function authOf(keyring: Keyring | undefined): Record<string, unknown> {
+  if (keyring) return { auth: "hmac-sha256", keys: keyIds(keyring) };
+  return { auth: "none", warning: "no authority check (--no-auth): this worker runs any job anyone with access to its Redis writes" };
 }
 
 /** The worker's own connections: one for its keys, one subscribed to the queue's cancel channel. */

@@ -26,6 +26,25 @@ export const RedisOptionsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Where the queue's key comes from, and how long a signed job is good for. */
+export const SigningOptionsSchema = Type.Object(
+  {
+    keyEnv: Type.String({
+      default: "TOOLHOST_QUEUE_KEY",
+      description: "The environment variable that holds the key (several, separated by commas or spaces, while rotating: the first signs).",
+    }),
+    keyFile: Type.Optional(
+      Type.String({ description: "A file that holds the key instead (one a line; relative to the config file; readable by its owner only)." }),
+    ),
+    maxAgeSeconds: Type.Integer({
+      minimum: 10,
+      default: 600,
+      description: "A worker refuses a job signed longer ago than this (a call that waited longer in the queue is refused, not run).",
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 /** The options of `@toolhost/queue`. */
 export const QueueOptionsSchema = Type.Object(
   {
@@ -55,6 +74,7 @@ export const QueueOptionsSchema = Type.Object(
     }),
     maxUpdateBytes: Type.Integer({ minimum: 1024, default: 16384, description: "The most bytes of one streamed update." }),
     updateIntervalMs: Type.Integer({ minimum: 0, default: 100, description: "The least time between two updates of a call." }),
+    signing: SigningOptionsSchema,
     retention: Type.Object(
       {
         completedSeconds: Type.Integer({ minimum: 0, default: 600 }),
@@ -72,3 +92,4 @@ export const QueueOptionsSchema = Type.Object(
 
 export type QueueOptions = Static<typeof QueueOptionsSchema>;
 export type RedisOptions = Static<typeof RedisOptionsSchema>;
+export type SigningOptions = Static<typeof SigningOptionsSchema>;

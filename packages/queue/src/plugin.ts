@@ -6,6 +6,7 @@ import { keysOf } from "./_job.js";
 import { QueueOptionsSchema } from "./options.js";
 import { Producer } from "./_producer.js";
 import { readRemoteTool, readRemoteTools } from "./_remote.js";
+import { readKeyring } from "./_signing.js";
 import { work } from "./_worker.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -27,7 +28,12 @@ const queuePlugin = definePlugin({
     client.on("error", () => undefined);
     let producer: Producer | undefined;
     try {
-      producer = await Producer.open(client, options, target);
+      const keyring = readKeyring(options.signing, harness.workspace);
+      producer = await Producer.open(client, options, target, {
+        keyring,
+        policy: () => harness.getService("policy"),
+        judges: () => harness.hooks.beforeToolCall.taps.map((tap) => tap.name),
+      });
     } catch (error) {
       client.disconnect();
       throw error;

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -90,12 +91,20 @@ export interface TestWorker {
   exited: Promise<number | null>;
 }
 
-/** Starts the built CLI's `toolhost worker` in `dir` (its config) and waits for its "ready" line. */
-export async function startWorker(dir: string, args: string[] = []): Promise<TestWorker> {
+/** A key for the queue's signed jobs: 64 hex characters, as `openssl rand -hex 32` makes. */
+export function newKey(): string {
+  return randomBytes(32).toString("hex");
+}
+
+/**
+ * Starts the built CLI's `toolhost worker` in `dir` (its config) and waits for its "ready" line.
+ * It inherits this process's environment (the testbed's `TOOLHOST_QUEUE_KEY`), changed by `env`.
+ */
+export async function startWorker(dir: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<TestWorker> {
   const child = spawn(process.execPath, [CLI_BIN, "worker", "--queue", "calls", "--health-interval", "1", ...args], {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: "1" },
+    env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: "1", ...env },
   });
   const lines: Array<Record<string, unknown>> = [];
   let stdout = "";
@@ -241,8 +250,8 @@ export function useTestbed(workerPlugins: (bed: Testbed) => unknown[]): Testbed 
   const hosts: Host[] = [];
   const bed = {
     groups: [] as number[],
-    async worker(args: string[] = []): Promise<TestWorker> {
-      const started = await startWorker(bed.workerDir, args);
+    async worker(args: string[] = [], env: Record<string, string | undefined> = {}): Promise<TestWorker> {
+      const started = await startWorker(bed.workerDir, args, env);
       workers.push(started);
       return started;
     },
@@ -255,6 +264,10 @@ export function useTestbed(workerPlugins: (bed: Testbed) => unknown[]): Testbed 
   } as Testbed;
   let remove = () => {};
   beforeEach(async () => {
+    // The hosts (in this process) and the workers (its children) share the key, as a deployment's
+    // environment gives it to both.
+    bed.key = newKey();
+    process.env.TOOLHOST_QUEUE_KEY = bed.key;
     bed.redis = await startRedis();
     ({ dir: bed.dir, remove } = tempProject());
     bed.workerDir = join(bed.dir, "worker");
@@ -268,6 +281,7 @@ export function useTestbed(workerPlugins: (bed: Testbed) => unknown[]): Testbed 
     for (const worker of workers.splice(0)) await stopProcess(worker.process, "SIGKILL");
     for (const pid of bed.groups.splice(0)) killGroup(pid);
     await bed.redis.stop();
+    delete process.env.TOOLHOST_QUEUE_KEY;
     remove();
   });
   return bed;
@@ -280,8 +294,10 @@ export interface Testbed {
   producerDir: string;
   /** Process groups a test started itself: killed after it. */
   groups: number[];
-  /** Starts `toolhost worker` in the worker folder. */
-  worker(args?: string[]): Promise<TestWorker>;
+  /** The key hosts and workers share (`TOOLHOST_QUEUE_KEY` while the test runs). */
+  key: string;
+  /** Starts `toolhost worker` in the worker folder (its environment changed by `env`). */
+  worker(args?: string[], env?: Record<string, string | undefined>): Promise<TestWorker>;
   /** A producer host: the queue plugin alone (with `options`), so its tools come from the workers. */
   host(options?: Record<string, unknown>): Promise<Host>;
 }
