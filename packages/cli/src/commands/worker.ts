@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { ExitCode } from "../_output.js";
@@ -9,6 +10,17 @@ class NoQueueError extends UsageError {
 
 const QUEUE_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
+interface WorkerFlags {
+  queue: string;
+  concurrency: string;
+  lockDuration: string;
+  healthInterval: string;
+  shutdownGrace: string;
+  keyFile?: string;
+  /** false with --no-auth. */
+  auth: boolean;
+}
+
 export const worker: CommandModule = {
   register(program: Command, cli: Cli) {
     program
@@ -19,6 +31,8 @@ export const worker: CommandModule = {
       .option("--lock-duration <ms>", "how soon a crashed worker's calls are noticed by the others", "30000")
       .option("--health-interval <s>", "seconds between two health lines", "30")
       .option("--shutdown-grace <s>", "on SIGTERM, seconds running calls may take before they are ended", "30")
+      .option("--key-file <file>", "the file holding the key hosts sign jobs with (default: the queue plugin's signing options, or $TOOLHOST_QUEUE_KEY)")
+      .option("--no-auth", "run every job without checking its signature (anyone who can write to Redis can then run calls here)")
       .addHelpText(
         "after",
         `
@@ -27,12 +41,15 @@ The queue and Redis come from a queue plugin in the config, e.g.
 The worker runs each call through this config's plugins (its own tools, roots, sandbox, and a
 policy if one is configured, as a second gate: a call it would ask about is refused here).
 
+A worker runs only jobs signed with the hosts' key (HMAC-SHA256; see docs/scaling.md, trust
+model); without a key it refuses to start, unless --no-auth is given (and every health line says so).
+
 Health is printed as JSON lines on stdout: ready, then every --health-interval, stopping, stopped.
 SIGTERM or Ctrl-C stops taking calls and lets the running ones finish (a second one exits at once).
-Exit codes: 0 stopped, 2 refused (config, no queue plugin, Redis unreachable).`,
+Exit codes: 0 stopped, 2 refused (config, no queue plugin, no key, Redis unreachable).`,
       )
       .action(
-        cli.action(async (options: { queue: string; concurrency: string; lockDuration: string; healthInterval: string; shutdownGrace: string }) => {
+        cli.action(async (options: WorkerFlags) => {
           if (!QUEUE_NAME.test(options.queue)) {
             throw new UsageError(`--queue must be 1 to 100 letters, digits, "_", "-" or ".", got "${options.queue}".`);
           }
@@ -62,6 +79,8 @@ Exit codes: 0 stopped, 2 refused (config, no queue plugin, Redis unreachable).`,
             lockDurationMs,
             healthIntervalMs,
             shutdownGraceMs,
+            ...(options.keyFile !== undefined && { keyFile: resolve(cli.globals.cwd, options.keyFile) }),
+            ...(options.auth === false && { noAuthorityCheck: true }),
             signal,
             onHealth: (report) => {
               void cli.out(`${JSON.stringify({ ...report, time: new Date().toISOString() })}\n`);
