@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ToolResultMessage } from "@toolhost/core";
 import type { Command } from "commander";
 import { approveOption, type Cli, type CommandModule } from "../_cli.js";
@@ -31,7 +32,9 @@ Examples:
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
           const found = host.harness.getTool(tool);
-          const [result] = await runBatch(cli, host, [{ id: "call-1", name: tool, arguments: args }], found?.label ?? tool);
+          // Its own id: a queue (or anything else that keys on call ids) never meets this call's id again.
+          const id = `call-${randomUUID()}`;
+          const [result] = await runBatch(cli, host, [{ id, name: tool, arguments: args }], found?.label ?? tool);
           if (!result) return ExitCode.TOOL_ERROR;
           const code = exitCodeOf(result, cli.interrupted);
           if (cli.globals.json) {
