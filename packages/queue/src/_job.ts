@@ -52,6 +52,8 @@ export interface PublishedTool {
   parameters: unknown;
   annotations?: AnyAgentTool["annotations"];
   executionMode?: AnyAgentTool["executionMode"];
+  /** Whether the worker's tool declares its calls' access (`AgentTool.access`): a host's policy cannot judge those without the tool. */
+  declares?: boolean;
   worker: string;
   at: number;
 }

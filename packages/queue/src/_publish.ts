@@ -20,6 +20,7 @@ export async function publishTools(
       parameters: tool.parameters,
       ...(tool.annotations ? { annotations: tool.annotations } : {}),
       ...(tool.executionMode ? { executionMode: tool.executionMode } : {}),
+      declares: typeof tool.access === "function",
       worker: worker.id,
       at: now,
     };

@@ -16,6 +16,11 @@ export const QueueErrorCode = Object.freeze({
   WORKER_FAILED: "TOOLHOST_QUEUE_WORKER_FAILED",
   /** The worker shut down while the call ran, and the call could not be handed to another worker. */
   WORKER_SHUT_DOWN: "TOOLHOST_QUEUE_WORKER_SHUT_DOWN",
+  /**
+   * A call sent to the queue of a tool this host does not have, on a host whose policy judges
+   * declared access: refused (at load for a tool named in `tools`), since the policy cannot judge it.
+   */
+  UNDECLARED: "TOOLHOST_QUEUE_UNDECLARED",
   /** A tool known only from the workers' list was called where no worker runs it. */
   REMOTE_ONLY: "TOOLHOST_QUEUE_REMOTE_ONLY",
   /** The queue's key (signing.keyFile or the key variable) is unusable: too short, unreadable, readable by others. */

@@ -81,3 +81,24 @@ export async function signedJobOf(bed: Testbed, jobId: string): Promise<unknown>
     connection.disconnect();
   }
 }
+
+/** The call of the job a host finished last, as it signed it. */
+export async function signedCallOf(bed: Testbed): Promise<CallRecord> {
+  const connection = new Redis({ port: bed.redis.port, host: "127.0.0.1", maxRetriesPerRequest: null });
+  const queue = new Queue("calls", { connection, prefix: "toolhost" });
+  try {
+    const jobs = await queue.getJobs(["completed"]);
+    const last = jobs.sort((a, b) => (b.finishedOn ?? 0) - (a.finishedOn ?? 0))[0];
+    return JSON.parse((last?.data as { job: string }).job) as CallRecord;
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+}
+
+/** What a test reads of a signed call. */
+export interface CallRecord {
+  call: { id: string; name: string };
+  args: unknown;
+  decision: Record<string, unknown> & { access?: { commands?: Array<{ command: string }>; confinement?: unknown } };
+}

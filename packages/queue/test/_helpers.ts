@@ -17,6 +17,7 @@ export const QUEUE_PLUGIN = join(root, "queue", "dist", "index.js");
 /** Configs give it `sandbox: "off"`: the tests read pids a command writes, which in the sandbox are its own namespace's. */
 export const BASH_PLUGIN = join(root, "tool-bash", "dist", "index.js");
 export const CLI_BIN = join(root, "cli", "dist", "bin.js");
+export const POLICY_PLUGIN = join(root, "hooks-policy", "dist", "index.js");
 const CORE = realpathSync(join(here, "..", "node_modules", "@toolhost", "core"));
 
 /** A temporary folder (real path) whose node_modules has @toolhost/core, for the test's own plugin. */
