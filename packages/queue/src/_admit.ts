@@ -1,5 +1,6 @@
 import type { AgentToolResult } from "@toolhost/core";
-import { type CallJob, errorResult, jobIdOf, parseCallJob, parseEnvelope } from "./_job.js";
+import { type CallJob, errorResult, parseCallJob } from "./_job.js";
+import type { Signed } from "./_scripts.js";
 import { type Keyring, type Refusal, canonicalJson, verify } from "./_signing.js";
 import { QueueErrorCode } from "./errors.js";
 
@@ -8,10 +9,9 @@ const CLOCK_SKEW_MS = 60_000;
 /** Signed jobs remembered per worker (until they expire), so that a copy of one is not run again. */
 const MAX_SEEN = 100_000;
 
-/** What a worker checks a job against: its keys (none with `noAuthorityCheck`), its queue, how old a job may be. */
+/** What a worker checks a job against: its keys (none with `noAuthorityCheck`), how old a job may be. */
 export interface Admission {
   keyring: Keyring | undefined;
-  queue: string;
   maxAgeMs: number;
   /** The signed jobs (their signatures, or texts when unsigned) this worker took, with when they expire; oldest first. */
   seen: Map<string, number>;
@@ -19,32 +19,27 @@ export interface Admission {
 
 /**
  * Admits a job before anything of it runs: its signature (when this worker holds the key), its
- * shape, the queue and job id it was signed for, its age, and that this worker did not take the
- * same signed job before (a copy put back into Redis), unless it is a re-delivery after a stall.
- * Returns the call, or the result that refuses it.
+ * shape, the queue it was signed for, its age, and that this worker did not take the same signed
+ * job before (a copy put back into Redis), unless it is a re-delivery after a stall. Returns the
+ * call, or the result that refuses it.
  */
-export function admit(admission: Admission, jobId: string, data: unknown, redelivery: boolean): CallJob | AgentToolResult {
-  const envelope = parseEnvelope(data, "job");
-  if (!envelope) return errorResult(QueueErrorCode.BAD_JOB, `Job ${jobId} on queue "${admission.queue}" is not a toolhost call; it was not run.`);
-  const refusal = admission.keyring ? verify(admission.keyring, "job", envelope.text, envelope.sig) : undefined;
+export function admit(admission: Admission, queue: string, entry: string, job: Signed, redelivery: boolean): CallJob | AgentToolResult {
+  const refusal = admission.keyring ? verify(admission.keyring, "job", job.text, job.sig === "" ? undefined : job.sig) : undefined;
   if (refusal) return refused(refusal);
-  const job = parseCallJob(envelope.text);
-  if (!job) return errorResult(QueueErrorCode.BAD_JOB, `Job ${jobId} on queue "${admission.queue}" is not a toolhost call of this version; it was not run.`);
-  const mismatch = placeOf(admission, jobId, job) ?? ageOf(admission, job) ?? replayOf(admission, envelope.sig ?? envelope.text, job, redelivery);
-  return mismatch ? refused(mismatch) : job;
+  const call = parseCallJob(job.text);
+  if (!call) return errorResult(QueueErrorCode.BAD_JOB, `Job ${entry} on queue "${queue}" is not a toolhost call of this version; it was not run.`);
+  const mismatch = placeOf(queue, call) ?? ageOf(admission, call) ?? replayOf(admission, job.sig === "" ? job.text : job.sig, call, redelivery);
+  return mismatch ? refused(mismatch) : call;
 }
 
 function refused({ code, reason }: Refusal): AgentToolResult {
   return errorResult(code, `Not run: the worker refused the job because ${reason}.`);
 }
 
-/** The job must lie where it was signed for: its queue, and the job id of its call. */
-function placeOf(admission: Admission, jobId: string, job: CallJob): Refusal | undefined {
-  if (job.queue !== admission.queue) {
-    return { code: QueueErrorCode.JOB_REPLAYED, reason: `it was signed for queue "${job.queue}", not this worker's queue "${admission.queue}"` };
-  }
-  if (jobIdOf(job.call.id) !== jobId) {
-    return { code: QueueErrorCode.JOB_REPLAYED, reason: `it was signed for call id "${job.call.id}", but lies in Redis as job ${jobId}` };
+/** The job must lie where it was signed for: its queue (another queue's workers may hold more power). */
+function placeOf(queue: string, job: CallJob): Refusal | undefined {
+  if (job.queue !== queue) {
+    return { code: QueueErrorCode.JOB_REPLAYED, reason: `it was signed for queue "${job.queue}", not queue "${queue}" where it lies` };
   }
   return undefined;
 }

@@ -1,220 +1,41 @@
-import { hostname } from "node:os";
-import { type AgentToolResult, type AgentToolUpdate, type ExecuteToolCallContext, type PolicyService, messageOf } from "@toolhost/core";
-import { Job, Queue, QueueEvents } from "bullmq";
-import type { Redis } from "ioredis";
-import { blockingOptions, type RedisTarget, settleWithin } from "./_connection.js";
+import type { AgentToolResult, AgentToolUpdate, ExecuteToolCallContext, PolicyService } from "@toolhost/core";
+import { messageOf } from "@toolhost/core";
 import { decisionOf } from "./_decision.js";
-import { type CallJob, type JobEnvelope, deliveryOf, errorResult, jobIdOf, keysOf, parseEnvelope, workerLostResult } from "./_job.js";
-import { badResult, openReply } from "./_replies.js";
+import { type CallJob, type Delivery, contentHash, deliveryOf, errorResult } from "./_job.js";
+import { type QueueKeys, keysOf, shardOf } from "./_keys.js";
+import { type CallRecord, queuedRecord, readRecord } from "./_records.js";
+import { type RedisClient, type RedisTarget, isReady, openClient } from "./_redis.js";
+import { badResult, openReply, replyCallId } from "./_replies.js";
+import { ReplyReader } from "./_reply-reader.js";
+import { type Scripts, type Signed, scriptsOf } from "./_scripts.js";
 import { type Keyring, canonicalJson, sign } from "./_signing.js";
-import type { QueueOptions } from "./options.js";
 import { QueueErrorCode } from "./errors.js";
+import type { QueueOptions } from "./options.js";
 
+/** A call sent and not answered yet. */
 interface Pending {
-  data: CallJob;
-  /** The signed text of the call, as the job carries it. */
-  text: string;
+  id: string;
+  name: string;
+  queue: QueueLink;
+  delivery: Delivery;
+  hash: string;
+  /** The call signed for sending (again: a fresh signature each time). */
+  job(): Signed;
+  /** Its entry in the jobs stream, once added (a cancel removes it). */
+  entry?: string;
   settle(result: AgentToolResult): void;
   onUpdate(update: AgentToolUpdate): void;
+  /** Set while a retryable call waits for a lost connection to come back. */
+  waiting?: NodeJS.Timeout;
+  /** Set while the call id is in flight from elsewhere (another host, or before a restart). */
+  polling?: NodeJS.Timeout;
 }
 
-const CANCEL_REPEAT_MS = 500;
-const CANCEL_GIVE_UP_MS = 60_000;
-const CLOSE_MS = 2000;
-
-/** The producing side: enqueues calls and turns the queue's events back into results and updates. */
-export class Producer {
-  readonly #queue: Queue;
-  readonly #events: QueueEvents;
-  readonly #client: Redis;
-  readonly #options: QueueOptions;
-  readonly #target: RedisTarget;
-  readonly #cancel: string;
-  readonly #pending = new Map<string, Pending>();
-  /** Jobs whose callers aborted: cancel is repeated until they finish (a worker may be just taking them). */
-  readonly #cancelling = new Map<string, NodeJS.Timeout>();
-  readonly #id = `${hostname()}:${process.pid}`;
-  readonly #keyring: Keyring | undefined;
-  readonly #signer: Signer;
-  #closing = false;
-
-  private constructor(client: Redis, events: QueueEvents, options: QueueOptions, target: RedisTarget, signer: Signer) {
-    this.#keyring = signer.keyring;
-    this.#signer = signer;
-    this.#client = client;
-    this.#events = events;
-    this.#options = options;
-    this.#target = target;
-    this.#cancel = keysOf(options.prefix, options.queue).cancel;
-    this.#queue = new Queue(options.queue, { connection: client, prefix: options.prefix });
-    this.#queue.on("error", () => undefined);
-    events.on("completed", ({ jobId, returnvalue }) => this.#finish(jobId, returnvalue));
-    events.on("failed", ({ jobId, failedReason }) => this.#finish(jobId, undefined, failureResult(failedReason)));
-    events.on("progress", ({ jobId, data }) => {
-      const pending = this.#pending.get(jobId);
-      const update = pending && openReply(this.#keyring, data, pending.data.call.id, "update");
-      if (update) pending.onUpdate(update);
-    });
-    events.on("duplicated", ({ jobId }) => void this.#duplicated(jobId));
-    events.on("error", () => undefined);
-    client.on("close", () => {
-      if (!this.#closing) this.#failAll();
-    });
-  }
-
-  /** Starts listening to the queue's events before any call is sent, so that none is missed. */
-  static async open(client: Redis, options: QueueOptions, target: RedisTarget, signer: Signer): Promise<Producer> {
-    const events = new QueueEvents(options.queue, {
-      connection: blockingOptions(target, `toolhost-events:${options.queue}`),
-      prefix: options.prefix,
-    });
-    await events.waitUntilReady();
-    return new Producer(client, events, options, target, signer);
-  }
-
-  /** Sends one call and resolves to the worker's result; never rejects. */
-  async run(ctx: ExecuteToolCallContext, signal: AbortSignal): Promise<AgentToolResult> {
-    const { toolCall, tool, execution } = ctx;
-    if (this.#client.status !== "ready") return this.#unavailable(toolCall.name, `the connection is ${this.#client.status}`);
-    if (signal.aborted) return aborted(toolCall.name);
-    const jobId = jobIdOf(toolCall.id);
-    const data = await this.#callJob(ctx);
-    const text = canonicalJson(data);
-    const envelope: JobEnvelope = this.#keyring ? { v: 2, job: text, sig: sign(this.#keyring, "job", text) } : { v: 2, job: text };
-    if (this.#pending.has(jobId)) {
-      return errorResult(QueueErrorCode.CALL_ID_REUSED, `Not run: call id "${toolCall.id}" is already running on queue "${this.#options.queue}". Give each call its own id.`);
-    }
-    return new Promise<AgentToolResult>((resolve) => {
-      const onAbort = (): void => {
-        this.#startCancel(jobId);
-        settle(aborted(toolCall.name));
-      };
-      const settle = (result: AgentToolResult): void => {
-        if (this.#pending.get(jobId)?.settle !== settle) return;
-        this.#pending.delete(jobId);
-        signal.removeEventListener("abort", onAbort);
-        resolve(result);
-      };
-      this.#pending.set(jobId, { data, text, settle, onUpdate: execution.onUpdate });
-      signal.addEventListener("abort", onAbort, { once: true });
-      const retention = this.#options.retention;
-      this.#queue
-        .add(toolCall.name, envelope, {
-          jobId,
-          attempts: 1,
-          removeOnComplete: { age: retention.completedSeconds },
-          removeOnFail: { age: retention.failedSeconds },
-        })
-        .catch((error: unknown) => settle(this.#unavailable(toolCall.name, messageOf(error))));
-    });
-  }
-
-  /** The call as this host's pipeline left it, with the decision, for the worker. */
-  async #callJob(ctx: ExecuteToolCallContext): Promise<CallJob> {
-    const { toolCall, tool, execution } = ctx;
-    const decision = await decisionOf(ctx, this.#signer.judges(), this.#signer.policy());
-    return {
-      v: 2,
-      queue: this.#options.queue,
-      call: { id: toolCall.id, name: toolCall.name },
-      args: ctx.args,
-      delivery: deliveryOf(tool),
-      decision: { ...decision, decidedBy: this.#id, approved: execution.approval?.approved === true, ...(ctx.access ? { access: ctx.access } : {}) },
-      at: Date.now(),
-      limits: {
-        maxResultBytes: this.#options.maxResultBytes,
-        maxUpdateBytes: this.#options.maxUpdateBytes,
-        updateIntervalMs: this.#options.updateIntervalMs,
-      },
-    };
-  }
-
-  /** A call id sent again: the same call gets the job's result; another call under that id is refused. */
-  async #duplicated(jobId: string): Promise<void> {
-    const pending = this.#pending.get(jobId);
-    if (!pending) return;
-    let job: Job | undefined;
-    try {
-      job = await Job.fromId(this.#queue, jobId);
-    } catch (error) {
-      pending.settle(this.#unavailable(pending.data.call.name, messageOf(error)));
-      return;
-    }
-    if (!job) return;
-    const theirs = sameCall(job.data, pending.data);
-    if (theirs !== true) {
-      pending.settle(
-        errorResult(
-          QueueErrorCode.CALL_ID_REUSED,
-          `Not run: call id "${pending.data.call.id}" was already used on queue "${this.#options.queue}" for another call (${theirs} with other arguments) within the retention time. Give each call its own id.`,
-          { jobId },
-        ),
-      );
-      return;
-    }
-    if (job.finishedOn !== undefined) this.#finish(jobId, job.returnvalue, job.failedReason ? failureResult(job.failedReason) : undefined);
-  }
-
-  /** A job finished: its signed answer (or `failure`, when BullMQ failed it) settles the call. */
-  #finish(jobId: string, answer: unknown, failure?: AgentToolResult): void {
-    const timer = this.#cancelling.get(jobId);
-    if (timer) {
-      clearInterval(timer);
-      this.#cancelling.delete(jobId);
-    }
-    const pending = this.#pending.get(jobId);
-    pending?.settle(failure ?? openReply(this.#keyring, answer, pending.data.call.id, "result"));
-  }
-
-  /** Removes the job if no worker has it yet; else tells the workers (again, until it finishes) to abort it. */
-  #startCancel(jobId: string): void {
-    const send = (): void => {
-      this.#client.publish(this.#cancel, jobId).catch(() => undefined);
-    };
-    this.#queue.remove(jobId).catch(() => 0);
-    send();
-    const started = Date.now();
-    const timer = setInterval(() => {
-      if (Date.now() - started > CANCEL_GIVE_UP_MS || this.#closing) {
-        clearInterval(timer);
-        this.#cancelling.delete(jobId);
-      } else send();
-    }, CANCEL_REPEAT_MS);
-    timer.unref();
-    this.#cancelling.set(jobId, timer);
-  }
-
-  #failAll(): void {
-    for (const pending of [...this.#pending.values()]) {
-      pending.settle(
-        errorResult(
-          QueueErrorCode.CONNECTION_LOST,
-          `The connection to Redis at ${this.#target.display} was lost while "${pending.data.call.name}" was queued or running on a worker: the call may or may not have run. Check Redis, then run the call again if it is safe to.`,
-          { delivery: pending.data.delivery },
-        ),
-      );
-    }
-  }
-
-  #unavailable(name: string, why: string): AgentToolResult {
-    return errorResult(
-      QueueErrorCode.UNAVAILABLE,
-      `Not run: "${name}" could not be sent to queue "${this.#options.queue}" because Redis at ${this.#target.display} is not reachable (${why}). Start Redis or check the connection, then try again.`,
-    );
-  }
-
-  async close(): Promise<void> {
-    this.#closing = true;
-    for (const timer of this.#cancelling.values()) clearInterval(timer);
-    for (const pending of [...this.#pending.values()]) pending.settle(aborted(pending.data.call.name));
-    await settleWithin(Promise.allSettled([this.#events.close(), this.#queue.close()]), CLOSE_MS);
-    this.#events.disconnect().catch(() => undefined);
-    this.#queue.disconnect().catch(() => undefined);
-  }
-}
-
-function aborted(name: string): AgentToolResult {
-  return errorResult("TOOLHOST_ABORTED", `Tool "${name}" aborted.`);
+/** One of the host's queues: its keys, and the reader of this host's answers on it. */
+interface QueueLink {
+  keys: QueueKeys;
+  reader: ReplyReader;
+  lost: boolean;
 }
 
 /** What the producer needs to sign jobs: its keys, and the policy whose rules name the deciding layers. */
@@ -225,21 +46,263 @@ export interface Signer {
   judges(): string[];
 }
 
-/** True when a job in Redis holds the same call (tool and arguments); else the tool it holds. */
-function sameCall(data: unknown, ours: CallJob): true | string {
-  const envelope = parseEnvelope(data, "job");
-  let theirs: Partial<CallJob> | undefined;
-  try {
-    theirs = envelope ? (JSON.parse(envelope.text) as Partial<CallJob>) : undefined;
-  } catch {
-    theirs = undefined;
+const CANCEL_REPEAT_MS = 500;
+const CANCEL_GIVE_UP_MS = 60_000;
+const POLL_MS = 500;
+
+/** The producing side: sends calls to the queues and turns the workers' answers back into results and updates. */
+export class Producer {
+  readonly #client: RedisClient;
+  readonly #scripts: Scripts;
+  readonly #options: QueueOptions;
+  readonly #target: RedisTarget;
+  readonly #signer: Signer;
+  readonly #hostId: string;
+  readonly #queues: QueueLink[] = [];
+  /** The readers of this host's answers, started with the first call (a host that sends none keeps no stream). */
+  #opened: Promise<void> | undefined;
+  readonly #pending = new Map<string, Pending>();
+  /** Calls whose callers aborted: cancel is repeated until their answer comes (a worker may be just taking them). */
+  readonly #cancelling = new Map<string, NodeJS.Timeout>();
+  #closing = false;
+
+  constructor(client: RedisClient, target: RedisTarget, options: QueueOptions, signer: Signer, hostId: string) {
+    this.#client = client;
+    this.#scripts = scriptsOf(client);
+    this.#target = target;
+    this.#options = options;
+    this.#signer = signer;
+    this.#hostId = hostId;
   }
-  if (theirs?.call?.name === ours.call.name && canonicalJson(theirs.args) === canonicalJson(ours.args)) return true;
-  return String(theirs?.call?.name ?? "another program's job");
+
+  /** Starts reading this host's answers on every queue before its first call is sent, so that none is missed. */
+  #open(): Promise<void> {
+    this.#opened ??= (async () => {
+      const names = typeof this.#options.queue === "string" ? [this.#options.queue] : this.#options.queue;
+      for (const name of names) {
+        const keys = keysOf(this.#options.prefix, name);
+        const client = openClient(this.#target, "blocking", `toolhost-replies:${name}:${this.#hostId}`);
+        const link: QueueLink = { keys, lost: false, reader: undefined as unknown as ReplyReader };
+        link.reader = new ReplyReader(client, keys, this.#hostId, {
+          reply: (entry) => this.#answer(entry),
+          lost: () => this.#lost(link),
+          back: () => this.#back(link),
+        });
+        this.#queues.push(link);
+        await link.reader.start();
+      }
+    })();
+    return this.#opened;
+  }
+
+  /** Sends one call and resolves to the worker's result; never rejects. */
+  async run(ctx: ExecuteToolCallContext, signal: AbortSignal): Promise<AgentToolResult> {
+    const { toolCall } = ctx;
+    if (!isReady(this.#client)) return this.#unavailable(toolCall.name, `the connection is ${this.#client.status}`);
+    if (signal.aborted) return aborted(toolCall.name);
+    try {
+      await this.#open();
+    } catch (error) {
+      // Tried again with the next call.
+      this.#opened = undefined;
+      await Promise.all(this.#queues.splice(0).map((link) => link.reader.close(this.#client)));
+      return this.#unavailable(toolCall.name, messageOf(error));
+    }
+    if (this.#pending.has(toolCall.id)) {
+      return errorResult(QueueErrorCode.CALL_ID_REUSED, `Not run: call id "${toolCall.id}" is already running on this host. Give each call its own id.`);
+    }
+    const queue = this.#queues[shardOf(toolCall.id, this.#queues.length)] as QueueLink;
+    const call = await this.#callJob(ctx, queue.keys.queue);
+    return new Promise<AgentToolResult>((resolve) => {
+      const pending: Pending = {
+        id: toolCall.id,
+        name: toolCall.name,
+        queue,
+        delivery: call.delivery,
+        hash: contentHash(toolCall.name, call.args),
+        job: () => this.#sign({ ...call, at: Date.now() }),
+        onUpdate: ctx.execution.onUpdate,
+        settle: (result) => {
+          if (this.#pending.get(pending.id) !== pending) return;
+          this.#pending.delete(pending.id);
+          clearTimeout(pending.waiting);
+          clearTimeout(pending.polling);
+          signal.removeEventListener("abort", onAbort);
+          resolve(result);
+        },
+      };
+      const onAbort = (): void => {
+        this.#startCancel(pending);
+        pending.settle(aborted(pending.name));
+      };
+      this.#pending.set(pending.id, pending);
+      signal.addEventListener("abort", onAbort, { once: true });
+      void this.#send(pending, false);
+    });
+  }
+
+  /** The call as this host's pipeline left it, with the decision, for the worker. */
+  async #callJob(ctx: ExecuteToolCallContext, queue: string): Promise<CallJob> {
+    const { toolCall, tool, execution } = ctx;
+    const decision = await decisionOf(ctx, this.#signer.judges(), this.#signer.policy());
+    const { maxResultBytes, maxUpdateBytes, updateIntervalMs, retention } = this.#options;
+    return {
+      v: 3,
+      queue,
+      call: { id: toolCall.id, name: toolCall.name },
+      args: ctx.args,
+      delivery: deliveryOf(tool),
+      decision: { ...decision, decidedBy: this.#hostId, approved: execution.approval?.approved === true, ...(ctx.access && { access: ctx.access }) },
+      reply: this.#hostId,
+      at: Date.now(),
+      limits: { maxResultBytes, maxUpdateBytes, updateIntervalMs },
+      retention: { completedSeconds: retention.completedSeconds, failedSeconds: retention.failedSeconds },
+    };
+  }
+
+  #sign(call: CallJob): Signed {
+    const text = canonicalJson(call);
+    return { text, sig: this.#signer.keyring ? sign(this.#signer.keyring, "job", text) : "" };
+  }
+
+  /** Adds the call's job (`again`: a retryable call whose connection was lost), or learns what its id already holds. */
+  async #send(pending: Pending, again: boolean): Promise<void> {
+    const { keys } = pending.queue;
+    try {
+      const added = await this.#scripts.add({ record: keys.call(pending.id), jobs: keys.jobs }, queuedRecord(pending.hash), pending.job(), again);
+      if (added.added) pending.entry = added.entry;
+      else this.#known(pending, readRecord(added.record));
+    } catch (error) {
+      if (pending.queue.lost && pending.delivery === "retry") return this.#wait(pending);
+      pending.settle(this.#unavailable(pending.name, messageOf(error)));
+    }
+  }
+
+  /** A call id sent again: the same call gets its answer (now or when it comes); another call under that id is refused. */
+  #known(pending: Pending, record: CallRecord | undefined): void {
+    if (!record || record.hash !== pending.hash) {
+      pending.settle(
+        errorResult(
+          QueueErrorCode.CALL_ID_REUSED,
+          `Not run: call id "${pending.id}" was already used on queue "${pending.queue.keys.queue}" for another call (other tool or arguments) within the retention time. Give each call its own id.`,
+        ),
+      );
+      return;
+    }
+    if (record.state === "done") {
+      const opened = openReply(this.#signer.keyring, record.answer, pending.id);
+      pending.settle(opened && "result" in opened ? opened.result : badResult());
+      return;
+    }
+    // In flight from elsewhere (another host, or this one before a restart): its answer goes there; watch the record.
+    pending.polling = setTimeout(() => void this.#poll(pending), POLL_MS);
+  }
+
+  async #poll(pending: Pending): Promise<void> {
+    try {
+      const record = readRecord(await this.#client.get(pending.queue.keys.call(pending.id)));
+      if (record) return this.#known(pending, record);
+      pending.settle(this.#lostResult(pending, "its record in Redis is gone (it expired or was removed) while it ran elsewhere"));
+    } catch (error) {
+      pending.settle(this.#lostResult(pending, messageOf(error)));
+    }
+  }
+
+  /** An entry of a reply stream: the answer (or an update) of a pending call. */
+  #answer(entry: Signed): void {
+    const callId = replyCallId(entry.text);
+    if (callId === undefined) return;
+    this.#stopCancel(callId);
+    const pending = this.#pending.get(callId);
+    if (!pending) return;
+    const opened = openReply(this.#signer.keyring, entry, callId);
+    if (!opened) return;
+    if ("update" in opened) pending.onUpdate(opened.update);
+    else pending.settle(opened.result);
+  }
+
+  /**
+   * The connection to a queue's Redis was lost: a call that may not run twice is answered at once
+   * (it may or may not have run); a retryable one waits for the connection, to be sent again.
+   */
+  #lost(link: QueueLink): void {
+    link.lost = true;
+    for (const pending of [...this.#pending.values()]) {
+      if (pending.queue !== link) continue;
+      if (pending.delivery === "retry" && pending.polling === undefined) this.#wait(pending);
+      else pending.settle(this.#lostResult(pending, "the connection to Redis was lost"));
+    }
+  }
+
+  #wait(pending: Pending): void {
+    if (pending.waiting) return;
+    pending.waiting = setTimeout(() => {
+      pending.settle(this.#lostResult(pending, `the connection to Redis was lost and did not come back within ${this.#options.failoverWaitMs} ms`));
+    }, this.#options.failoverWaitMs);
+  }
+
+  /** The connection is back (Redis restarted, or a replica took over): retryable calls are sent again. */
+  #back(link: QueueLink): void {
+    link.lost = false;
+    for (const pending of [...this.#pending.values()]) {
+      if (pending.queue !== link || pending.waiting === undefined) continue;
+      clearTimeout(pending.waiting);
+      pending.waiting = undefined;
+      void this.#send(pending, true);
+    }
+  }
+
+  /** Removes the job if no worker has it yet, and tells the workers (again, until it is answered) to abort it. */
+  #startCancel(pending: Pending): void {
+    const { keys } = pending.queue;
+    if (pending.entry !== undefined) {
+      this.#client.multi().xdel(keys.jobs, pending.entry).del(keys.call(pending.id)).exec().catch(() => undefined);
+    }
+    const send = (): void => {
+      this.#client.publish(keys.cancel, pending.id).catch(() => undefined);
+    };
+    send();
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (Date.now() - started > CANCEL_GIVE_UP_MS || this.#closing) this.#stopCancel(pending.id);
+      else send();
+    }, CANCEL_REPEAT_MS);
+    timer.unref();
+    this.#cancelling.set(pending.id, timer);
+  }
+
+  #stopCancel(callId: string): void {
+    const timer = this.#cancelling.get(callId);
+    if (!timer) return;
+    clearInterval(timer);
+    this.#cancelling.delete(callId);
+  }
+
+  #lostResult(pending: Pending, why: string): AgentToolResult {
+    return errorResult(
+      QueueErrorCode.CONNECTION_LOST,
+      `"${pending.name}" was queued or running on a worker when ${why} (Redis at ${this.#target.display}): the call may or may not have run. Check Redis, then run the call again if it is safe to.`,
+      { delivery: pending.delivery },
+    );
+  }
+
+  #unavailable(name: string, why: string): AgentToolResult {
+    const queues = typeof this.#options.queue === "string" ? this.#options.queue : this.#options.queue.join(", ");
+    return errorResult(
+      QueueErrorCode.UNAVAILABLE,
+      `Not run: "${name}" could not be sent to queue "${queues}" because Redis at ${this.#target.display} is not reachable (${why}). Start Redis or check the connection, then try again.`,
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    await this.#opened?.catch(() => undefined);
+    for (const timer of this.#cancelling.values()) clearInterval(timer);
+    for (const pending of [...this.#pending.values()]) pending.settle(aborted(pending.name));
+    await Promise.all(this.#queues.map((link) => link.reader.close(this.#client)));
+  }
 }
 
-/** A job BullMQ failed: a stalled worker (crashed, killed) or a failure outside the tool. */
-function failureResult(reason: string | undefined): AgentToolResult {
-  if (reason !== undefined && /stalled/i.test(reason)) return workerLostResult();
-  return errorResult(QueueErrorCode.WORKER_FAILED, `The worker failed the call outside the tool: ${reason ?? "no reason given"}.`);
+function aborted(name: string): AgentToolResult {
+  return errorResult("TOOLHOST_ABORTED", `Tool "${name}" aborted.`);
 }

@@ -1,14 +1,15 @@
 import type { AnyAgentTool } from "@toolhost/core";
-import type { Redis } from "ioredis";
-import type { PublishedTool, keysOf } from "./_job.js";
+import type { PublishedTool } from "./_job.js";
+import type { QueueKeys } from "./_keys.js";
+import type { RedisClient } from "./_redis.js";
 
 /**
  * Writes this worker's tools (for hosts that lack them) and its heartbeat key (expiring after three
  * health intervals) to Redis, in one round trip.
  */
 export async function publishTools(
-  control: Redis,
-  keys: ReturnType<typeof keysOf>,
+  control: RedisClient,
+  keys: QueueKeys,
   worker: { id: string; tools: readonly AnyAgentTool[]; running: number; healthEveryMs: number },
 ): Promise<void> {
   const now = Date.now();

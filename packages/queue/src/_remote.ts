@@ -1,5 +1,5 @@
 import { type AnyAgentTool, ToolhostError, type TSchema, Type } from "@toolhost/core";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./_redis.js";
 import { errorResult, type PublishedTool } from "./_job.js";
 import { undeclaredText } from "./_routing.js";
 import { QueueErrorCode } from "./errors.js";
@@ -10,7 +10,7 @@ import { QueueErrorCode } from "./errors.js";
  * annotations are the workers'. The host cannot check such arguments beyond their top-level type
  * (the schema is plain JSON Schema); the worker checks them against its tool.
  */
-export async function readRemoteTools(client: Redis, key: string, here: StandInContext): Promise<AnyAgentTool[]> {
+export async function readRemoteTools(client: RedisClient, key: string, here: StandInContext): Promise<AnyAgentTool[]> {
   const entries = await client.hgetall(key);
   const tools: AnyAgentTool[] = [];
   for (const text of Object.values(entries)) {
@@ -21,7 +21,7 @@ export async function readRemoteTools(client: Redis, key: string, here: StandInC
 }
 
 /** The tool of that name a worker published, if any. */
-export async function readRemoteTool(client: Redis, key: string, name: string, here: StandInContext): Promise<AnyAgentTool | undefined> {
+export async function readRemoteTool(client: RedisClient, key: string, name: string, here: StandInContext): Promise<AnyAgentTool | undefined> {
   const text = await client.hget(key, name);
   const published = text === null ? undefined : parsePublished(text);
   return published ? remoteTool(published, here) : undefined;

@@ -1,80 +1,77 @@
-import { hostname } from "node:os";
-import { type AgentHarness, type QueueWorkOptions, ToolhostError, messageOf } from "@toolhost/core";
-import { Worker } from "bullmq";
-import { Redis } from "ioredis";
-import { blockingOptions, type RedisTarget, settleWithin } from "./_connection.js";
-import { keysOf } from "./_job.js";
+import { type AgentHarness, type QueueWorkOptions, ToolhostError } from "@toolhost/core";
+import type { Admission } from "./_admit.js";
+import { Consumer } from "./_consumer.js";
+import { GROUP, type QueueKeys, keysOf, processId } from "./_keys.js";
 import { publishTools } from "./_publish.js";
-import { type Running, type WorkerState, jobProcessor } from "./_run-job.js";
+import { type RedisClient, type RedisTarget, closeClient, connectClient, openClient, settleWithin } from "./_redis.js";
+import { Replicas } from "./_replicas.js";
+import { type Running, type Taken, type WorkerContext, runJob } from "./_run-job.js";
+import { scriptsOf } from "./_scripts.js";
 import { type Keyring, keyIds, readKeyring } from "./_signing.js";
+import { Slots } from "./_slots.js";
 import { QueueErrorCode } from "./errors.js";
 import type { QueueOptions } from "./options.js";
 
 const CLOSE_MS = 2000;
 
+/** The queues a worker serves: `--queue a,b,c`. */
+export function queueNames(text: string): string[] {
+  return [...new Set(text.split(",").map((name) => name.trim()).filter((name) => name !== ""))];
+}
+
 /**
- * Runs the calls of one queue through `harness.executeToolCalls` (its own tools, roots, sandbox and
- * policy) until `options.signal` aborts; then takes no new call and lets the running ones finish
- * for `shutdownGraceMs`, after which retryable calls go back to the queue and the others are ended
- * (`TOOLHOST_QUEUE_WORKER_SHUT_DOWN`).
+ * Runs the calls of the queues `options.queue` names (comma-separated) through
+ * `harness.executeToolCalls` (its own tools, roots, sandbox and policy) until `options.signal`
+ * aborts; then takes no new call and lets the running ones finish for `shutdownGraceMs`, after
+ * which retryable calls go back to the queue and the others are ended (`TOOLHOST_QUEUE_WORKER_SHUT_DOWN`).
  */
-export async function work(
-  harness: AgentHarness,
-  isRemoteOnly: (name: string) => boolean,
-  target: RedisTarget,
-  queueOptions: QueueOptions,
-  options: QueueWorkOptions,
-): Promise<void> {
-  const id = `${hostname()}:${process.pid}`;
-  const keys = keysOf(queueOptions.prefix, options.queue);
+export async function work(harness: AgentHarness, isRemoteOnly: (name: string) => boolean, target: RedisTarget, queueOptions: QueueOptions, options: QueueWorkOptions): Promise<void> {
+  const id = processId();
+  const queues = queueNames(options.queue).map((name) => keysOf(queueOptions.prefix, name));
   const lockDuration = options.lockDurationMs ?? 30_000;
   const healthEveryMs = options.healthIntervalMs ?? 30_000;
   const keyring = workerKeyring(harness, queueOptions, options);
-  const admission = { keyring, queue: options.queue, maxAgeMs: queueOptions.signing.maxAgeSeconds * 1000, seen: new Map<string, number>() };
-  const state: WorkerState = { harness, queue: options.queue, running: new Map(), counts: { completed: 0, failed: 0 }, admission };
+  const client = await connectClient(target, queueOptions.connectTimeoutMs, `toolhost-worker:${id}`);
+  const admission: Admission = { keyring, maxAgeMs: queueOptions.signing.maxAgeSeconds * 1000, seen: new Map() };
+  const slots = new Slots(options.concurrency);
+  const context: WorkerContext = {
+    harness,
+    client,
+    scripts: scriptsOf(client),
+    admission,
+    replicas: new Replicas(client),
+    running: new Map(),
+    counts: { completed: 0, failed: 0 },
+    problem: (message) => options.onHealth({ event: "error", worker: id, message }),
+  };
+  const owner = { take: (taken: Taken) => void runJob(context, taken).finally(() => slots.release(1)), problem: context.problem };
+  const consumers = queues.map(
+    (queue) => new Consumer(queue, { reader: openClient(target, "blocking", `toolhost-jobs:${queue.queue}:${id}`), command: client }, { id, lockDurationMs: lockDuration, slots }, owner),
+  );
+  const subscriber = await subscribeCancels(target, id, queues, context.running);
   const tools = harness.tools.filter((tool) => !isRemoteOnly(tool.name));
-  const { control, subscriber } = await controlLinks(target, id, keys.cancel, state.running);
-  const worker = new Worker(options.queue, jobProcessor(state), {
-    connection: blockingOptions(target, `toolhost-worker:${id}`),
-    prefix: queueOptions.prefix,
-    concurrency: options.concurrency,
-    lockDuration,
-    stalledInterval: lockDuration,
-    // One stall puts a job back in the queue; the next worker runs it again only if it may be
-    // retried, and answers the others with "may or may not have run". A second stall fails it.
-    maxStalledCount: 1,
-    autorun: false,
-  });
-  worker.on("error", (error) => options.onHealth({ event: "error", worker: id, message: messageOf(error) }));
-  const publish = () => publishTools(control, keys, { id, tools, running: state.running.size, healthEveryMs });
+  const publish = () => Promise.all(queues.map((queue) => publishTools(client, queue, { id, tools, running: context.running.size, healthEveryMs })));
+  const health = healthReporter(context, { id, options, queues, keyring, client, tools: tools.map((tool) => tool.name) });
   await publish();
-  const health = (event: string): void =>
-    options.onHealth({
-      event,
-      worker: id,
-      queue: options.queue,
-      concurrency: options.concurrency,
-      running: state.running.size,
-      ...state.counts,
-      redis: control.status,
-      ...authOf(keyring),
-      ...(event === "ready" ? { tools: tools.map((tool) => tool.name) } : {}),
-    });
-  const timer = setInterval(() => {
-    health("health");
-    publish().catch(() => undefined);
-  }, healthEveryMs);
-  const stopped = worker.run();
-  await worker.waitUntilReady();
+  await context.replicas.refresh(queues);
+  for (const consumer of consumers) await consumer.start();
+  const timers = [
+    setInterval(() => {
+      health("health");
+      publish().catch(() => undefined);
+      void context.replicas.refresh(queues);
+    }, healthEveryMs),
+    setInterval(() => void renew(context, id, queues), Math.max(250, Math.floor(lockDuration / 2))),
+  ];
   health("ready");
   await untilAborted(options.signal);
-  clearInterval(timer);
+  for (const timer of timers) clearInterval(timer);
   health("stopping");
-  await shutDown(worker, stopped, state.running, options.shutdownGraceMs ?? 30_000);
-  if (control.status === "ready") await settleWithin(control.del(keys.worker(id)), CLOSE_MS);
+  await shutDown(context, consumers, slots, options.shutdownGraceMs ?? 30_000);
+  await leave(client, id, queues);
   health("stopped");
-  control.disconnect();
   subscriber.disconnect();
+  await closeClient(client);
 }
 
 /**
@@ -98,15 +95,43 @@ function authOf(keyring: Keyring | undefined): Record<string, unknown> {
   return { auth: "none", warning: "no authority check (--no-auth): this worker runs any job anyone with access to its Redis writes" };
 }
 
-/** The worker's own connections: one for its keys, one subscribed to the queue's cancel channel. */
-async function controlLinks(target: RedisTarget, id: string, channel: string, running: Map<string, Running>): Promise<{ control: Redis; subscriber: Redis }> {
-  const control = new Redis(blockingOptions(target, `toolhost-worker-control:${id}`));
-  const subscriber = new Redis(blockingOptions(target, `toolhost-worker-cancel:${id}`));
-  control.on("error", () => undefined);
-  subscriber.on("error", () => undefined);
-  await subscriber.subscribe(channel);
-  subscriber.on("message", (_channel, jobId: string) => running.get(jobId)?.controller.abort(new Error("cancelled by the caller")));
-  return { control, subscriber };
+function healthReporter(
+  context: WorkerContext,
+  about: { id: string; options: QueueWorkOptions; queues: QueueKeys[]; keyring: Keyring | undefined; client: RedisClient; tools: string[] },
+): (event: string) => void {
+  const { id, options, queues, keyring, client, tools } = about;
+  return (event) =>
+    options.onHealth({
+      event,
+      worker: id,
+      queue: queues.map((queue) => queue.queue).join(","),
+      concurrency: options.concurrency,
+      running: context.running.size,
+      ...context.counts,
+      redis: client.status,
+      ...authOf(keyring),
+      ...(event === "ready" ? { tools } : {}),
+    });
+}
+
+/** The worker's subscription to its queues' cancel channels: a caller's abort ends the call here. */
+async function subscribeCancels(target: RedisTarget, id: string, queues: QueueKeys[], running: Map<string, Running>): Promise<RedisClient> {
+  const subscriber = openClient(target, "subscriber", `toolhost-cancel:${id}`);
+  subscriber.on("message", (channel: string, callId: string) => {
+    for (const call of running.values()) {
+      if (call.callId === callId && call.queue.cancel === channel) call.controller.abort(new Error("cancelled by the caller"));
+    }
+  });
+  await subscriber.subscribe(...queues.map((queue) => queue.cancel));
+  return subscriber;
+}
+
+/** Keeps this worker's hold on the jobs it runs (their idle time is what tells the others it stopped). */
+async function renew(context: WorkerContext, id: string, queues: QueueKeys[]): Promise<void> {
+  for (const queue of queues) {
+    const entries = [...context.running.values()].filter((call) => call.queue === queue).map((call) => call.entry);
+    await context.scripts.renew(queue.jobs, id, entries).catch(() => undefined);
+  }
 }
 
 function untilAborted(signal: AbortSignal): Promise<void> {
@@ -118,21 +143,28 @@ function untilAborted(signal: AbortSignal): Promise<void> {
 
 /**
  * Takes no new call; running calls have `grace` ms to finish, then are ended (a retryable one is
- * handed back to the queue). Every step is bounded: with Redis gone, BullMQ's close would wait for ever.
+ * handed back to the queue). Every step is bounded: with Redis gone, nothing may wait for ever.
  */
-async function shutDown(worker: Worker, stopped: Promise<void>, running: Map<string, Running>, grace: number): Promise<void> {
-  const end = (): void => {
-    for (const entry of running.values()) {
-      entry.shuttingDown = true;
-      entry.controller.abort(new Error("the worker is shutting down"));
-    }
-  };
-  const timer = setTimeout(end, grace);
-  if (!(await settleWithin(worker.close(), grace + CLOSE_MS))) {
-    end();
-    await settleWithin(worker.close(true), CLOSE_MS);
+async function shutDown(context: WorkerContext, consumers: Consumer[], slots: Slots, grace: number): Promise<void> {
+  await Promise.all(consumers.map((consumer) => consumer.stop()));
+  if (await slots.drained(grace)) return;
+  for (const call of context.running.values()) {
+    call.shuttingDown = true;
+    call.controller.abort(new Error("the worker is shutting down"));
   }
-  clearTimeout(timer);
-  await settleWithin(stopped, CLOSE_MS);
-  await settleWithin(worker.disconnect(), CLOSE_MS);
+  await slots.drained(CLOSE_MS * 5);
+}
+
+/** Removes the heartbeat, and this worker from each queue's group when it holds no job there. */
+async function leave(client: RedisClient, id: string, queues: QueueKeys[]): Promise<void> {
+  for (const queue of queues) {
+    await settleWithin(client.del(queue.worker(id)), CLOSE_MS);
+    await settleWithin(
+      (async () => {
+        const pending = (await client.xpending(queue.jobs, GROUP, "-", "+", 1, id)) as unknown[];
+        if (pending.length === 0) await client.xgroup("DELCONSUMER", queue.jobs, GROUP, id);
+      })(),
+      CLOSE_MS,
+    );
+  }
 }

@@ -35,6 +35,11 @@ export const QueueErrorCode = Object.freeze({
   JOB_EXPIRED: "TOOLHOST_QUEUE_JOB_EXPIRED",
   /** A worker refused a job whose signed call id, queue or content does not match the job it came in: it did not run. */
   JOB_REPLAYED: "TOOLHOST_QUEUE_JOB_REPLAYED",
+  /**
+   * A worker did not run a call that may not run twice, because its start could not be confirmed on
+   * a replica of the queue's Redis master (a failover could then hand it to a second worker).
+   */
+  START_UNCONFIRMED: "TOOLHOST_QUEUE_START_UNCONFIRMED",
   /** The host refused a worker's answer that is unsigned or wrongly signed: the call may or may not have run. */
   REPLY_REFUSED: "TOOLHOST_QUEUE_REPLY_REFUSED",
 } as const);

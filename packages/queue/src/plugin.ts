@@ -1,10 +1,9 @@
 import { createRequire } from "node:module";
 import { isAbsolute, resolve } from "node:path";
 import { type AgentHarness, type AnyAgentTool, type PluginReport, type QueueWorkOptions, definePlugin } from "@toolhost/core";
-import type { Redis } from "ioredis";
-import { connectClient, redisTarget, settleWithin } from "./_connection.js";
-import { keysOf } from "./_job.js";
+import { keysOf, processId } from "./_keys.js";
 import { Producer } from "./_producer.js";
+import { type RedisClient, closeClient, connectClient, redisTarget } from "./_redis.js";
 import { type StandInContext, readRemoteTool, readRemoteTools } from "./_remote.js";
 import { Routing, checkRoutedTools, judgesAccess } from "./_routing.js";
 import { type Keyring, keyIds, readKeyring } from "./_signing.js";
@@ -25,19 +24,16 @@ const queuePlugin = definePlugin({
   version,
   options: QueueOptionsSchema,
   async apply(harness, options): Promise<PluginReport> {
-    checkRoutedTools(harness, options.tools, options.queue);
+    checkRoutedTools(harness, options.tools, queueList(options));
     const target = redisTarget(options.redis, harness.workspace);
     const keyring = readKeyring(options.signing, harness.workspace);
-    const client = await connectClient(target, options.connectTimeoutMs, `toolhost-producer:${options.queue}`);
-    client.on("error", () => undefined);
-    const producer = await Producer.open(client, options, target, {
+    const hostId = processId();
+    const client = await connectClient(target, options.connectTimeoutMs, `toolhost-producer:${hostId}`);
+    const producer = new Producer(client, target, options, {
       keyring,
       policy: () => harness.getService("policy"),
       judges: () => harness.hooks.beforeToolCall.taps.map((tap) => tap.name),
-    }).catch((error: unknown) => {
-      client.disconnect();
-      throw error;
-    });
+    }, hostId);
     const routing = new Routing(options.tools);
     await offerRemoteTools(harness, client, options, routing);
     // A stand-in at the execute stage and nothing more: the kernel's update path, the approval and
@@ -51,7 +47,7 @@ const queuePlugin = definePlugin({
     });
     harness.hooks.dispose.tapPromise(NAME, async () => {
       await producer.close();
-      if (!(await settleWithin(client.quit(), 2000))) client.disconnect();
+      await closeClient(client);
     });
     return report(target.display, options, keyring, harness.workspace);
   },
@@ -62,9 +58,11 @@ const queuePlugin = definePlugin({
  * published later when it is first called, and hands the pipeline the host's own tool of a routed
  * call as the host judges it (`Routing.judged`).
  */
-async function offerRemoteTools(harness: AgentHarness, client: Redis, options: QueueOptions, routing: Routing): Promise<void> {
-  const toolsKey = keysOf(options.prefix, options.queue).tools;
-  const here: StandInContext = { queue: options.queue, judgesAccess: () => judgesAccess(harness) };
+async function offerRemoteTools(harness: AgentHarness, client: RedisClient, options: QueueOptions, routing: Routing): Promise<void> {
+  const queue = typeof options.queue === "string" ? options.queue : (options.queue[0] as string);
+  // Every worker of a host's queues publishes its tools in each: the first queue's list is theirs.
+  const toolsKey = keysOf(options.prefix, queue).tools;
+  const here: StandInContext = { queue, judgesAccess: () => judgesAccess(harness) };
   if (options.discoverTools) {
     for (const tool of await readRemoteTools(client, toolsKey, here)) {
       if (harness.getTool(tool.name)) continue;
@@ -93,12 +91,17 @@ function report(redis: string, options: QueueOptions, keyring: Keyring | undefin
   return {
     settings: {
       redis,
-      queue: options.queue,
+      queue: queueList(options),
       tools: options.tools,
       signing: keyring ? `hmac-sha256, key ${keyIds(keyring).join(", ")} from ${keyring.source}` : `none: no key in ${keyFile ?? `$${options.signing.keyEnv}`} (only a worker started with --no-auth runs these jobs)`,
     },
     ...(keyFile !== undefined && isAbsolute(keyFile) && { sources: [keyFile] }),
   };
+}
+
+/** The host's queues, for messages. */
+function queueList(options: QueueOptions): string {
+  return typeof options.queue === "string" ? options.queue : options.queue.join(", ");
 }
 
 export default queuePlugin;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BASH_PLUGIN, CLI_BIN, POLICY_PLUGIN, queueEntry, useTestbed, writeConfig } from "./_helpers.js";
-import { signedCallOf } from "./_forge.js";
+import { callOf, watchJobs } from "./_forge.js";
 
 // Through the built CLI, as a user runs it: a host's config in the producer folder, `toolhost
 // worker` processes (their environment has WHERE=worker, so a command shows where it ran).
@@ -91,10 +91,13 @@ describe("a host's policy judges a routed call by its tool's own declaration", (
     expect(denied.code).toBe(2);
     expect(denied.stderr).toContain("no removing");
     expect(existsSync(victim)).toBe(true);
+    const watch = await watchJobs(bed);
     const ran = await toolhost(["call", "bash", JSON.stringify({ command: "echo asked $WHERE" }), "--approve", "bash:echo asked *"]);
+    watch.stop();
     expect(ran.code).toBe(0);
     expect(ran.stdout).toBe("asked worker\n");
-    const job = await signedCallOf(bed);
+    expect(watch.jobs).toHaveLength(1);
+    const job = callOf(watch.jobs[0]!);
     expect(job.decision).toMatchObject({
       verdict: "approved",
       by: "@toolhost/hooks-policy",

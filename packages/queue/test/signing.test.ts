@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { BASH_PLUGIN, codeOf, newKey, queueEntry, startWorker, textOf, useTestbed, writeConfig } from "./_helpers.js";
-import { forgeJob, signedJobOf } from "./_forge.js";
+import { callOf, forgeJob, forgedJob, watchJobs } from "./_forge.js";
 
 const bed = useTestbed((bed) => [[BASH_PLUGIN, { sandbox: "off" }], queueEntry(bed.redis)]);
 
@@ -21,38 +21,51 @@ describe("signed jobs", () => {
     await bed.worker();
     const effect = join(bed.dir, "forged.log");
     const call = (id: string) => ({ id, name: "bash", args: { command: `echo ${id} >> ${effect}` } });
-    const unsigned = await forgeJob(bed, call("no-sig"), { key: undefined });
+    const unsigned = await forgeJob(bed, forgedJob(call("no-sig"), { key: undefined }));
     expect(codeOf(unsigned)).toBe("TOOLHOST_QUEUE_JOB_UNSIGNED");
     expect(textOf(unsigned)).toContain("Not run: the worker refused the job because it carries no signature");
-    const wrong = await forgeJob(bed, call("wrong-sig"), { key: newKey() });
+    const wrong = await forgeJob(bed, forgedJob(call("wrong-sig"), { key: newKey() }));
     expect(codeOf(wrong)).toBe("TOOLHOST_QUEUE_JOB_SIGNATURE_INVALID");
     expect(textOf(wrong)).toContain("which this side does not hold");
-    const old = await forgeJob(bed, call("old"), { key: bed.key, at: Date.now() - 3_600_000 });
+    const old = await forgeJob(bed, forgedJob(call("old"), { key: bed.key, at: Date.now() - 3_600_000 }));
     expect(codeOf(old)).toBe("TOOLHOST_QUEUE_JOB_EXPIRED");
     expect(textOf(old)).toMatch(/signed 3600 s ago, longer than signing.maxAgeSeconds \(600 s\)/);
-    const moved = await forgeJob(bed, call("moved"), { key: bed.key, jobId: "call-elsewhere" });
+    const moved = await forgeJob(bed, forgedJob(call("moved"), { key: bed.key, queue: "other" }));
     expect(codeOf(moved)).toBe("TOOLHOST_QUEUE_JOB_REPLAYED");
-    expect(textOf(moved)).toContain(`signed for call id "moved", but lies in Redis as job call-elsewhere`);
-    const changed = await forgeJob(bed, call("changed"), { key: bed.key, change: (job) => ({ ...job, args: { command: `echo tampered >> ${effect}` } }) });
+    expect(textOf(moved)).toContain(`it was signed for queue "other", not queue "calls" where it lies`);
+    const changed = await forgeJob(bed, forgedJob(call("changed"), { key: bed.key, change: (job) => ({ ...job, args: { command: `echo tampered >> ${effect}` } }) }));
     expect(codeOf(changed)).toBe("TOOLHOST_QUEUE_JOB_SIGNATURE_INVALID");
     expect(textOf(changed)).toContain("its signature does not match its content");
     expect(existsSync(effect)).toBe(false);
     // The same forger with the key is a host: its job runs.
-    const signed = await forgeJob(bed, call("with-key"), { key: bed.key });
+    const signed = await forgeJob(bed, forgedJob(call("with-key"), { key: bed.key }));
     expect(signed.isError).toBe(false);
     expect(readFileSync(effect, "utf8")).toBe("with-key\n");
   });
 
   it("refuses a copy of a signed job put back into Redis: the call ran once", async () => {
-    await bed.worker();
-    const { harness } = await bed.host();
+    const running = await bed.worker();
+    const made = await bed.host();
     const effect = join(bed.dir, "once.log");
-    const [first] = await harness.executeToolCalls([{ id: "copied", name: "bash", arguments: { command: `echo ran >> ${effect}` } }]);
+    const watch = await watchJobs(bed);
+    const [first] = await made.harness.executeToolCalls([{ id: "copied", name: "bash", arguments: { command: `echo ran >> ${effect}` } }]);
+    watch.stop();
     expect(first!.isError).toBe(false);
-    const copy = await signedJobOf(bed, "call-copied");
-    const replayed = await forgeJob(bed, undefined, { envelope: copy, jobId: "call-copied", removeFirst: true });
+    const copy = watch.jobs.find((job) => callOf(job).call.id === "copied");
+    expect(copy).toBeDefined();
+    // The host is gone; whoever copies its job reads the answer where the job says the host reads.
+    await made.harness.dispose();
+    const replayed = await forgeJob(bed, copy!);
     expect(codeOf(replayed)).toBe("TOOLHOST_QUEUE_JOB_REPLAYED");
     expect(textOf(replayed)).toContain("a copy of a job is not run again");
+    expect(readFileSync(effect, "utf8")).toBe("ran\n");
+    // A second worker, which did not take the first, refuses the copy too: the call was answered.
+    process.kill(running.pid, "SIGTERM");
+    await running.exited;
+    await bed.worker();
+    const again = await forgeJob(bed, copy!);
+    expect(codeOf(again)).toBe("TOOLHOST_QUEUE_JOB_REPLAYED");
+    expect(textOf(again)).toContain("this call was answered already");
     expect(readFileSync(effect, "utf8")).toBe("ran\n");
   });
 
