@@ -26,7 +26,7 @@ export const worker: CommandModule = {
     program
       .command("worker")
       .description("run the tool calls of a queue on this machine, with this config's tools, roots and policy")
-      .requiredOption("--queue <name>", "the queue to take calls from")
+      .requiredOption("--queue <names>", "the queue to take calls from, or several separated by commas (a host spreading its calls over queues)")
       .option("--concurrency <n>", "how many calls run at once", "4")
       .option("--lock-duration <ms>", "how soon a crashed worker's calls are noticed by the others", "30000")
       .option("--health-interval <s>", "seconds between two health lines", "30")
@@ -50,8 +50,10 @@ Exit codes: 0 stopped, 2 refused (config, no queue plugin, no key, Redis unreach
       )
       .action(
         cli.action(async (options: WorkerFlags) => {
-          if (!QUEUE_NAME.test(options.queue)) {
-            throw new UsageError(`--queue must be 1 to 100 letters, digits, "_", "-" or ".", got "${options.queue}".`);
+          for (const name of options.queue.split(",")) {
+            if (!QUEUE_NAME.test(name)) {
+              throw new UsageError(`--queue must be queue names of 1 to 100 letters, digits, "_", "-" or ".", separated by commas; got "${options.queue}".`);
+            }
           }
           const concurrency = whole("--concurrency", options.concurrency, 1);
           const lockDurationMs = whole("--lock-duration", options.lockDuration, 500);
