@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { messageOf } from "@toolhost/core";
 import { GROUP, type QueueKeys } from "./_keys.js";
-import type { RedisClient } from "./_redis.js";
+import { type RedisClient, recover } from "./_redis.js";
 import type { Taken } from "./_run-job.js";
 import type { Slots } from "./_slots.js";
 
@@ -81,6 +81,8 @@ export class Consumer {
         failures = 0;
       } catch (error) {
         if (this.#stop.signal.aborted) return this.#slots.release(count);
+        recover(this.#reader);
+        recover(this.#command);
         // A Redis that restarted (or a replica that took over) may have lost the stream and the group.
         if (/NOGROUP/.test(messageOf(error))) await this.#ensureGroup().catch(() => undefined);
         else if (failures++ === 0) this.#owner.problem(`reading queue "${this.queue.queue}" failed: ${messageOf(error)}; trying again`);

@@ -4,7 +4,7 @@ import { decisionOf } from "./_decision.js";
 import { type CallJob, type Delivery, contentHash, deliveryOf, errorResult } from "./_job.js";
 import { type QueueKeys, keysOf, shardOf } from "./_keys.js";
 import { type CallRecord, queuedRecord, readRecord } from "./_records.js";
-import { type RedisClient, type RedisTarget, isReady, openClient } from "./_redis.js";
+import { type RedisClient, type RedisTarget, isReady, openClient, recover } from "./_redis.js";
 import { badResult, openReply, replyCallId } from "./_replies.js";
 import { ReplyReader } from "./_reply-reader.js";
 import { type Scripts, type Signed, scriptsOf } from "./_scripts.js";
@@ -173,6 +173,7 @@ export class Producer {
       if (added.added) pending.entry = added.entry;
       else this.#known(pending, readRecord(added.record));
     } catch (error) {
+      recover(this.#client);
       if (pending.queue.lost && pending.delivery === "retry") return this.#wait(pending);
       pending.settle(this.#unavailable(pending.name, messageOf(error)));
     }

@@ -170,8 +170,10 @@ function clusterTarget(seeds: Node[], auth: Credentials): RedisTarget {
         slotsRefreshTimeout: 2000,
         // Commands and blocking reads fail when their node's connection closes (the caller knows
         // it was cut off, and retries as its delivery allows); the subscriber waits for a new node.
+        // (A cluster queues commands while a node's connection opens; a host checks `status` first.)
         retryDelayOnFailover: role === "subscriber" ? 200 : 0,
-        ...(role === "command" && { enableOfflineQueue: false }),
+        // CLUSTERDOWN (another master failing over) comes back as itself: a live server's refusal, nothing lost.
+        retryDelayOnClusterDown: role === "subscriber" ? 200 : 0,
       };
       return new Cluster(seeds.map(({ host, port }) => ({ host, port })), options);
     },
@@ -193,6 +195,8 @@ export async function connectClient(target: RedisTarget, timeoutMs: number, name
       (async () => {
         await client.connect();
         await client.ping();
+        // Every master's connection open before the first call, not while it waits.
+        if (client instanceof Cluster) await Promise.all(client.nodes("master").map((node) => node.ping()));
       })(),
       timeoutMs,
     );
@@ -213,6 +217,15 @@ export function openClient(target: RedisTarget, role: ClientRole, name: string):
   client.on("error", () => undefined);
   client.connect().catch(() => undefined);
   return client;
+}
+
+/**
+ * After a command failed for want of a connection: a cluster client looks again which node serves
+ * which slots (a replica may have taken over a failed master), as it does not on its own when its
+ * commands fail at once instead of being retried.
+ */
+export function recover(client: RedisClient): void {
+  if (client instanceof Cluster) client.refreshSlotsCache();
 }
 
 /** Whether a client can send commands now. */

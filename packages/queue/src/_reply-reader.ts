@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { ReplyError } from "ioredis";
 import type { QueueKeys } from "./_keys.js";
-import type { RedisClient } from "./_redis.js";
+import { type RedisClient, recover, settleWithin } from "./_redis.js";
 import type { Signed } from "./_scripts.js";
 
 /** How long one blocking read waits before it reads again (and refreshes what needs refreshing). */
@@ -60,11 +61,16 @@ export class ReplyReader {
         lost = false;
         attempt = 0;
         await this.#readOnce();
-      } catch {
+      } catch (error) {
         if (this.#closing) return;
-        if (!lost) this.#listener.lost();
-        lost = true;
-        this.#last = "0-0";
+        recover(this.#client);
+        // A refusal from a live server (CLUSTERDOWN while another master fails over, LOADING) loses
+        // nothing of this stream: only a dropped connection may have.
+        if (!(error instanceof ReplyError)) {
+          if (!lost) this.#listener.lost();
+          lost = true;
+          this.#last = "0-0";
+        }
         await delay(Math.min(200 * ++attempt, 2_000));
       }
     }
@@ -89,7 +95,8 @@ export class ReplyReader {
   }
 
   async #ensureStream(): Promise<void> {
-    await this.#client.multi().xadd(this.#key, "*", "h", "1").pexpire(this.#key, STREAM_TTL_MS).exec();
+    await this.#client.xadd(this.#key, "*", "h", "1");
+    await this.#client.pexpire(this.#key, STREAM_TTL_MS);
     this.#refreshedAt = Date.now();
   }
 
@@ -98,7 +105,7 @@ export class ReplyReader {
     this.#closing = true;
     this.#client.disconnect();
     await this.#loop?.catch(() => undefined);
-    await command.del(this.#key).catch(() => undefined);
+    await settleWithin(command.del(this.#key), 2_000);
   }
 }
 

@@ -5,7 +5,7 @@ import { bound } from "./_bound.js";
 import { type CallJob, type Delivery, contentHash, deliveryOf, errorResult, workerLostResult } from "./_job.js";
 import { type QueueKeys, isProcessId } from "./_keys.js";
 import { doneRecord, readRecord } from "./_records.js";
-import type { RedisClient } from "./_redis.js";
+import { type RedisClient, recover } from "./_redis.js";
 import type { Replicas } from "./_replicas.js";
 import { type ReplyBody, sealReply } from "./_replies.js";
 import { REPLY_STREAM_MAX, type Scripts, type Signed } from "./_scripts.js";
@@ -199,6 +199,7 @@ async function answer(worker: WorkerContext, taken: Taken, target: Target | unde
       await worker.scripts.finish(keys, { record, keepSeconds: effective, entry: taken.entry, reply: sealed });
       return;
     } catch (error) {
+      recover(worker.client);
       if (Date.now() - started > FINISH_RETRY_MS) {
         worker.problem(`could not answer call "${target?.id ?? taken.entry}" of queue "${taken.queue.queue}": ${messageOf(error)}`);
         return;

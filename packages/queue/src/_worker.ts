@@ -3,7 +3,7 @@ import type { Admission } from "./_admit.js";
 import { Consumer } from "./_consumer.js";
 import { GROUP, type QueueKeys, keysOf, processId } from "./_keys.js";
 import { publishTools } from "./_publish.js";
-import { type RedisClient, type RedisTarget, closeClient, connectClient, openClient, settleWithin } from "./_redis.js";
+import { type RedisClient, type RedisTarget, closeClient, connectClient, openClient, recover, settleWithin } from "./_redis.js";
 import { Replicas } from "./_replicas.js";
 import { type Running, type Taken, type WorkerContext, runJob } from "./_run-job.js";
 import { scriptsOf } from "./_scripts.js";
@@ -130,7 +130,7 @@ async function subscribeCancels(target: RedisTarget, id: string, queues: QueueKe
 async function renew(context: WorkerContext, id: string, queues: QueueKeys[]): Promise<void> {
   for (const queue of queues) {
     const entries = [...context.running.values()].filter((call) => call.queue === queue).map((call) => call.entry);
-    await context.scripts.renew(queue.jobs, id, entries).catch(() => undefined);
+    await context.scripts.renew(queue.jobs, id, entries).catch(() => recover(context.client));
   }
 }
 

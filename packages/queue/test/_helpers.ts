@@ -195,8 +195,9 @@ export function killGroup(pid: number): void {
 /**
  * A plugin of the test's own, for workers: `slow_read` says it only reads; the first attempt of a
  * call waits (so the test can kill its worker), later attempts answer at once. Each attempt adds
- * its worker's pid to `attempts.log` in the call's folder. `remote_echo` echoes its text; the
- * plugin's policy asks about the text "ask me".
+ * its worker's pid to `attempts.log` in the call's folder. `held_echo` (read-only) logs each attempt
+ * to `echoes.log` and, on its first attempt, waits while a file `hold` exists. `remote_echo` echoes
+ * its text; the plugin's policy asks about the text "ask me".
  */
 export function writeProbePlugin(dir: string): string {
   const file = join(dir, "probe-plugin.mjs");
@@ -222,6 +223,20 @@ export default definePlugin({
         appendFileSync(log, process.pid + "\\n");
         if (first) await new Promise((resolve) => { const t = setTimeout(resolve, 600000); signal.addEventListener("abort", () => { clearTimeout(t); resolve(); }); });
         return { content: [{ type: "text", text: "read by " + process.pid + ": " + readFileSync(path, "utf8") }], details: {} };
+      },
+    });
+    harness.registerTool({
+      name: "held_echo",
+      label: "Held echo",
+      description: "Echoes its text; says it only reads. A first attempt waits while the file hold exists.",
+      parameters: Type.Object({ text: Type.String() }),
+      annotations: { readOnly: true },
+      async execute(_id, { text }, signal) {
+        const log = join(harness.cwd, "echoes.log");
+        const first = !(existsSync(log) && readFileSync(log, "utf8").split("\\n").some((line) => line.startsWith(text + " ")));
+        appendFileSync(log, text + " " + process.pid + "\\n");
+        while (first && existsSync(join(harness.cwd, "hold")) && !signal.aborted) await new Promise((resolve) => setTimeout(resolve, 50));
+        return { content: [{ type: "text", text: "echo: " + text }], details: {} };
       },
     });
     harness.registerTool({
@@ -257,7 +272,10 @@ export function useTestbed(workerPlugins: (bed: Testbed) => unknown[]): Testbed 
       return started;
     },
     async host(options: Record<string, unknown> = {}): Promise<Host> {
-      writeConfig(bed.producerDir, [queueEntry(bed.redis, options)]);
+      return bed.hostWith([queueEntry(bed.redis, options)]);
+    },
+    async hostWith(plugins: unknown[]): Promise<Host> {
+      writeConfig(bed.producerDir, plugins);
       const made = await producer(bed.producerDir);
       hosts.push(made);
       return made;
@@ -301,4 +319,6 @@ export interface Testbed {
   worker(args?: string[], env?: Record<string, string | undefined>): Promise<TestWorker>;
   /** A producer host: the queue plugin alone (with `options`), so its tools come from the workers. */
   host(options?: Record<string, unknown>): Promise<Host>;
+  /** A producer host with these plugins in its config. */
+  hostWith(plugins: unknown[]): Promise<Host>;
 }
