@@ -25,8 +25,10 @@ interface Pending {
   entry?: string;
   settle(result: AgentToolResult): void;
   onUpdate(update: AgentToolUpdate): void;
-  /** Set while a retryable call waits for a lost connection to come back. */
+  /** Set while a retryable call waits for a lost connection to come back: when it fires, the call is lost. */
   waiting?: NodeJS.Timeout;
+  /** Set while a retryable call is to be sent again soon (the connection is back, the last try failed). */
+  retry?: NodeJS.Timeout;
   /** Set while the call id is in flight from elsewhere (another host, or before a restart). */
   polling?: NodeJS.Timeout;
 }
@@ -49,6 +51,7 @@ export interface Signer {
 const CANCEL_REPEAT_MS = 500;
 const CANCEL_GIVE_UP_MS = 60_000;
 const POLL_MS = 500;
+const RESEND_MS = 250;
 
 /** The producing side: sends calls to the queues and turns the workers' answers back into results and updates. */
 export class Producer {
@@ -126,6 +129,7 @@ export class Producer {
           if (this.#pending.get(pending.id) !== pending) return;
           this.#pending.delete(pending.id);
           clearTimeout(pending.waiting);
+          clearTimeout(pending.retry);
           clearTimeout(pending.polling);
           signal.removeEventListener("abort", onAbort);
           resolve(result);
@@ -170,11 +174,18 @@ export class Producer {
     const { keys } = pending.queue;
     try {
       const added = await this.#scripts.add({ record: keys.call(pending.id), jobs: keys.jobs }, queuedRecord(pending.hash), pending.job(), again);
+      clearTimeout(pending.waiting);
+      pending.waiting = undefined;
       if (added.added) pending.entry = added.entry;
       else this.#known(pending, readRecord(added.record));
     } catch (error) {
       recover(this.#client);
-      if (pending.queue.lost && pending.delivery === "retry") return this.#wait(pending);
+      if (pending.delivery === "retry" && (pending.queue.lost || pending.waiting !== undefined)) {
+        this.#wait(pending);
+        // The reader is back but this connection not yet: try again shortly, until the wait runs out.
+        if (!pending.queue.lost) pending.retry = setTimeout(() => void this.#send(pending, true), RESEND_MS);
+        return;
+      }
       pending.settle(this.#unavailable(pending.name, messageOf(error)));
     }
   }
@@ -246,10 +257,7 @@ export class Producer {
   #back(link: QueueLink): void {
     link.lost = false;
     for (const pending of [...this.#pending.values()]) {
-      if (pending.queue !== link || pending.waiting === undefined) continue;
-      clearTimeout(pending.waiting);
-      pending.waiting = undefined;
-      void this.#send(pending, true);
+      if (pending.queue === link && pending.waiting !== undefined) void this.#send(pending, true);
     }
   }
 
