@@ -54,7 +54,11 @@ export async function singleRedis() {
 /** A 3-master cluster without replicas, and three queue names whose keys lie on different masters. */
 export async function clusterRedis(dir) {
   const servers = [];
-  for (let i = 0; i < 3; i++) servers.push(await startServer(["--cluster-enabled", "yes", "--cluster-config-file", join(dir, `nodes-${i}.conf`), "--dir", dir]));
+  for (let i = 0; i < 3; i++) {
+    // The cluster bus on a free port of its own (by default the port + 10000, which may be taken).
+    const bus = await freePort();
+    servers.push(await startServer(["--cluster-enabled", "yes", "--cluster-port", String(bus), "--cluster-config-file", join(dir, `nodes-${i}.conf`), "--dir", dir]));
+  }
   await run("redis-cli", ["--cluster", "create", ...servers.map((s) => `127.0.0.1:${s.port}`), "--cluster-replicas", "0", "--cluster-yes"]);
   const client = new Redis({ port: servers[0].port, host: "127.0.0.1" });
   while (!String(await client.call("CLUSTER", "INFO")).includes("cluster_state:ok")) await delay(100);

@@ -58,7 +58,9 @@ export async function startCluster(masters: number, replicas: number, nodeTimeou
   try {
     for (let i = 0; i < masters * (1 + replicas); i++) {
       const config = join(dir, `nodes-${i}.conf`);
-      nodes.push(await startServer([...NO_DISK, "--cluster-enabled", "yes", "--cluster-config-file", config, "--cluster-node-timeout", String(nodeTimeoutMs), "--dir", dir]));
+      // The cluster bus gets a free port of its own (by default it is the port + 10000, which may be taken).
+      const bus = await freePort();
+      nodes.push(await startServer([...NO_DISK, "--cluster-enabled", "yes", "--cluster-port", String(bus), "--cluster-config-file", config, "--cluster-node-timeout", String(nodeTimeoutMs), "--dir", dir]));
     }
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
     await run("redis-cli", ["--cluster", "create", ...addresses, "--cluster-replicas", String(replicas), "--cluster-yes"], { timeout: 60_000 });
