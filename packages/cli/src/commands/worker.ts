@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { QueueWorkOptions } from "@toolhost/core";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../_cli.js";
 import { ExitCode } from "../_output.js";
@@ -50,15 +51,7 @@ Exit codes: 0 stopped, 2 refused (config, no queue plugin, no key, Redis unreach
       )
       .action(
         cli.action(async (options: WorkerFlags) => {
-          for (const name of options.queue.split(",")) {
-            if (!QUEUE_NAME.test(name)) {
-              throw new UsageError(`--queue must be queue names of 1 to 100 letters, digits, "_", "-" or ".", separated by commas; got "${options.queue}".`);
-            }
-          }
-          const concurrency = whole("--concurrency", options.concurrency, 1);
-          const lockDurationMs = whole("--lock-duration", options.lockDuration, 500);
-          const healthIntervalMs = whole("--health-interval", options.healthInterval, 1) * 1000;
-          const shutdownGraceMs = whole("--shutdown-grace", options.shutdownGrace, 0) * 1000;
+          const settings = settingsOf(options, cli.globals.cwd);
           const host = await cli.host();
           const queue = host.harness.getService("queue");
           if (!queue) {
@@ -76,13 +69,7 @@ Exit codes: 0 stopped, 2 refused (config, no queue plugin, no key, Redis unreach
           }));
           const signal = cli.interruptSignal();
           await queue.work({
-            queue: options.queue,
-            concurrency,
-            lockDurationMs,
-            healthIntervalMs,
-            shutdownGraceMs,
-            ...(options.keyFile !== undefined && { keyFile: resolve(cli.globals.cwd, options.keyFile) }),
-            ...(options.auth === false && { noAuthorityCheck: true }),
+            ...settings,
             signal,
             onHealth: (report) => {
               void cli.out(`${JSON.stringify({ ...report, time: new Date().toISOString() })}\n`);
@@ -93,6 +80,24 @@ Exit codes: 0 stopped, 2 refused (config, no queue plugin, no key, Redis unreach
       );
   },
 };
+
+/** The flags as the queue service takes them; a bad one is a usage error (exit 2). */
+function settingsOf(options: WorkerFlags, cwd: string): Omit<QueueWorkOptions, "signal" | "onHealth"> {
+  for (const name of options.queue.split(",")) {
+    if (!QUEUE_NAME.test(name)) {
+      throw new UsageError(`--queue must be queue names of 1 to 100 letters, digits, "_", "-" or ".", separated by commas; got "${options.queue}".`);
+    }
+  }
+  return {
+    queue: options.queue,
+    concurrency: whole("--concurrency", options.concurrency, 1),
+    lockDurationMs: whole("--lock-duration", options.lockDuration, 500),
+    healthIntervalMs: whole("--health-interval", options.healthInterval, 1) * 1000,
+    shutdownGraceMs: whole("--shutdown-grace", options.shutdownGrace, 0) * 1000,
+    ...(options.keyFile !== undefined && { keyFile: resolve(cwd, options.keyFile) }),
+    ...(options.auth === false && { noAuthorityCheck: true }),
+  };
+}
 
 function whole(flag: string, text: string, min: number): number {
   const value = Number(text);
