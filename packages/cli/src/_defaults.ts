@@ -13,6 +13,9 @@ export const DEFAULT_PLUGINS: readonly PluginEntry[] = Object.freeze([
   ["@toolhost/hooks-policy", { extends: ["recommended"] }],
 ] as PluginEntry[]);
 
+/** The policy plugin of the defaults: a config "don't ask again" creates (the user's) names it. */
+export const DEFAULT_POLICY_PLUGIN = "@toolhost/hooks-policy";
+
 /** The first-party plugins, for "Did you mean" when a named package is not installed. */
 export const KNOWN_PLUGINS: readonly string[] = Object.freeze([
   "@toolhost/tool-fs",

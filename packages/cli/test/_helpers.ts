@@ -9,6 +9,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const BIN = join(here, "..", "dist", "bin.js");
 export const CLI_DIR = join(here, "..");
 export const FIXTURES = join(here, "fixtures");
+/** The bound vitest.config.ts gives each test: a process a test started is not kept past it. */
+export const TEST_BOUND_MS = 600_000;
 const CORE = realpathSync(join(CLI_DIR, "node_modules", "@toolhost", "core"));
 const TYPEBOX = realpathSync(join(CORE, "node_modules", "@sinclair", "typebox"));
 
@@ -105,7 +107,8 @@ export function inTerminal(
     const steps = [...(options.steps ?? [])];
     let output = "";
     let seenUpTo = 0;
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    // Only so that nothing outlives a test that failed: as long as the test's own generous bound.
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? TEST_BOUND_MS);
     const next = (): void => {
       const step = steps[0];
       if (!step) return;

@@ -47,7 +47,7 @@ describe("toolhost config", () => {
     expect(JSON.parse(viaFlag.stdout)).toMatchObject({ configPath: join(dir, "toolhost.config.json") });
   });
 
-  it("reads YAML, .mjs and .ts configs", { timeout: 60_000 }, async () => {
+  it("reads YAML, .mjs and .ts configs", async () => {
     const expectEcho = async (): Promise<void> => {
       const result = await toolhost(["--json", "config"], { cwd: dir });
       expect(result.stderr).toBe("");

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BIN, project, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
 
 // `toolhost hook serve` keeps a loaded config per working directory: these change the files it was
 // loaded from while a real server runs, and send the next call. Generous time on a busy machine.
-vi.setConfig({ testTimeout: 60_000 });
 
 let dir: string;
 let server: ChildProcess | undefined;

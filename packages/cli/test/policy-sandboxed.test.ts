@@ -45,7 +45,7 @@ const explain = async (command: string) => JSON.parse((await run(["--json", "pol
 
 const readKey = `python3 -c "import os; print(open(os.path.expanduser('~/.ssh/id_rsa')).read())"`;
 
-describe("a policy whose denied reads the sandbox hides", { timeout: 90_000 }, () => {
+describe("a policy whose denied reads the sandbox hides", () => {
   it("policy explain shows that the sandbox made the difference for a script it cannot read", async () => {
     configWith("auto", HIDEABLE);
     const result = await run(["policy", "explain", "bash", '{"command":"sh build.sh"}']);
@@ -106,7 +106,7 @@ describe("a policy whose denied reads the sandbox hides", { timeout: 90_000 }, (
   });
 });
 
-describe("recommended with tool-bash's sandbox", { timeout: 90_000 }, () => {
+describe("recommended with tool-bash's sandbox", () => {
   it("asks for a script it cannot read, sandboxed too: its secret names (.env, *.pem, …) cannot be hidden outside the workspace", async () => {
     configWith("auto");
     const explanation = await explain("sh build.sh");

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { definePlugin, ToolhostError, Type, type ModelService, type StreamFn } from "@toolhost/core";
-import { ProviderErrorCode } from "./_errors.js";
+import { ProviderErrorCode } from "./errors.js";
 import { createOpenAIStreamFn } from "./stream.js";
 
 export type { ModelService };

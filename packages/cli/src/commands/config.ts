@@ -1,6 +1,6 @@
 import type { PluginSetting } from "@toolhost/core";
 import type { Command } from "commander";
-import type { Cli, CommandModule } from "../_cli.js";
+import type { Cli, CommandModule } from "../cli.js";
 import { ExitCode } from "../_output.js";
 
 export const config: CommandModule = {

@@ -1,4 +1,4 @@
-import type { CommandModule } from "../_cli.js";
+import type { CommandModule } from "../cli.js";
 import { agent } from "./agent.js";
 import { call } from "./call.js";
 import { config } from "./config.js";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
-import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { type Cli, type CommandModule, UsageError } from "../cli.js";
 import type { Host } from "@toolhost/core/config";
 import { watchHost } from "../_host-watch.js";
 import { ExitCode } from "../_output.js";
@@ -133,6 +133,12 @@ function tokenOf(name: string | undefined): string | undefined {
   return token;
 }
 
+/**
+ * The snippet an MCP host's config needs, on stdout as it goes in the file (valid JSON, or TOML for
+ * Codex), and where it goes on stderr (a comment would make the JSON invalid). The command names
+ * the config with `-c` (the folder with `-C`): the MCP Inspector takes `--config` as its own option,
+ * so `--config` in a server's arguments would never reach toolhost when run under it.
+ */
 async function printConfig(
   cli: Cli,
   client: NonNullable<ServeOptions["printConfig"]>,
@@ -142,16 +148,19 @@ async function printConfig(
   const { clientConfig } = await mcpServer();
   const { findConfig } = await import("@toolhost/core/config");
   const { config, cwd } = cli.globals;
+  let snippet: string;
   if (listen) {
     const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
-    const url = `http://${host}:${listen.port}/mcp`;
-    await cli.out(clientConfig(client, { url, ...(tokenEnv ? { tokenEnv } : {}) }));
-    return ExitCode.OK;
+    snippet = clientConfig(client, { url: `http://${host}:${listen.port}/mcp`, ...(tokenEnv ? { tokenEnv } : {}) });
+  } else {
+    const found = await findConfig({ cwd, ...(config !== undefined ? { configPath: config } : {}) });
+    const bin = resolve(fileURLToPath(new URL("../bin.js", import.meta.url)));
+    snippet = clientConfig(client, { command: process.execPath, args: [bin, ...(found ? ["-c", found.path] : ["-C", cwd]), "mcp", "serve"] });
   }
-  const found = await findConfig({ cwd, ...(config !== undefined ? { configPath: config } : {}) });
-  const bin = resolve(fileURLToPath(new URL("../bin.js", import.meta.url)));
-  const where = found ? ["--config", found.path] : ["--cwd", cwd];
-  await cli.out(clientConfig(client, { command: process.execPath, args: [bin, ...where, "mcp", "serve"] }));
+  const [first = "", ...rest] = snippet.split("\n");
+  const comment = /^(\/\/|#) ?(.*)$/.exec(first);
+  if (comment) await cli.note(`put this in ${comment[2]}`);
+  await cli.out(comment ? rest.join("\n") : snippet);
   return ExitCode.OK;
 }
 

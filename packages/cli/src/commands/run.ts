@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { preview, type ToolCall } from "@toolhost/core";
-import { approveOption, type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { approveOption, type Cli, type CommandModule, UsageError } from "../cli.js";
 import { readInput } from "../_input.js";
 import { ExitCode, jsonLine } from "../_output.js";
 
@@ -26,10 +26,10 @@ Exit codes: 0 every call done, 1 some result is an error, 2 bad input or config,
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
           if (options.events) host.harness.subscribe((event) => cli.stdout.write(jsonLine(event)));
-          const results = await runBatch(cli, host, calls, `${calls.length} tool call${calls.length === 1 ? "" : "s"}`);
+          const { results, ran } = await runBatch(cli, host, calls, `${calls.length} tool call${calls.length === 1 ? "" : "s"}`);
           if (!options.events) await cli.out(results.map(jsonLine).join(""));
           if (cli.interrupted) return ExitCode.INTERRUPTED;
-          return results.some((result) => exitCodeOf(result, false) !== ExitCode.OK) ? ExitCode.TOOL_ERROR : ExitCode.OK;
+          return results.some((result) => exitCodeOf(result, false, ran) !== ExitCode.OK) ? ExitCode.TOOL_ERROR : ExitCode.OK;
         }),
       );
   },

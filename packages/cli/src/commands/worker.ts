@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { QueueWorkOptions } from "@toolhost/core";
 import type { Command } from "commander";
-import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { type Cli, type CommandModule, UsageError } from "../cli.js";
 import { ExitCode } from "../_output.js";
 
 /** The config offers no queue service: exit 2 before anything runs. */

@@ -35,7 +35,7 @@ export async function findPlugin(name: string, options: FindPluginOptions = {}):
   const places = [...(configPath ? [{ dir: base, what: "the config file's folder" }] : []), ...resolvePlaces(options.resolveFrom)];
   const found = await locate(name, base, places);
   const where = configPath ? `looked up from ${configPath}` : "looked up without a config file";
-  if ("tried" in found) throw notFound(name, configPath ?? cwd, found.tried, options.knownPlugins ?? []);
+  if ("tried" in found) throw notFound(name, configPath ?? cwd, found.tried, options.knownPlugins ?? [], places);
   const plugin = await importPlugin(name, found.file, where, { configPath, plugin: name });
   return { plugin, file: found.file, version: plugin.version ?? found.packageVersion };
 }

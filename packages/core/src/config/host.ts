@@ -125,7 +125,7 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
           missing.push(name);
           continue;
         }
-        throw notFound(name, configPath, found.tried, options.knownPlugins ?? []);
+        throw notFound(name, configPath, found.tried, options.knownPlugins ?? [], places);
       }
       if (found.manifest !== undefined) sources.add(found.manifest);
       if (options.onlyProviding !== undefined && !isPathSpecifier(name) && !("provides" in found && found.provides?.includes(options.onlyProviding))) {
