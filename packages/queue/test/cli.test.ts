@@ -65,11 +65,11 @@ describe("a host's policy judges a routed call by its tool's own declaration", (
     const victim = join(bed.dir, "victim");
     mkdirSync(victim);
     const result = await toolhost(["call", "bash", JSON.stringify({ command: `rm -rf ${victim}` })]);
-    // An error result (the CLI prints a refusal from the tool's declaration as the tool's error).
-    expect(result.code).not.toBe(0);
-    const said = result.stdout + result.stderr;
-    expect(said).toContain(`Not run: @toolhost/queue sends "bash" to queue "calls", but this host has no such tool`);
-    expect(said).toContain("npm i -D @toolhost/tool-bash");
+    // A refusal from the tool's declaration, before anyone is asked: exit 2, the reason on stderr.
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(`Not run: @toolhost/queue sends "bash" to queue "calls", but this host has no such tool`);
+    expect(result.stderr).toContain("npm i -D @toolhost/tool-bash");
     expect(existsSync(victim)).toBe(true);
     // Without a policy nothing here judges calls: the worker's bash runs as before.
     writeConfig(bed.producerDir, [queueEntry(bed.redis)]);
