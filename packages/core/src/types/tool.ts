@@ -1,6 +1,5 @@
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { ApprovalOutcome } from "./approval.js";
-import type { ToolDecision } from "./hooks.js";
+import type { ApprovalOutcome, ToolDecision } from "./approval.js";
 import type { ImageContent, TextContent, Usage } from "./content.js";
 
 export type { ImageContent, TextContent, Usage };
