@@ -326,7 +326,7 @@ describe("hook install and the config the hook needs", () => {
 
   it("stops, writing nothing, when the hook would refuse every call: a plugin not installed, no policy, untrusted code", async () => {
     const cases: Array<[string, () => void, string[]]> = [
-      ["missing", () => writeConfig(join(root, "missing"), { plugins: ["@toolhost/tool-fs", "@toolhost/no-such-policy"] }), ['Plugin "@toolhost/no-such-policy" was not found', "npm i -D @toolhost/no-such-policy"]],
+      ["missing", () => writeConfig(join(root, "missing"), { plugins: ["@toolhost/tool-fs", "@toolhost/no-such-policy"] }), ['Plugin "@toolhost/no-such-policy" was not found', "check the name"]],
       ["no-policy", () => writeConfig(join(root, "no-policy"), { plugins: ["@toolhost/tool-fs"] }), ["provides a policy", "npm i -D @toolhost/hooks-policy"]],
       ["untrusted", () => writeFile(join(root, "untrusted", "toolhost.config.mjs"), "export default { plugins: [] };\n"), [`run "toolhost trust ${join(root, "untrusted")}"`]],
     ];
