@@ -27,7 +27,7 @@ function run(command, commandArgs, onLine) {
 
 let passed = 0;
 let failed = 0;
-const turbo = await run(join(root, "node_modules", ".bin", "turbo"), ["run", "test", ...args], (line) => {
+const turbo = await run(join(root, "node_modules", ".bin", "turbo"), ["run", "test", "--continue", ...args], (line) => {
   // vitest: "      Tests  3 failed | 714 passed (717)"
   const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
   if (!/\bTests\s+\d/.test(plain)) return;

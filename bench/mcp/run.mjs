@@ -40,6 +40,13 @@ const BOUND = {
 const NO_BOUND = JSON.stringify({ maxInFlight: "Infinity", maxInFlightTotal: "Infinity" });
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-bench-mcp-")));
+// The bench's project runs code of its own (a plugin by path), which loads only from a folder its
+// user trusts (docs/trust.md): a config folder of the bench's own trusts it, and no other config counts.
+process.env.XDG_CONFIG_HOME = join(dir, ".config-home");
+process.env.TOOLHOST_MANAGED_CONFIG_DIR = join(dir, ".managed");
+process.env.TOOLHOST_MCP_TOKEN = "bench-token";
+mkdirSync(join(dir, ".config-home", "toolhost"), { recursive: true });
+writeFileSync(join(dir, ".config-home", "toolhost", "trusted-folders.json"), JSON.stringify({ folders: [dir] }));
 const children = [];
 
 try {
@@ -129,14 +136,16 @@ if (process.argv[2] === "http") {
     serverPid.set(client, pid ?? transport.pid);
     return client;
   };
-  const stdio = (args) => connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: "ignore" }));
+  // The SDK starts a server with a few variables only: the bench's config folder (which trusts its project) is one more.
+  const stdio = (args) => connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: "ignore", env: { ...process.env } }));
   // Each request gets a signal of its own that follows the transport's (as tool-mcp does): the SDK
   // gives all of them the transport's one signal, where fetch's abort listeners pile up until
   // garbage collection and warn (MaxListenersExceededWarning) past 1,500.
   const ownSignal = (url, init) => fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+  // toolhost mcp serve --http takes requests with its token only (TOOLHOST_MCP_TOKEN, set above).
   const http = async (args) => {
     const { url, pid } = await startHttp(args);
-    return connect(new StreamableHTTPClientTransport(new URL(url), { fetch: ownSignal }), pid);
+    return connect(new StreamableHTTPClientTransport(new URL(url), { fetch: ownSignal, requestInit: { headers: { Authorization: `Bearer ${process.env.TOOLHOST_MCP_TOKEN}` } } }), pid);
   };
 
   // Latency: rounds of 25 sequential calls on each path in turn, so that the load of a shared

@@ -30,7 +30,13 @@ export const CONFIG_HINTS: ConfigHints = Object.freeze({
   createConfig: 'run "toolhost init" in your project to create one',
   showConfigSchema: '"toolhost schema" prints every key the config takes',
   showPluginSchema: (plugin: string) => `"toolhost schema ${plugin}" shows the options it takes`,
+  trustFolder: (folder: string) => `run "toolhost trust ${shellWord(folder)}"`,
 });
+
+/** A word the shell reads as itself: as is when it holds nothing the shell treats specially, else single-quoted. */
+export function shellWord(text: string): string {
+  return /^[\w.~:/@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}
 
 /** The names of the plugins of a list, for an `npm i -D` line. */
 export function pluginNames(entries: readonly PluginEntry[]): string[] {

@@ -101,6 +101,8 @@ export class Cli {
     for (const ignored of host.ignoredConfigs) {
       await this.note(`using ${host.configPath}; ignoring ${ignored} beside it (a folder's first config file is read, in the order ${CONFIG_ORDER}). Remove the one you do not use.`);
     }
+    // Not a note: --quiet does not hide why every call will be refused.
+    for (const refusal of host.refused) await this.err(`${this.paintErr("red", "toolhost:")} ${refusal.message} (${refusal.code}) Every call is refused until this is fixed.\n`);
     await this.#checkModel(host, needsModel);
     if (host.configPath === undefined) {
       if (!quiet) {

@@ -182,7 +182,8 @@ describe("toolhost hook serve", () => {
   afterAll(() => server.stop());
 
   const post = async (path: string, body: string, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${url}${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+    // Every request carries the server's token (a token is needed on loopback too).
+    const response = await fetch(`${url}${path}`, { method: "POST", body, headers: { "content-type": "application/json", authorization: `Bearer ${server.token}`, ...headers } });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
@@ -255,7 +256,8 @@ describe("toolhost hook serve", () => {
   });
 
   it("will not listen beyond loopback without a token", async () => {
-    const result = await toolhost(["hook", "serve", "--http", "0.0.0.0:0"], { cwd: dir });
+    // A token is the default on every address now; only --no-token goes without one, on loopback alone.
+    const result = await toolhost(["hook", "serve", "--http", "0.0.0.0:0", "--no-token"], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("without a token");
   });

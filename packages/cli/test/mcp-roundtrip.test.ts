@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, project, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
-import { processesWith, serveHttp } from "./_mcp.js";
+import { MCP_AUTH, processesWith, serveHttp } from "./_mcp.js";
 
 
 // The round trip: toolhost A serves its fs and bash tools over Streamable HTTP with its policy;
@@ -43,7 +43,8 @@ beforeAll(async () => {
   server = await serveHttp(a);
   writeConfig(b, {
     plugins: [
-      ["@toolhost/tool-mcp", { servers: { remote: { url: server.url } } }],
+      // The server needs its token on loopback too.
+      ["@toolhost/tool-mcp", { servers: { remote: { url: server.url, headers: MCP_AUTH } } }],
       [
         "@toolhost/hooks-policy",
         {

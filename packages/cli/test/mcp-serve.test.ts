@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { project, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
-import { httpClient, inspector, processesWith, serveHttp, stdioClient, stdioTarget, textOf } from "./_mcp.js";
+import { httpClient, inspector, MCP_AUTH, MCP_TOKEN, processesWith, serveHttp, stdioClient, stdioTarget, textOf } from "./_mcp.js";
 
 
 // `toolhost mcp serve` as MCP clients meet it: the official MCP Inspector (v1 SDK, no elicitation)
@@ -174,7 +174,7 @@ describe("toolhost mcp serve --http", () => {
   });
 
   it("serves the Inspector over Streamable HTTP", async () => {
-    const { json } = await inspector(dir, [server.url, "--transport", "http"], ["tools/call", "--tool-name", "read", "--tool-arg", "path=notes.txt"]);
+    const { json } = await inspector(dir, [server.url, "--transport", "http", "--header", `Authorization: Bearer ${MCP_TOKEN}`], ["tools/call", "--tool-name", "read", "--tool-arg", "path=notes.txt"]);
     expect(textOf(json as CallResult)).toContain("hello");
   });
 
@@ -195,7 +195,7 @@ describe("toolhost mcp serve --http", () => {
   });
 
   it("asks a 2026-07-28 client through the multi-round-trip flow, each request served on its own", async () => {
-    const client = await httpClient(server.url, {}, { elicitation: true, modern: true });
+    const client = await httpClient(server.url, MCP_AUTH, { elicitation: true, modern: true });
     const asked: string[] = [];
     client.setRequestHandler("elicitation/create", async (req) => {
       asked.push(String((req.params as { message: string }).message));
@@ -213,7 +213,7 @@ describe("toolhost mcp serve --http", () => {
   });
 
   it("refuses an ask from a 2025-era HTTP client: a stateless server cannot know it can elicit", async () => {
-    const client = await httpClient(server.url, {}, { elicitation: true });
+    const client = await httpClient(server.url, MCP_AUTH, { elicitation: true });
     client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { approve: true } }));
     try {
       const result = (await client.callTool({ name: "drop_table", arguments: { table: "orders" } })) as CallResult;
@@ -226,14 +226,15 @@ describe("toolhost mcp serve --http", () => {
 
   it("refuses a foreign Host or Origin header (DNS rebinding)", async () => {
     const { port } = new URL(server.url);
-    expect(await post(Number(port), { host: "evil.example" })).toBe(403);
-    expect(await post(Number(port), { origin: "http://evil.example" })).toBe(403);
+    expect(await post(Number(port), { host: "evil.example", ...MCP_AUTH })).toBe(403);
+    expect(await post(Number(port), { origin: "http://evil.example", ...MCP_AUTH })).toBe(403);
   });
 });
 
 describe("toolhost mcp serve --http off loopback and with a token", () => {
   it("refuses a non-loopback address without a bearer token", async () => {
-    const { code, stderr } = await toolhost(["mcp", "serve", "--http", "0.0.0.0:0"], { cwd: dir });
+    // A token is the default on every address now; only --no-token goes without one, and not off loopback.
+    const { code, stderr } = await toolhost(["mcp", "serve", "--http", "0.0.0.0:0", "--no-token"], { cwd: dir });
     expect(code).toBe(2);
     expect(stderr).toContain("not a loopback address, needs a bearer token");
   });
@@ -287,7 +288,10 @@ describe("toolhost mcp serve --print-config", () => {
 
   it("prints the URL form for --http", async () => {
     const { stdout } = await toolhost(["mcp", "serve", "--http", "127.0.0.1:9000", "--print-config", "claude"], { cwd: dir });
-    expect(JSON.parse(stdout)).toEqual({ mcpServers: { toolhost: { type: "http", url: "http://127.0.0.1:9000/mcp" } } });
+    // The server needs a token on loopback too: the client config sends $TOOLHOST_MCP_TOKEN; stdout is plain JSON.
+    expect(JSON.parse(stdout)).toEqual({
+      mcpServers: { toolhost: { type: "http", url: "http://127.0.0.1:9000/mcp", headers: { Authorization: "Bearer ${TOOLHOST_MCP_TOKEN}" } } },
+    });
   });
 });
 

@@ -17,6 +17,8 @@ import type { AgentToolResult, ApprovalAnswer, ApprovalOutcome, PolicyDecision, 
 export interface Authorization {
   refusal?: AgentToolResult;
   approval?: ApprovalOutcome;
+  /** The answer that let the call through (an allow, or the ask someone approved); absent when no tap answered. */
+  decision?: ToolDecision;
 }
 
 const NOTHING: Authorization = Object.freeze({});
@@ -63,7 +65,7 @@ function decide(
   if (decided === undefined) return NOTHING;
   if ("allow" in decided) {
     tell(scope, ctx, { decision: "allow", by: decided.allowedBy, reason: decided.reason, details: decided.details }, followUp);
-    return NOTHING;
+    return { decision: decided };
   }
   if ("block" in decided) {
     const { blockedBy, reason, details } = decided;
@@ -72,7 +74,7 @@ function decide(
   }
   return ask(scope, ctx, decided, signal).then((approval) => {
     tell(scope, ctx, { decision: approval.approved ? "allow" : "ask", by: decided.askedBy, reason: decided.reason, details: decided.details, approval }, followUp);
-    return approval.approved ? { approval } : { approval, refusal: notApproved(ctx, decided, approval) };
+    return approval.approved ? { approval, decision: decided } : { approval, refusal: notApproved(ctx, decided, approval) };
   });
 }
 

@@ -1,5 +1,5 @@
 import { ErrorCode, describeError, messageOf } from "./errors.js";
-import { authorize } from "./_authorize.js";
+import { type Authorization, authorize } from "./_authorize.js";
 import { nameOf } from "./_prepare.js";
 import { preview } from "./preview.js";
 import { redactArgs, redactUpdate } from "./_redact.js";
@@ -15,6 +15,7 @@ import type {
   ExecuteToolCallContext,
   ToolAccess,
   ToolCallContext,
+  ToolDecision,
   ToolExecution,
 } from "./types/index.js";
 
@@ -23,19 +24,19 @@ import type {
  * the result checked, or to the error result of what it threw; never rejects. (The awaits stay in
  * one async function with the pipeline's: each async frame per call costs a promise and a turn.)
  */
-export async function execute(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, approval: ApprovalOutcome | undefined): Promise<AgentToolResult> {
+export async function execute(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, authorization: Authorization): Promise<AgentToolResult> {
   try {
-    return checked(ctx.toolCall.name, await started(scope, ctx, signal, approval));
+    return checked(ctx.toolCall.name, await started(scope, ctx, signal, authorization));
   } catch (error) {
     return executionFailed(ctx, signal, error);
   }
 }
 
 /** The tool's (or a stand-in's) answer, as it comes: a promise, or a throw. */
-export function started(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, approval: ApprovalOutcome | undefined): Promise<unknown> {
+export function started(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, authorization: Authorization): Promise<unknown> {
   const { toolCall: call, tool } = ctx;
   const hook = scope.hooks.executeToolCall;
-  const execution = new CallExecution(scope, ctx, signal, approval);
+  const execution = new CallExecution(scope, ctx, signal, authorization);
   if (hook.taps.length === 0) return tool.execute(call.id, ctx.args, signal, execution.onUpdate, ctx.context, execution);
   (ctx as ExecuteToolCallContext).execution = execution;
   return hook.promise(ctx as ExecuteToolCallContext, signal).then((standIn) => standIn ?? tool.execute(call.id, ctx.args, signal, execution.onUpdate, ctx.context, execution));
@@ -61,14 +62,16 @@ class CallExecution implements ToolExecution {
   readonly toolCallId: string;
   readonly onUpdate: AgentToolUpdateCallback;
   readonly approval?: ApprovalOutcome;
+  readonly decision?: ToolDecision;
   readonly #scope: PipelineScope;
   readonly #ctx: ToolCallContext;
   readonly #signal: AbortSignal;
 
-  constructor(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, approval: ApprovalOutcome | undefined) {
+  constructor(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, { approval, decision }: Authorization) {
     this.toolCallId = ctx.toolCall.id;
     this.onUpdate = updates(scope, ctx, signal);
     if (approval) this.approval = approval;
+    if (decision) this.decision = decision;
     this.#scope = scope;
     this.#ctx = ctx;
     this.#signal = signal;

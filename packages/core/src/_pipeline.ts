@@ -33,11 +33,11 @@ export async function runCall(scope: PipelineScope, call: ToolCall, tool: AnyAge
     const ended = isThenable(prepared) ? await prepared : prepared;
     if (ended) return ended;
     const authorizing = authorize(scope, ctx, signal);
-    const { refusal, approval } = isThenable(authorizing) ? await authorizing : authorizing;
-    if (refusal) return refusal;
+    const authorization = isThenable(authorizing) ? await authorizing : authorizing;
+    if (authorization.refusal) return authorization.refusal;
     let result: AgentToolResult;
     try {
-      result = checked(call.name, await started(scope, ctx, signal, approval));
+      result = checked(call.name, await started(scope, ctx, signal, authorization));
     } catch (error) {
       result = executionFailed(ctx, signal, error);
     }

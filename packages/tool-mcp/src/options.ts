@@ -2,18 +2,20 @@ import { type Static, Type } from "@toolhost/core";
 
 const StdioServer = Type.Object(
   {
-    command: Type.String({ minLength: 1, description: "the program that runs the server (stdio)" }),
-    args: Type.Optional(Type.Array(Type.String())),
-    env: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "added to a minimal environment (PATH, HOME, …)" })),
-    cwd: Type.Optional(Type.String({ description: "default: the harness's working directory" })),
+    // A server's program, its arguments, environment and folder run code: only a trusted config may name them (docs/trust.md).
+    command: Type.String({ minLength: 1, description: "the program that runs the server (stdio)", trustedOnly: true }),
+    args: Type.Optional(Type.Array(Type.String(), { trustedOnly: true })),
+    env: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "added to a minimal environment (PATH, HOME, …)", trustedOnly: true })),
+    cwd: Type.Optional(Type.String({ description: "default: the harness's working directory", trustedOnly: true })),
   },
   { additionalProperties: false },
 );
 
 const HttpServer = Type.Object(
   {
-    url: Type.String({ minLength: 1, description: "a Streamable HTTP endpoint" }),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    // Where calls (and, through ${env:NAME}, the user's secrets) are sent: only a trusted config may choose it.
+    url: Type.String({ minLength: 1, description: "a Streamable HTTP endpoint", trustedOnly: true }),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { trustedOnly: true })),
   },
   { additionalProperties: false },
 );

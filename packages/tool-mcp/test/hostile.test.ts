@@ -72,7 +72,9 @@ describe("tool-mcp against a hostile stdio server", () => {
       ["evil__crash"],
       ["evil__echo", "evil__huge", "evil__echo"],
     ];
-    const { code, results, peakKiB, stderr } = await runHost({ servers: { evil: stdioServer } }, batches);
+    // No per-call time-out: 200,000 notifications take longer than its default 60 s on a loaded machine,
+    // and every case here ends by what the server does, not by the clock.
+    const { code, results, peakKiB, stderr } = await runHost({ servers: { evil: stdioServer }, toolTimeout: 0 }, batches);
     expect(code, stderr).toBe(0);
     expect(results.map((line) => line.tool)).toEqual(batches.flat());
     const [first, huge, idFirst, garbage, malformed, flood, big, same, anonymous, second, endless, third, crash, fourth, hugeBeside, fifth] = results;

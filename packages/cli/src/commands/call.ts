@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ToolResultMessage } from "@toolhost/core";
 import type { Command } from "commander";
 import { approveOption, type Cli, type CommandModule } from "../cli.js";
@@ -32,7 +33,9 @@ Examples:
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
           const found = host.harness.getTool(tool);
-          const { results, ran } = await runBatch(cli, host, [{ id: "call-1", name: tool, arguments: args }], found?.label ?? tool);
+          // Its own id: a queue (or anything else that keys on call ids) never meets this call's id again.
+          const id = `call-${randomUUID()}`;
+          const { results, ran } = await runBatch(cli, host, [{ id, name: tool, arguments: args }], found?.label ?? tool);
           const [result] = results;
           if (!result) return ExitCode.TOOL_ERROR;
           const code = exitCodeOf(result, cli.interrupted, ran);

@@ -1,6 +1,8 @@
+import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../cli.js";
 import { SERVER_ENV } from "../hook/args.js";
+import { TOKEN_ENV, tokenFile } from "../hook/token.js";
 import { ExitCode } from "../_output.js";
 
 /** The hook's bundled entry (dist/_hook-command.js, see build.mjs), which finds the in-process path beside it. */
@@ -48,21 +50,25 @@ function registerHost(group: Command, cli: Cli, id: HostId): void {
 function registerServe(group: Command, cli: Cli): void {
   group
     .command("serve")
-    .description("answer hook payloads over HTTP (Claude Code's http hooks): POST /claude-code, POST /gemini")
+    .description("answer hook payloads over HTTP (Claude Code's http hooks): POST /claude-code, POST /gemini; every request needs the token")
     .requiredOption("--http <[host:]port>", "where to listen; 127.0.0.1 unless a host is given")
-    .option("--token <token>", "require Authorization: Bearer <token> (default: $TOOLHOST_HOOK_TOKEN); needed beyond loopback")
+    .option("--token <token>", `the bearer token every request must carry (default: $${TOKEN_ENV}, else the token file, made on the first start)`)
+    .option("--no-token", "on loopback only: take requests without a token (any local user can then send calls to judge)")
     .option("--on-allow <mode>", 'on allow: "defer" (default) or "allow"', "defer")
     .action(
-      cli.action(async (options: { http: string; token?: string; onAllow: string }) => {
+      cli.action(async (options: { http: string; token?: string | false; onAllow: string }) => {
         const { parseListen, serveHooks } = await import("../hook/serve.js");
+        const { serverToken } = await import("../hook/token.js");
         if (options.onAllow !== "defer" && options.onAllow !== "allow") throw new UsageError(`--on-allow takes "defer" or "allow", not "${options.onAllow}".`);
         const listen = parseListen(options.http);
-        const token = options.token ?? process.env.TOOLHOST_HOOK_TOKEN;
-        const server = await serveHooks({ ...listen, token, config: cli.globals.config, onAllow: options.onAllow });
+        const token = options.token === false ? undefined : serverToken(options.token);
+        const server = await serveHooks({ ...listen, token: token?.token ?? false, config: cli.globals.config, onAllow: options.onAllow });
         const address = server.address();
         const port = typeof address === "object" && address ? address.port : listen.port;
         const shown = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
         await cli.out(`toolhost hook server on http://${shown}:${port} (POST /claude-code, /gemini)\n`);
+        if (token) await cli.note(tokenNote(token));
+        else await cli.note("serving without a token (--no-token): any local user can send calls for this server to judge.");
         await new Promise<void>((resolve) => {
           const signal = cli.interruptSignal();
           signal.addEventListener("abort", () => server.close(() => resolve()), { once: true });
@@ -70,6 +76,14 @@ function registerServe(group: Command, cli: Cli): void {
         return ExitCode.OK;
       }),
     );
+}
+
+/** Where the server's token is, and how each client gets it; the token itself only when it was just made. */
+function tokenNote(token: { token: string; source: string; file: string }): string {
+  const clients = `The forwarding hook (toolhost hook <host> --server) sends $${TOKEN_ENV}, else the token in ${token.file}; Claude Code's http hook sends $${TOKEN_ENV} (export it where Claude Code starts).`;
+  if (token.source === "new file") return `a new token for this server is in ${token.file} (readable by you alone): ${token.token}\n${clients}`;
+  const from = token.source === "option" ? "--token" : token.source === "environment" ? `$${TOKEN_ENV}` : token.file;
+  return `every request needs the token from ${from}. ${clients}`;
 }
 
 interface InstallOptions {
@@ -95,34 +109,52 @@ function registerInstall(group: Command, cli: Cli): void {
     .action(cli.action((hostText: string, options: InstallOptions) => install(cli, hostId(hostText), options)));
 }
 
-/** Adds the hook to the host's settings: printed, or written after a yes. */
+/** Adds the hook to the host's settings (and the config it needs, when the project has none): printed, or written after a yes. */
 async function install(cli: Cli, host: HostId, options: InstallOptions): Promise<number> {
   const { hookHandler, mergeSettings, readSettings, settingsPath, writeSettings } = await import("../hook/install.js");
+  const { planHookConfig } = await import("../hook/install-config.js");
   if (options.project && options.user) throw new UsageError("Give --project or --user, not both.");
   const scope = options.user ? "user" : "project";
   const handler = hookHandler(host, scope, options.server, options.httpHook === true);
   const file = settingsPath(host, scope, cli.globals.cwd);
   const { settings, changed } = mergeSettings(await readSettings(file), host, handler, file);
-  if (!changed) {
+  // The hook must find a config with a policy where it runs, or it would refuse every call.
+  const { create } = await planHookConfig(cli.globals.cwd, cli.globals.config, scope);
+  if (!changed && create === undefined) {
     await cli.note(`${file} already runs toolhost's ${host} hook; nothing to change. To change its form (--server, --http-hook), edit or remove that entry first.`);
     return ExitCode.OK;
   }
   if (handler.type === "http") {
     await cli.note(`Claude Code lets a call through when its http hook gets no answer: keep \`toolhost hook serve\` running at ${options.server}, or install without --http-hook (the command decides itself when the server is down).`);
   }
-  const text = `${JSON.stringify(settings, null, 2)}\n`;
+  if (options.server !== undefined) await cli.note(tokenHint(handler.type));
+  const created = create ? `\n${create.file} does not exist; the hook needs a config with a policy, so this is written too:\n${create.text}` : "";
   if (!options.write) {
-    await cli.out(text);
-    await cli.note(`This is ${file} with toolhost's hook added. Run again with --write to write it.`);
+    if (changed) await cli.out(`${JSON.stringify(settings, null, 2)}\n`);
+    await cli.note(`${changed ? `This is ${file} with toolhost's hook added.` : `${file} already runs toolhost's ${host} hook.`}${created} Run again with --write to write it.`);
     return ExitCode.OK;
   }
-  if (!options.yes && !(await confirmed(cli, file))) {
+  if (!options.yes && !(await confirmed(cli, create ? `${file} and ${create.file}` : file))) {
     await cli.note("Nothing written.");
     return ExitCode.REFUSED;
   }
-  await writeSettings(file, settings);
-  await cli.note(`Wrote ${file}.`);
+  if (create) {
+    await writeFile(create.file, create.text, { flag: "wx" });
+    await cli.note(`Wrote ${create.file}: the policy the hook decides with (docs/hooks.md says how to change it).`);
+  }
+  if (changed) {
+    await writeSettings(file, settings);
+    await cli.note(`Wrote ${file}.`);
+  }
   return ExitCode.OK;
+}
+
+/** Where the hook's token comes from, for the form installed. */
+function tokenHint(type: "command" | "http"): string {
+  if (type === "http") {
+    return `\`toolhost hook serve\` needs a token on every request: Claude Code's http hook sends $${TOKEN_ENV} (set it where Claude Code starts, e.g. export ${TOKEN_ENV}="$(cat ${tokenFile()})").`;
+  }
+  return `\`toolhost hook serve\` needs a token on every request: the forwarding hook sends $${TOKEN_ENV}, else the token file the server made (${tokenFile()}), which it reads as you.`;
 }
 
 async function confirmed(cli: Cli, file: string): Promise<boolean> {

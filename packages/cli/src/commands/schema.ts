@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { CLI_DIR, type Cli, type CommandModule } from "../cli.js";
-import { KNOWN_PLUGINS } from "../_defaults.js";
+import { CONFIG_HINTS, KNOWN_PLUGINS } from "../_defaults.js";
 import { ExitCode } from "../_output.js";
 import { nestedParameterLines } from "../_schema-text.js";
 import { terminalLine } from "../_terminal-text.js";
@@ -33,6 +33,7 @@ Examples:
             cwd: cli.globals.cwd,
             resolveFrom: [{ dir: CLI_DIR, what: "the toolhost CLI's install location" }],
             knownPlugins: KNOWN_PLUGINS,
+            hints: CONFIG_HINTS,
           });
           const options = found.plugin.options ? (JSON.parse(JSON.stringify(found.plugin.options)) as Record<string, unknown>) : undefined;
           if (cli.globals.json) {

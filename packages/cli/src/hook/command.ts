@@ -6,10 +6,10 @@ import { askServer } from "./forward.js";
 import { HOOK_HOSTS, type HookHost } from "./hosts.js";
 import { HookInputError, parsePayload } from "./payload.js";
 import { readAll } from "../_read-stream.js";
+import { clientToken } from "./token.js";
 
 /** The exit code both hosts read as "blocked": the reason goes on stderr. */
 const BLOCK = 2;
-const TOKEN_ENV = "TOOLHOST_HOOK_TOKEN";
 
 /**
  * Answers one hook payload read from standard input, through the server when one is named, and
@@ -40,7 +40,7 @@ async function forward(options: HookRunOptions & { server: URL }): Promise<numbe
     if (error instanceof HookInputError) return decideHere({ ...options, input });
     throw error;
   }
-  const reply = await askServer(options.server, hookHost, input, options.onAllow, process.env[TOKEN_ENV]);
+  const reply = await askServer(options.server, hookHost, input, options.onAllow, clientToken());
   if ("answer" in reply) {
     await print(process.stdout, `${JSON.stringify(reply.answer)}\n`);
     return 0;

@@ -59,7 +59,8 @@ export class HookJudge {
   /** The verdict on one call. Never throws: a failure anywhere is a deny that says what failed. */
   async decide(hookHost: HookHost, call: HookCall): Promise<HookVerdict> {
     const harness: AgentHarness = this.host.harness;
-    if (!harness.getService("policy")) {
+    // A host that left something out refuses every call itself (Host.refused), saying what and why.
+    if (this.host.refused.length === 0 && !harness.getService("policy")) {
       const where = this.host.configPath ?? "a toolhost.config.json (toolhost init writes one)";
       return { decision: "deny", reason: `toolhost has no policy to decide with: add "@toolhost/hooks-policy" to the plugins of ${where}.` };
     }

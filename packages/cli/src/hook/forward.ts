@@ -1,10 +1,11 @@
-import { request as httpRequest, type RequestOptions } from "node:http";
+import type { RequestOptions } from "node:http";
 import type { HookDecision, HookHost } from "./hosts.js";
 import { readCapped } from "../_read-stream.js";
 
 // The forwarding client of `toolhost hook <host> --server <url>`: one POST to a running
-// `toolhost hook serve`. Node built-ins only (node:https loaded for an https URL alone), so that a
-// hook process pays no more start-up than a bare `node`.
+// `toolhost hook serve`. Node built-ins only, and node:http / node:https loaded when a payload is
+// forwarded (the in-process path, bundled with this file, never loads them), so that a hook process
+// pays no more start-up than a bare `node`.
 
 /** How long the server has to answer, connecting included, before the hook decides in-process. */
 export const SERVER_TIMEOUT_MS = 5_000;
@@ -39,7 +40,7 @@ export async function askServer(server: URL, hookHost: HookHost, payload: string
 }
 
 async function post(url: URL, payload: string, token: string | undefined): Promise<{ status: number; body: string }> {
-  const request = url.protocol === "https:" ? (await import("node:https")).request : httpRequest;
+  const request = url.protocol === "https:" ? (await import("node:https")).request : (await import("node:http")).request;
   const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(payload) };
   if (token) headers.authorization = `Bearer ${token}`;
   const options: RequestOptions = { method: "POST", headers, agent: false };

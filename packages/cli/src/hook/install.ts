@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { CLI_DIR } from "../_defaults.js";
+import { CLI_DIR, shellWord } from "../_defaults.js";
 import { UsageError } from "../usage-error.js";
 import { serverUrl } from "./args.js";
 import type { HookHost } from "./hosts.js";
@@ -29,11 +29,6 @@ function hookCommand(host: HookHost["id"], scope: HookScope, server?: URL): stri
     return `"$${variable}"/node_modules/.bin/toolhost hook ${host}${forward}`;
   }
   return `"${process.execPath}" "${join(CLI_DIR, "dist", "bin.js")}" hook ${host}${forward}`;
-}
-
-/** A word the shell reads as itself: as is when it holds nothing the shell treats specially, else single-quoted. */
-function shellWord(text: string): string {
-  return /^[\w.~:/@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 /**

@@ -5,20 +5,32 @@ import { UsageError } from "../usage-error.js";
 import { parsePayload } from "./decide.js";
 import { HostCache } from "./host-cache.js";
 import { HOOK_HOSTS, type HookDecision, type HookHost } from "./hosts.js";
-import { readCapped } from "../_read-stream.js";
+import { type BoundedBody, readBounded } from "../_read-stream.js";
 
 /** `toolhost hook serve`'s settings. */
 export interface HookServeOptions {
   host: string;
   port: number;
-  /** Required unless the server listens on loopback only: callers send `Authorization: Bearer <token>`. */
-  token?: string | undefined;
+  /**
+   * The bearer token every request must carry (`Authorization: Bearer <token>`), on every address;
+   * `false` (loopback only) serves without one.
+   */
+  token: string | false;
   config?: string | undefined;
   onAllow: HookDecision["onAllow"];
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** The most of a payload that is kept: a bigger one is refused (denied, with the reason). */
 const MAX_BODY = 8 * 1024 * 1024;
+/**
+ * How much of a body over the cap is read, and dropped, before the deny is written: the sender
+ * gets its answer before the connection closes. Past it the answer is written at once and the
+ * body goes on being dropped for `LINGER_MS`, so that closing does not reset the connection over
+ * an answer the sender has not read yet.
+ */
+const HARD_BOUND = 64 * 1024 * 1024;
+const LINGER_MS = 10_000;
 
 /** Parses `[host:]port` (`8787`, `127.0.0.1:8787`, `[::1]:8787`). */
 export function parseListen(text: string): { host: string; port: number } {
@@ -36,9 +48,9 @@ export function parseListen(text: string): { host: string; port: number } {
  * a deny when anything fails, because the hosts treat other statuses as "go ahead".
  */
 export async function serveHooks(options: HookServeOptions): Promise<Server> {
-  if (!LOOPBACK.has(options.host) && !options.token) {
+  if (options.token === false && !LOOPBACK.has(options.host)) {
     throw new UsageError(
-      `toolhost hook serve listens on ${options.host}, beyond this machine, without a token. Give --token (or TOOLHOST_HOOK_TOKEN), or listen on 127.0.0.1.`,
+      `toolhost hook serve listens on ${options.host}, beyond this machine, without a token. Drop --no-token (a token is then required), or listen on 127.0.0.1.`,
     );
   }
   const hosts = new HostCache(options.config);
@@ -46,7 +58,7 @@ export async function serveHooks(options: HookServeOptions): Promise<Server> {
     handle(request, response, options, hosts)
       .catch((error: unknown) => {
         const { status, body } = failedAnswer(request.url, error);
-        answer(response, status, body);
+        answer(request, response, status, body);
       })
       // Not even an answer could be written: end the connection rather than the server.
       .catch(() => response.destroy());
@@ -60,48 +72,46 @@ export async function serveHooks(options: HookServeOptions): Promise<Server> {
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse, options: HookServeOptions, hosts: HostCache): Promise<void> {
+  const refuse = async (status: number, body: Record<string, unknown>): Promise<void> => {
+    await readBounded(request, 0, HARD_BOUND).catch(() => undefined);
+    answer(request, response, status, body);
+  };
   const port = (request.socket.localPort ?? options.port).toString();
   // DNS rebinding: a page in a browser may reach loopback under another name; only our names pass.
   const hostHeader = (request.headers.host ?? "").toLowerCase();
   const allowedHosts = [options.host, "127.0.0.1", "localhost", "[::1]"].map((name) => `${name.includes(":") && !name.startsWith("[") ? `[${name}]` : name}:${port}`);
-  if (!allowedHosts.includes(hostHeader) || request.headers.origin !== undefined) {
-    answer(response, 403, { error: "forbidden: unexpected Host or Origin header" });
-    return;
-  }
+  if (!allowedHosts.includes(hostHeader) || request.headers.origin !== undefined) return refuse(403, { error: "forbidden: unexpected Host or Origin header" });
   const hookHost = hookHostOf(request.url);
-  if (request.method === "GET" && pathOf(request.url) === "/health") {
-    answer(response, 200, { ok: true });
-    return;
-  }
-  if (!hookHost || request.method !== "POST") {
-    answer(response, 404, { error: "POST a hook payload to /claude-code or /gemini" });
-    return;
-  }
-  const deny = (reason: string): void => answer(response, 200, hookHost.answer({ decision: "deny", reason, onAllow: options.onAllow }));
-  if (options.token && !sameToken(request.headers.authorization, options.token)) {
-    deny("toolhost hook serve: missing or wrong bearer token, so the call is refused. Send Authorization: Bearer <token>.");
-    return;
+  if (request.method === "GET" && pathOf(request.url) === "/health") return refuse(200, { ok: true });
+  if (!hookHost || request.method !== "POST") return refuse(404, { error: "POST a hook payload to /claude-code or /gemini" });
+  // Every answer is written once the body is read (or past the bound): see `answer`.
+  const deny = async (reason: string, bodyRead = false): Promise<void> => {
+    if (!bodyRead) await readBounded(request, 0, HARD_BOUND).catch(() => undefined);
+    answer(request, response, 200, hookHost.answer({ decision: "deny", reason, onAllow: options.onAllow }));
+  };
+  if (options.token !== false && !sameToken(request.headers.authorization, options.token)) {
+    return deny("toolhost hook serve: missing or wrong bearer token, so the call is refused. Send Authorization: Bearer <token> (the forwarding hook sends $TOOLHOST_HOOK_TOKEN, or the token file's).");
   }
   const onAllow = onAllowOf(request.url, options.onAllow);
-  if (onAllow === undefined) {
-    deny('toolhost hook serve: the on-allow query parameter takes "defer" or "allow" (once), so the call is refused.');
-    return;
-  }
-  let body: string;
+  if (onAllow === undefined) return deny('toolhost hook serve: the on-allow query parameter takes "defer" or "allow" (once), so the call is refused.');
+  let body: BoundedBody;
   try {
-    body = await readCapped(request, MAX_BODY, "the payload is over 8 MiB");
+    body = await readBounded(request, MAX_BODY, HARD_BOUND);
   } catch (error) {
-    deny(`toolhost could not read the payload: ${(error as Error).message}`);
-    return;
+    return deny(`toolhost could not read the payload: ${(error as Error).message}`, true);
+  }
+  if ("over" in body) {
+    const size = body.ended ? `${body.over} bytes` : `over ${HARD_BOUND / 1024 / 1024} MiB`;
+    return deny(`toolhost refused this call: its ${hookHost.title} hook payload is ${size}, over the 8 MiB toolhost reads (TOOLHOST_HOOK_BAD_PAYLOAD).`, true);
   }
   try {
-    const call = await parsePayload(hookHost, body);
+    const call = await parsePayload(hookHost, body.text);
     const judge = await hosts.judgeFor(call.cwd);
     const verdict = await judge.decide(hookHost, call);
-    answer(response, 200, hookHost.answer({ ...verdict, onAllow }));
+    answer(request, response, 200, hookHost.answer({ ...verdict, onAllow }));
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
-    deny(`toolhost refused this call: ${messageOf(error)}${typeof code === "string" ? ` (${code})` : ""}`);
+    return deny(`toolhost refused this call: ${messageOf(error)}${typeof code === "string" ? ` (${code})` : ""}`, true);
   }
 }
 
@@ -140,7 +150,23 @@ function sameToken(header: string | undefined, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-function answer(response: ServerResponse, status: number, body: unknown): void {
+/**
+ * Writes an answer. When the request's body is still coming (past the hard bound), the connection
+ * is kept open, the rest dropped, until the sender ends it or `LINGER_MS` passes: closing a socket
+ * with unread data resets it, and the sender may lose the answer it has not read yet.
+ */
+function answer(request: IncomingMessage, response: ServerResponse, status: number, body: unknown): void {
   if (response.headersSent) return;
+  const lingering = !request.complete;
+  if (lingering) {
+    response.shouldKeepAlive = true;
+    const timer = setTimeout(() => request.socket.destroy(), LINGER_MS);
+    timer.unref();
+    request.socket.once("close", () => clearTimeout(timer));
+    request.once("end", () => {
+      clearTimeout(timer);
+      request.socket.end();
+    });
+  }
   response.writeHead(status, { "content-type": "application/json" }).end(`${JSON.stringify(body)}\n`);
 }

@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
 import { isPlugin, type ToolhostPlugin } from "../plugin.js";
 import { ConfigError, ConfigErrorCode } from "./errors.js";
-import { editDistance, isPathSpecifier, resolvePackage, type ResolvedModule, type ResolvePlace } from "./_resolve.js";
+import { editDistance, isPathSpecifier, packageEntry, resolvePackage, type ResolvedModule, type ResolvePlace } from "./_resolve.js";
 
 /** The folders to resolve plugins from, each with what it is (for messages). */
 export function resolvePlaces(resolveFrom: ReadonlyArray<string | ResolvePlace> | undefined): ResolvePlace[] {
@@ -21,7 +21,14 @@ export async function locate(
   if (!isPathSpecifier(name)) return resolvePackage(name, places);
   const file = resolve(configDir, name);
   try {
-    if ((await stat(file)).isFile()) return { file };
+    const info = await stat(file);
+    if (info.isFile()) return { file };
+    // A folder is a package, as npm's `file:` installs it: its package.json says the entry.
+    if (info.isDirectory()) {
+      const entry = await packageEntry(file, "");
+      if (entry) return entry;
+      return { tried: [`${file} (a folder: it needs a package.json whose "exports" or "main" names an existing module, or an index.js)`] };
+    }
   } catch {
     // reported below with the path tried
   }

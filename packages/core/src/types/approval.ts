@@ -1,3 +1,12 @@
+/**
+ * What `hooks.beforeToolCall.promise(ctx, signal)` resolves to, and what the pipeline acts on: the
+ * deciding answer with who gave it, or undefined when no tap answered.
+ */
+export type ToolDecision =
+  | { block: true; reason: string; blockedBy: string; details?: Record<string, unknown> }
+  | { ask: true; reason: string; askedBy: string; details?: Record<string, unknown> }
+  | { allow: true; reason?: string; allowedBy: string; details?: Record<string, unknown> };
+
 /** An answer of the `approve` hook. */
 export interface ApprovalResult {
   approved: boolean;

@@ -36,15 +36,6 @@ export type BeforeToolCallResult =
   | { ask: true; reason: string; askedBy?: string; details?: Record<string, unknown> }
   | { allow: true; reason?: string; allowedBy?: string; details?: Record<string, unknown> };
 
-/**
- * What `hooks.beforeToolCall.promise(ctx, signal)` resolves to, and what the pipeline acts on: the
- * deciding answer with who gave it, or undefined when no tap answered.
- */
-export type ToolDecision =
-  | { block: true; reason: string; blockedBy: string; details?: Record<string, unknown> }
-  | { ask: true; reason: string; askedBy: string; details?: Record<string, unknown> }
-  | { allow: true; reason?: string; allowedBy: string; details?: Record<string, unknown> };
-
 /** The question put to the `approve` hook. */
 export interface ApprovalRequest<TContext = unknown> extends ToolCallContext<TContext> {
   /** Why a human is asked. */

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { ApprovalOutcome } from "./approval.js";
+import type { ApprovalOutcome, ToolDecision } from "./approval.js";
 import type { ImageContent, TextContent, Usage } from "./content.js";
 
 export type { ImageContent, TextContent, Usage };
@@ -246,6 +246,12 @@ export interface ToolExecution {
   readonly onUpdate: AgentToolUpdateCallback;
   /** How the authorize stage let the call through when someone was asked; absent when no tap asked. */
   readonly approval?: ApprovalOutcome;
+  /**
+   * The `beforeToolCall` answer that let the call through, with the tap that gave it: an allow
+   * (its `details`, e.g. the policy's deciding rules), or the ask that `approval` answered yes to.
+   * Absent when no tap answered. A stand-in that hands the call on (a queue) records it.
+   */
+  readonly decision?: ToolDecision;
   /**
    * Asks the authorize stage about something this call will touch that it could not declare before
    * it ran (a destination its sandbox's proxy is asked to connect to): the same `beforeToolCall`
