@@ -105,15 +105,15 @@ function otherDecision(event: DecisionEvent): AuditDecision {
     ...(event.by !== undefined && { by: event.by }),
     reason: event.reason ?? "",
   };
-  const details = event.details as { code?: unknown; refused?: unknown } | undefined;
+  const details = event.details as { code?: unknown; notLoaded?: unknown } | undefined;
   if (typeof details?.code === "string") line.code = details.code;
-  if (Array.isArray(details?.refused)) line.refused = details.refused.slice(0, 20).map(refusedItem);
+  if (Array.isArray(details?.notLoaded)) line.notLoaded = details.notLoaded.slice(0, 20).map(notLoadedItem);
   if (event.access?.network) line.access = event.access.network.map((each) => each.url);
   return line;
 }
 
-/** One thing a host refused (`Host.refused`'s shape), its text fields only. */
-function refusedItem(item: unknown): NonNullable<AuditDecision["refused"]>[number] {
+/** One thing a host did not load (core's `details.notLoaded`: `Host.refused`'s shape), its text fields only. */
+function notLoadedItem(item: unknown): NonNullable<AuditDecision["notLoaded"]>[number] {
   const given = (item ?? {}) as Record<string, unknown>;
   const text = (key: string) => (typeof given[key] === "string" ? { [key]: given[key] as string } : {});
   return { ...text("code"), ...text("owner"), ...text("kind"), ...text("file"), ...text("plugin") };

@@ -33,8 +33,8 @@ export interface AuditDecision {
   by?: string;
   /** The `details.code` of another tap's refusal (`TOOLHOST_UNTRUSTED_CODE`, …). */
   code?: string;
-  /** What a host left out of its configs and refused every call for (code it did not run, a file another user can change). */
-  refused?: Array<{ code?: string; owner?: string; kind?: string; file?: string; plugin?: string }>;
+  /** What a host left out of its configs and refused every call for (code it did not run, a file another user can change): its `details.notLoaded`. */
+  notLoaded?: Array<{ code?: string; owner?: string; kind?: string; file?: string; plugin?: string }>;
   /** For a connection a running call asks about (`ToolExecution.authorize`): the destinations. */
   access?: string[];
   /** Why, with secrets masked by the `redact` hook. */

@@ -84,10 +84,10 @@ describe("the audit log: what became of every ask", () => {
   it("another tap's refusal is recorded with its code and what it refused (a host that left code out)", async () => {
     const { harness } = await harnessWith(RULES, ws);
     const refused = [{ code: "TOOLHOST_UNTRUSTED_CODE", owner: "project", kind: "config", file: join(ws, "toolhost.config.mjs"), configPath: join(ws, "toolhost.config.mjs") }];
-    harness.hooks.beforeToolCall.tap({ name: "toolhost config", stage: -10_000 }, () => ({ block: true, reason: "the config in force is not whole", details: { code: "TOOLHOST_UNTRUSTED_CODE", refused } }));
+    harness.hooks.beforeToolCall.tap({ name: "toolhost config", stage: -10_000 }, () => ({ block: true, reason: "the config in force is not whole", details: { code: "TOOLHOST_UNTRUSTED_CODE", notLoaded: refused } }));
     await harness.executeToolCalls([bash("ls", "1")]);
     expect(lines()).toEqual([
-      expect.objectContaining({ event: "decision", toolCallId: "1", decision: "deny", by: "toolhost config", code: "TOOLHOST_UNTRUSTED_CODE", refused: [{ code: "TOOLHOST_UNTRUSTED_CODE", owner: "project", kind: "config", file: join(ws, "toolhost.config.mjs") }] }),
+      expect.objectContaining({ event: "decision", toolCallId: "1", decision: "deny", by: "toolhost config", code: "TOOLHOST_UNTRUSTED_CODE", notLoaded: [{ code: "TOOLHOST_UNTRUSTED_CODE", owner: "project", kind: "config", file: join(ws, "toolhost.config.mjs") }] }),
     ]);
   });
 });
