@@ -77,40 +77,43 @@ export function merge(a: PolicyPart, b: PolicyPart): PolicyPart {
 
 /**
  * The match that gave the part its decision: in the last layer with a match, or in the locked
- * layer whose floor raised it; the first of that layer (in the order the judge put them) with the
- * part's decision. When the rules together do not reach the part's decision (the part asks because
- * of what cannot be read, or a symlink's target was judged apart), the match of the latest layer
- * that said it; undefined when none did.
+ * layer whose floor raised it (the first locked layer that said the most severe locked decision);
+ * the first of that layer (in the order the judge put them) with the part's decision. When the
+ * rules together do not reach the part's decision (the part asks because of what cannot be read,
+ * or a symlink's target was judged apart), the match of the latest layer that said it; undefined
+ * when none did. One pass, nothing allocated: every decision's every part goes through it.
  */
-function deciderOf(part: PolicyPart, places: readonly Place[]): PolicyMatch | undefined {
-  const { matched } = part;
-  if (matched.length === 1) return (matched[0] as PolicyMatch).decision === part.decision ? matched[0] : undefined;
+function deciderOf(part: PolicyPart, layering: Layering): PolicyMatch | undefined {
+  const { matched, decision } = part;
+  if (matched.length === 1) return (matched[0] as PolicyMatch).decision === decision ? matched[0] : undefined;
   let last = -1;
-  for (const place of places) if (place.index > last) last = place.index;
-  let lastSaid: Decision = "allow";
-  let floor: Decision = "allow";
-  let floorAt = -1;
-  // Layers in order: the floor is the first locked layer that reached the most severe locked decision.
-  const order = [...new Set(places.map((place) => place.index))].sort((a, b) => a - b);
-  for (const index of order) {
-    let said: Decision = "allow";
-    let locked = false;
-    places.forEach((place, i) => {
-      if (place.index !== index) return;
-      said = worst(said, (matched[i] as PolicyMatch).decision);
-      locked ||= place.locked;
-    });
-    if (index === last) lastSaid = said;
-    if (locked && SEVERITY[said] > SEVERITY[floor]) [floor, floorAt] = [said, index];
+  let floor = -1;
+  let floorAt = Number.MAX_SAFE_INTEGER;
+  for (const entry of matched) {
+    const { index, locked } = layering.layerOf(entry.id) ?? NOWHERE;
+    if (index > last) last = index;
+    const severity = SEVERITY[entry.decision];
+    if (locked && (severity > floor || (severity === floor && index < floorAt))) {
+      floor = severity;
+      floorAt = index;
+    }
   }
-  const at = worst(lastSaid, floor) !== part.decision ? undefined : SEVERITY[lastSaid] >= SEVERITY[floor] ? last : floorAt;
-  if (at !== undefined) return matched.find((entry, i) => entry.decision === part.decision && (places[i] as Place).index === at);
+  let lastSaid = 0;
+  for (const entry of matched) if ((layering.layerOf(entry.id) ?? NOWHERE).index === last) lastSaid = Math.max(lastSaid, SEVERITY[entry.decision]);
+  const reached = Math.max(lastSaid, floor);
+  const at = reached !== SEVERITY[decision] ? undefined : lastSaid >= floor ? last : floorAt;
   let found: PolicyMatch | undefined;
   let foundAt = -1;
-  matched.forEach((entry, i) => {
-    const index = (places[i] as Place).index;
-    if (entry.decision === part.decision && index > foundAt) [found, foundAt] = [entry, index];
-  });
+  for (const entry of matched) {
+    if (entry.decision !== decision) continue;
+    const index = (layering.layerOf(entry.id) ?? NOWHERE).index;
+    if (at !== undefined) {
+      if (index === at) return entry;
+    } else if (index > foundAt) {
+      found = entry;
+      foundAt = index;
+    }
+  }
   return found;
 }
 
@@ -122,14 +125,13 @@ function deciderOf(part: PolicyPart, places: readonly Place[]): PolicyMatch | un
 function markRoles(parts: readonly PolicyPart[], layering: Layering): void {
   for (const part of parts) {
     if (part.matched.length === 0) continue;
-    const places: Place[] = part.matched.map((entry) => layering.layerOf(entry.id) ?? NOWHERE);
-    const decider = deciderOf(part, places);
-    part.matched.forEach((entry, i) => {
-      const where = places[i] as Place;
+    const decider = deciderOf(part, layering);
+    for (const entry of part.matched) {
+      const where = layering.layerOf(entry.id);
       entry.role = entry === decider ? "decided" : decider !== undefined && entry.decision === part.decision ? "agreed" : "overruled";
-      if (where.name !== undefined) entry.layer = where.name;
-      if (where.owner !== undefined) entry.owner = where.owner;
-    });
+      if (where?.name !== undefined) entry.layer = where.name;
+      if (where?.owner !== undefined) entry.owner = where.owner;
+    }
   }
 }
 
