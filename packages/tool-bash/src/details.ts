@@ -1,3 +1,5 @@
+import type { ToolLimits } from "@toolhost/core";
+
 export type SandboxMode = "off" | "auto" | "required";
 
 /** `details.sandbox` of every bash result: whether the command ran sandboxed, and what that allowed. */
@@ -52,4 +54,14 @@ export interface BashToolDetails {
   code?: string;
   /** On a timeout: the limit, in seconds. */
   timeoutSeconds?: number;
+  /** When the command reached one of the sandbox's limits (`code` is `TOOLHOST_BASH_LIMIT_EXCEEDED`). */
+  limitExceeded?: BashLimitExceeded;
+}
+
+/** A limit a sandboxed command reached: which, its value, and what enforced it. */
+export interface BashLimitExceeded {
+  limit: keyof ToolLimits;
+  value: number;
+  /** What enforced it: `cgroup v1 pids.max`, `setrlimit RLIMIT_FSIZE`, … */
+  by: string;
 }

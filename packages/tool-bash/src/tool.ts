@@ -2,10 +2,11 @@ import { resolve } from "node:path";
 import { type AgentTool, type PolicyService, type Static, Type } from "@toolhost/core";
 import { FullOutputFiles } from "./_full-output.js";
 import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./options.js";
-import { RunningCommands, runCommand } from "./_run.js";
+import { runCommand } from "./run/_run.js";
+import { RunningCommands } from "./run/_running.js";
 import type { BashToolDetails } from "./details.js";
-import { type SandboxUse, describeSandbox, resolveSandbox } from "./_sandbox-use.js";
-import { confinementOf } from "./_settings.js";
+import { type SandboxUse, describeSandbox, resolveSandbox } from "./sandbox/_use.js";
+import { confinementOf } from "./sandbox/_settings.js";
 
 /** The arguments of a `bash` call. */
 export const BashParameters = Type.Object({
@@ -60,6 +61,18 @@ export function createBashTool(options?: BashToolOptions): AgentTool<typeof Bash
   return createBashToolHandle(resolveBashOptions(options), { baseCwd: process.cwd(), fixed: false }).tool;
 }
 
+/** What the model reads about the tool, before the sentence on how commands run (added once the sandbox is decided). */
+function describeTool(config: BashToolConfig, fixedCwd: string | undefined, limit: number | undefined): string {
+  const perStream = `${Math.round(config.maxOutputBytes / 1024)} KiB`;
+  return [
+    `Runs a shell command (${config.shell ?? "bash"} -c) in ${fixedCwd ?? "the working directory"}, with stdin closed.`,
+    "Returns stdout, then stderr marked [stderr], then the exit code when it is not 0.",
+    `Of each stream you see at most ${perStream}${config.maxStdoutLines ? ` and ${config.maxStdoutLines} stdout lines` : ""}: its head and its tail${config.keepFullOutput ? "; when anything is left out, the whole output is saved to a file whose path is given" : ""}.`,
+    limit !== undefined ? `A command is ended after ${limit} s (less with "timeout").` : `Give "timeout" (seconds) for commands that may not end.`,
+    "Processes it leaves in the background (cmd &, nohup, setsid) are ended when the call returns.",
+  ].join(" ");
+}
+
 /** Options already validated; `cwd` resolved against the place's `baseCwd`. */
 export function createBashToolHandle(config: BashToolConfig, place: BashToolPlace): BashToolHandle {
   const running = new RunningCommands();
@@ -79,17 +92,10 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
     return decided;
   };
   const cwdOf = (): string => fixedCwd ?? process.cwd();
-  const perStream = `${Math.round(config.maxOutputBytes / 1024)} KiB`;
   const tool: AgentTool<typeof BashParameters, BashToolDetails> = {
     name: "bash",
     label: "Bash",
-    description: [
-      `Runs a shell command (${config.shell ?? "bash"} -c) in ${fixedCwd ?? "the working directory"}, with stdin closed.`,
-      "Returns stdout, then stderr marked [stderr], then the exit code when it is not 0.",
-      `Of each stream you see at most ${perStream}${config.maxStdoutLines ? ` and ${config.maxStdoutLines} stdout lines` : ""}: its head and its tail${config.keepFullOutput ? "; when anything is left out, the whole output is saved to a file whose path is given" : ""}.`,
-      limit !== undefined ? `A command is ended after ${limit} s (less with "timeout").` : `Give "timeout" (seconds) for commands that may not end.`,
-      "Processes it leaves in the background (cmd &, nohup, setsid) are ended when the call returns.",
-    ].join(" "),
+    description: describeTool(config, fixedCwd, limit),
     parameters: BashParameters,
     executionMode: config.executionMode,
     annotations: { readOnly: false, destructive: true, openWorld: true },
@@ -115,6 +121,7 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
           commandPrefix: config.commandPrefix,
           sandbox: await sandbox(),
           fullOutput,
+          visible: () => fullOutput?.tryFolder(),
           redact: place.redact?.(),
         },
         signal,

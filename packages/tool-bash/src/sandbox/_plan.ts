@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PolicyService } from "@toolhost/core";
-import { isInside } from "./_inside.js";
+import { isInside } from "@toolhost/core";
 import { mountAliases } from "./_mount-aliases.js";
 
 /** What a sandboxed call may do, from the tool's options. */
@@ -28,6 +28,7 @@ export interface SandboxPlan {
   hidden: string[];
   /** The policy's deny-read patterns no mount can cover (a name at any depth outside the writable folders). */
   unbounded: string[];
+  network: "on" | "off";
 }
 
 /** The policy could not say what to hide, or a path cannot be hidden: the call is refused. */
@@ -93,7 +94,7 @@ export async function planSandbox(
   args.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (settings.network === "off") args.push("--unshare-net");
   args.push("--setenv", "TMPDIR", TMP, "--chdir", cwd);
-  return { args, writable, readOnly: unique(readOnly), hidden, unbounded };
+  return { args, writable, readOnly: unique(readOnly), hidden, unbounded, network: settings.network };
 }
 
 interface Protected {

@@ -1,6 +1,6 @@
 import type { PluginSetting, ToolConfinement } from "@toolhost/core";
-import type { BashToolConfig } from "./options.js";
-import type { SandboxUse } from "./_sandbox-use.js";
+import type { BashToolConfig } from "../options.js";
+import type { SandboxUse } from "./_use.js";
 
 /** How the sandbox option turned out: `auto → bwrap 0.8.0 (/usr/bin/bwrap)`, `auto → off: <why>`. */
 export function sandboxSetting(use: SandboxUse): string {
