@@ -19,7 +19,9 @@ export async function drain(closed: Promise<unknown>, untilEnd: boolean, reading
     done = true;
   });
   while (!done) {
-    await Promise.race([closed, delay(50)]);
+    const tick = new AbortController();
+    await Promise.race([closed, delay(50, undefined, { signal: tick.signal }).catch(() => {})]);
+    tick.abort();
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (done) return;
     const now = performance.now();

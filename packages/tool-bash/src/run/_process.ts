@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { messageOf } from "@toolhost/core";
-import { type Options, type ResultPromise, execa } from "execa";
+import { type ChildProcess, type StdioOptions, spawn as spawnChild } from "node:child_process";
 import { type CommandOutputs, type OutputPipe, commandOutputs } from "../_pipes.js";
 import { ProcessTree, killTreeOnExit } from "../_tree.js";
 import type { ExitStatus } from "./_result.js";
@@ -17,6 +17,10 @@ export interface Launch {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** File descriptors the program gets as 3, 4, … (a network namespace to enter). */
+  fds?: number[];
+  /** Runs the synchronous spawn (the sandbox's cgroups: the child starts inside them). */
+  around?: <T>(spawn: () => T) => T;
 }
 
 /**
@@ -36,30 +40,23 @@ export class ShellProcess {
   static async start(launch: Launch): Promise<ShellProcess | { failure: string; refused: boolean }> {
     const marker = `${CALL_MARKER}=${randomUUID()}`;
     const outputs = await commandOutputs();
-    let child: ResultPromise;
+    let child: ChildProcess;
     try {
-      child = spawn(launch, marker, outputs.stdio);
+      child = launch.around ? launch.around(() => spawn(launch, marker, outputs.stdio)) : spawn(launch, marker, outputs.stdio);
     } catch (error) {
       outputs.abandon();
       return { failure: messageOf(error), refused: true };
     }
     if (child.pid === undefined) {
       outputs.abandon();
-      const failure = await child.then(
-        (result) => result.originalMessage ?? result.shortMessage ?? "it did not start",
-        (error: unknown) => messageOf(error),
-      );
+      const failure = await new Promise<string>((resolve) => child.once("error", (error) => resolve(messageOf(error))));
       return { failure, refused: false };
     }
-    // The result promise waits on the pipes, which an escaped process may hold: it is not awaited.
-    child.then(
-      () => {},
-      () => {},
-    );
+    child.on("error", () => {});
     return new ShellProcess(child, child.pid, marker, outputs);
   }
 
-  private constructor(child: ResultPromise, pid: number, marker: string, outputs: CommandOutputs) {
+  private constructor(child: ChildProcess, pid: number, marker: string, outputs: CommandOutputs) {
     this.pid = pid;
     this.#tree = new ProcessTree(pid, marker);
     this.#unmarkExit = killTreeOnExit(this.#tree);
@@ -73,11 +70,13 @@ export class ShellProcess {
 
   /**
    * Waits until the shell exits or the call is stopped, then ends whatever is left of its tree
-   * (SIGTERM, SIGKILL after `graceMs`), and says how the shell ended.
+   * (SIGTERM, SIGKILL after `graceMs`), and says how the shell ended. `namespaced`: the process is
+   * bwrap, whose exit means every process of its PID namespace is gone (the kernel killed them),
+   * so nothing is left to look for when it exits on its own.
    */
-  async end(stopped: Promise<void>, graceMs: number): Promise<ExitStatus> {
-    await Promise.race([this.exited, stopped]);
-    await this.#tree.end(graceMs);
+  async end(stopped: Promise<void>, graceMs: number, namespaced: boolean): Promise<ExitStatus> {
+    const first = await Promise.race([this.exited.then(() => "exited" as const), stopped.then(() => "stopped" as const)]);
+    if (first === "stopped" || !namespaced) await this.#tree.end(graceMs);
     clearInterval(this.#tracker);
     // The shell is gone by now (SIGKILL at worst); the wait is bounded all the same.
     const gone = new AbortController();
@@ -100,25 +99,14 @@ export class ShellProcess {
   }
 }
 
-function spawn(launch: Launch, marker: string, [out, err]: CommandOutputs["stdio"]): ResultPromise {
+function spawn(launch: Launch, marker: string, [out, err]: CommandOutputs["stdio"]): ChildProcess {
   const separator = marker.indexOf("=");
-  const options: Options = {
+  const stdio: StdioOptions = ["ignore", out, err, ...(launch.fds ?? [])];
+  return spawnChild(launch.file, launch.args, {
     cwd: launch.cwd,
-    env: { ...launch.env, [marker.slice(0, separator)]: marker.slice(separator + 1) },
-    extendEnv: true,
+    env: { ...process.env, ...launch.env, [marker.slice(0, separator)]: marker.slice(separator + 1) },
     // Its own process group and session, so that the whole tree can be signalled at once.
     detached: true,
-    stdin: "ignore",
-    // A file descriptor of our FIFO; execa's types list only 3 to 9, its runtime takes any.
-    stdout: out as Options["stdout"],
-    stderr: err as Options["stderr"],
-    // Read here, chunk by chunk, in bounded memory; execa keeps nothing.
-    buffer: false,
-    encoding: "buffer",
-    stripFinalNewline: false,
-    reject: false,
-    cleanup: false,
-    forceKillAfterDelay: false,
-  };
-  return execa(launch.file, launch.args, options);
+    stdio,
+  });
 }

@@ -42,7 +42,7 @@ export async function runCommand(
   const stop = new StopControl(signal, settings.timeoutSeconds);
   const settle = running.track(() => stop.stop("disposed"));
   try {
-    const exit = await started.end(stop.stopped, settings.killGraceMs);
+    const exit = await started.end(stop.stopped, settings.killGraceMs, prepared.plan !== undefined);
     // Sandboxed, bwrap has exited only once every process of its PID namespace has: no one holds
     // the pipes any more, so they end; unsandboxed, an escaped process may hold them for ever.
     await drain(reading.closed, prepared.plan !== undefined && exit.seen, () => reading.state());
