@@ -26,7 +26,7 @@ export function checkAccess(access: unknown): ToolAccess | undefined {
       confinement !== null &&
       Array.isArray(confinement.writable) &&
       confinement.writable.every(isString) &&
-      typeof confinement.network === "boolean" &&
+      (typeof confinement.network === "boolean" || confinement.network === "off" || confinement.network === "proxy" || confinement.network === "host") &&
       (confinement.hidesDeniedReads === undefined || typeof confinement.hidesDeniedReads === "boolean");
     if (!shaped) throw new TypeError('the tool\'s access declaration has a "confinement" that is not { writable: paths, network: boolean, hidesDeniedReads?: boolean }');
   }
@@ -40,7 +40,8 @@ export function checkAccess(access: unknown): ToolAccess | undefined {
  */
 export function runsConfined(access: ToolAccess | undefined, workspace: string): boolean {
   const confinement = access?.confinement;
-  if (!confinement || confinement.network !== false) return false;
+  // Core's confinement v2 names the network's mode; false is the first version's "off".
+  if (!confinement || (confinement.network !== false && confinement.network !== "off")) return false;
   const lexical = resolve(workspace);
   const real = existingReal(lexical) ?? lexical;
   return confinement.writable.every((path) => {
