@@ -2,7 +2,8 @@ import { resolve } from "node:path";
 import { type AgentTool, type PolicyService, type Static, Type } from "@toolhost/core";
 import { FullOutputFiles } from "./_full-output.js";
 import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./options.js";
-import { runCommand } from "./run/_run.js";
+import { findShell } from "./run/_preflight.js";
+import { type RunSettings, runCommand } from "./run/_run.js";
 import { RunningCommands } from "./run/_running.js";
 import type { BashToolDetails } from "./details.js";
 import { type SandboxUse, describeSandbox, resolveSandbox } from "./sandbox/_use.js";
@@ -81,14 +82,13 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
   const workspace = place.workspace ?? fixedCwd ?? baseCwd;
   const limit = config.timeout > 0 ? config.timeout : undefined;
   const fullOutput = config.keepFullOutput ? new FullOutputFiles(config.fullOutputLifetime) : undefined;
+  const pathVariable = config.env?.PATH ?? process.env.PATH;
   let decided: Promise<SandboxUse> | undefined;
   const sandbox = (): Promise<SandboxUse> => {
-    decided ??= resolveSandbox(config, workspace, config.env?.PATH ?? process.env.PATH, place.policy ?? (() => undefined)).then(
-      (use) => {
-        tool.description = `${tool.description} ${describeSandbox(use)}`;
-        return use;
-      },
-    );
+    decided ??= resolveSandbox(config, workspace, pathVariable, place.policy ?? (() => undefined)).then((use) => {
+      tool.description = `${tool.description} ${describeSandbox(use)}`;
+      return use;
+    });
     return decided;
   };
   const cwdOf = (): string => fixedCwd ?? process.cwd();
@@ -99,44 +99,45 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
     parameters: BashParameters,
     executionMode: config.executionMode,
     annotations: { readOnly: false, destructive: true, openWorld: true },
-    // Sandboxed, the call also declares what the sandbox lets it change: a policy may trust it more.
+    // Sandboxed, the call also declares what the sandbox lets it reach: a policy may trust it more.
     access: async (params) => {
-      const confinement = confinementOf(await sandbox());
-      return { commands: [{ command: params.command, cwd: cwdOf() }], ...(confinement ? { confinement } : {}) };
+      const cwd = cwdOf();
+      const shell = findShell(config.shell, pathVariable, cwd);
+      const confinement = confinementOf(await sandbox(), { cwd, programs: shell ? [shell] : [] });
+      return { commands: [{ command: params.command, cwd }], ...(confinement ? { confinement } : {}) };
     },
-    async execute(_toolCallId, params, signal, onUpdate) {
+    async execute(_toolCallId, params, signal, onUpdate, _context, execution) {
       const asked = params.timeout;
       const timeoutSeconds = limit === undefined ? asked : asked === undefined ? limit : Math.min(asked, limit);
-      return runCommand(
-        {
-          command: params.command,
-          cwd: cwdOf(),
-          timeoutSeconds,
-          maxStdoutLines: config.maxStdoutLines,
-          maxStderrLines: config.maxStderrLines,
-          maxOutputBytes: config.maxOutputBytes,
-          shell: config.shell,
-          env: config.env ?? {},
-          killGraceMs: config.killGraceMs,
-          commandPrefix: config.commandPrefix,
-          sandbox: await sandbox(),
-          fullOutput,
-          visible: () => fullOutput?.tryFolder(),
-          redact: place.redact?.(),
-        },
-        signal,
-        onUpdate,
-        running,
-      );
+      const settings: RunSettings = {
+        ...callOptions(config),
+        command: params.command,
+        cwd: cwdOf(),
+        timeoutSeconds,
+        sandbox: await sandbox(),
+        fullOutput,
+        visible: () => fullOutput?.tryFolder(),
+        redact: place.redact?.(),
+      };
+      return runCommand(settings, signal, onUpdate, running, execution);
     },
   };
+  const dispose = async (): Promise<void> => {
+    await running.dispose();
+    await fullOutput?.dispose();
+  };
+  return { tool, sandbox, cwd: fixedCwd, dispose };
+}
+
+/** The options every call of the tool runs with. */
+function callOptions(config: BashToolConfig): Pick<RunSettings, "maxStdoutLines" | "maxStderrLines" | "maxOutputBytes" | "shell" | "env" | "killGraceMs" | "commandPrefix"> {
   return {
-    tool,
-    sandbox,
-    cwd: fixedCwd,
-    async dispose() {
-      await running.dispose();
-      await fullOutput?.dispose();
-    },
+    maxStdoutLines: config.maxStdoutLines,
+    maxStderrLines: config.maxStderrLines,
+    maxOutputBytes: config.maxOutputBytes,
+    shell: config.shell,
+    env: config.env ?? {},
+    killGraceMs: config.killGraceMs,
+    commandPrefix: config.commandPrefix,
   };
 }

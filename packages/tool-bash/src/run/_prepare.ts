@@ -1,7 +1,8 @@
-import { type AgentToolResult, messageOf } from "@toolhost/core";
+import { type AgentToolResult, type ToolExecution, messageOf } from "@toolhost/core";
 import type { BashToolDetails } from "../details.js";
 import { BashErrorCode } from "../errors.js";
-import { type SandboxPlan, SandboxSetupError, planSandbox } from "../sandbox/_plan.js";
+import { ProxyUnavailableError, SandboxedCall } from "../sandbox/_call.js";
+import { SandboxSetupError } from "../sandbox/_plan.js";
 import type { SandboxUse } from "../sandbox/_use.js";
 import { checkCwd, findShell, sandboxUnavailable, shellNotFound } from "./_preflight.js";
 import type { Launch } from "./_process.js";
@@ -20,15 +21,17 @@ export interface CallSettings {
   visible: () => string | undefined;
 }
 
-/** A call ready to start: what to launch and, sandboxed, the plan it runs under. */
+/** A call ready to start: what to launch and, sandboxed, its sandbox. */
 export interface PreparedCall {
   shell: string;
   launch: Launch;
-  plan: SandboxPlan | undefined;
+  sandbox: SandboxedCall | undefined;
 }
 
-/** Checks the folder and the shell, plans the sandbox: the call ready to start, or the result that refuses it. */
-export async function prepareCall(settings: CallSettings, call: CallRecord): Promise<PreparedCall | { refusal: AgentToolResult<BashToolDetails> }> {
+type Refusal = { refusal: AgentToolResult<BashToolDetails> };
+
+/** Checks the folder and the shell, makes the sandbox: the call ready to start, or the result that refuses it. */
+export async function prepareCall(settings: CallSettings, call: CallRecord, execution: ToolExecution | undefined, signal: AbortSignal | undefined): Promise<PreparedCall | Refusal> {
   const { cwd } = settings;
   const problem = checkCwd(cwd);
   if (problem) return { refusal: call.refusal(BashErrorCode.CWD_NOT_FOUND, problem) };
@@ -39,21 +42,29 @@ export async function prepareCall(settings: CallSettings, call: CallRecord): Pro
   if (use.kind === "refuse") return { refusal: call.refusal(BashErrorCode.SANDBOX_UNAVAILABLE, sandboxUnavailable(use.reason)) };
   const command = settings.commandPrefix !== undefined ? `${settings.commandPrefix}\n${settings.command}` : settings.command;
   const shellArgs = [shell, "-c", command];
-  if (use.kind !== "bwrap") return { shell, plan: undefined, launch: { file: shell, args: shellArgs.slice(1), cwd, env: settings.env } };
-  let plan: SandboxPlan;
+  if (use.kind !== "bwrap") return { shell, sandbox: undefined, launch: { file: shell, args: shellArgs.slice(1), cwd, env: settings.env } };
+  const made = await makeSandbox(use, settings, shell, call, execution, signal);
+  if ("refusal" in made) return made;
+  call.sandbox = made.details(call.sandbox);
+  return { shell, sandbox: made, launch: made.launch(shellArgs, cwd, settings.env) };
+}
+
+async function makeSandbox(
+  use: Extract<SandboxUse, { kind: "bwrap" }>,
+  settings: CallSettings,
+  shell: string,
+  call: CallRecord,
+  execution: ToolExecution | undefined,
+  signal: AbortSignal | undefined,
+): Promise<SandboxedCall | Refusal> {
+  const folder = settings.visible();
+  const prlimit = use.settings.limits?.prlimit?.path;
+  const place = { cwd: settings.cwd, programs: prlimit ? [shell, prlimit] : [shell], visible: folder !== undefined ? [folder] : [] };
   try {
-    const folder = settings.visible();
-    plan = await planSandbox({ ...use.settings, visible: folder !== undefined ? [folder] : [] }, cwd, use.policy());
+    return await SandboxedCall.make(use, place, execution, signal);
   } catch (error) {
+    if (error instanceof ProxyUnavailableError) return { refusal: call.refusal(BashErrorCode.PROXY_UNAVAILABLE, error.message) };
     const why = error instanceof SandboxSetupError ? error.message : `setting it up failed: ${messageOf(error)}`;
     return { refusal: call.refusal(BashErrorCode.SANDBOX_FAILED, `Refused: the command's sandbox could not be made: ${why}`) };
   }
-  call.sandbox = {
-    ...call.sandbox,
-    writable: plan.writable,
-    readOnly: plan.readOnly,
-    hidden: plan.hidden,
-    ...(plan.unbounded.length > 0 && { unbounded: plan.unbounded }),
-  };
-  return { shell, plan, launch: { file: use.settings.bwrap, args: [...plan.args, "--", ...shellArgs], cwd, env: settings.env } };
 }

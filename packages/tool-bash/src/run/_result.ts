@@ -71,7 +71,7 @@ export function finalResult(
   call: CallRecord,
   output: FinalOutput,
   exit: ExitStatus,
-  stopped: { reason: StopReason | undefined; timeoutSeconds: number | undefined; limit?: LimitEnding },
+  stopped: { reason: StopReason | undefined; timeoutSeconds: number | undefined; limitFor?: (shown: string) => LimitEnding | undefined },
   notesFor: (shown: string, failed: boolean) => string,
 ): AgentToolResult<BashToolDetails> {
   const details: BashToolDetails = {
@@ -84,7 +84,8 @@ export function finalResult(
     fullOutputPath: output.fullOutputPath,
     fullOutputExpiresAt: output.fullOutputExpiresAt,
   };
-  const notes = notesFor(`${details.stdout}\n${details.stderr}`, stopped.reason !== undefined || stopped.limit !== undefined || exit.code !== 0);
+  const shown = `${details.stdout}\n${details.stderr}`;
+  const notes = notesFor(shown, stopped.reason !== undefined || exit.code !== 0);
   const text = (status: string | undefined): string => assemble(details.stdout, details.stderr, status) + notes;
   if (stopped.reason === "aborted" || stopped.reason === "disposed") {
     const what = stopped.reason === "aborted" ? "Aborted" : "Ended because the harness was disposed";
@@ -99,7 +100,7 @@ export function finalResult(
     const status = `[timed out after ${seconds} s; the command and every process it started were ended]`;
     return { content: [{ type: "text", text: text(status) }], details: { ...details, code: BashErrorCode.TIMED_OUT, timeoutSeconds: seconds }, isError: true };
   }
-  const limit = stopped.limit;
+  const limit = stopped.limitFor?.(shown);
   if (limit) {
     return { content: [{ type: "text", text: text(limit.status) }], details: { ...details, code: BashErrorCode.LIMIT_EXCEEDED, limitExceeded: limit.exceeded }, isError: true };
   }

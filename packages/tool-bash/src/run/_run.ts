@@ -1,7 +1,6 @@
-import type { AgentToolResult, AgentToolUpdateCallback } from "@toolhost/core";
+import type { AgentToolResult, AgentToolUpdateCallback, ToolExecution } from "@toolhost/core";
 import type { BashToolDetails } from "../details.js";
 import { BashErrorCode } from "../errors.js";
-import { sandboxNotes } from "../sandbox/_notes.js";
 import { drain } from "./_drain.js";
 import { type CallSettings, type PreparedCall, prepareCall } from "./_prepare.js";
 import { ShellProcess } from "./_process.js";
@@ -20,41 +19,50 @@ export interface RunSettings extends CallSettings, ReadingSettings {
 
 /**
  * Runs one call: prepare (folder, shell, sandbox), start the process, read its output while it
- * runs (streaming updates), end its tree when it exits or is stopped, drain the pipes, and make
- * the result. Every failure to start is an error result; abort and dispose throw `BashAbortedError`.
+ * runs (streaming updates), end its tree when it exits or is stopped (its signal, its timeout,
+ * the tool's dispose, a limit reached), drain the pipes, and make the result. Every failure to
+ * start is an error result; abort and dispose throw `BashAbortedError`.
  */
 export async function runCommand(
   settings: RunSettings,
   signal: AbortSignal | undefined,
   onUpdate: AgentToolUpdateCallback<BashToolDetails> | undefined,
   running: RunningCommands,
+  execution?: ToolExecution,
 ): Promise<AgentToolResult<BashToolDetails>> {
   const call = new CallRecord(settings.command, settings.cwd, settings.sandbox.details);
   if (signal?.aborted || running.disposed) throw call.stoppedBeforeStart(signal?.aborted === true);
-  const prepared = await prepareCall(settings, call);
+  const prepared = await prepareCall(settings, call, execution, signal);
   if ("refusal" in prepared) return prepared.refusal;
+  const { sandbox } = prepared;
   const started = await ShellProcess.start(prepared.launch);
-  if ("failure" in started) return call.refusal(BashErrorCode.SPAWN_FAILED, spawnFailure(prepared, started));
-
+  if ("failure" in started) {
+    await sandbox?.release();
+    return call.refusal(BashErrorCode.SPAWN_FAILED, spawnFailure(prepared, started));
+  }
   const updates = new Updates(onUpdate, call);
   const reading = new OutputReading(started.pipes, settings, () => updates.schedule());
   updates.follow(reading);
   const stop = new StopControl(signal, settings.timeoutSeconds);
+  const unwatch = sandbox?.watch(() => stop.stop("limit"));
   const settle = running.track(() => stop.stop("disposed"));
   try {
-    const exit = await started.end(stop.stopped, settings.killGraceMs, prepared.plan !== undefined);
+    const exit = await started.end(stop.stopped, settings.killGraceMs, sandbox !== undefined);
     // Sandboxed, bwrap has exited only once every process of its PID namespace has: no one holds
     // the pipes any more, so they end; unsandboxed, an escaped process may hold them for ever.
-    await drain(reading.closed, prepared.plan !== undefined && exit.seen, () => reading.state());
+    await drain(reading.closed, sandbox !== undefined && exit.seen, () => reading.state());
     updates.end();
     const output = await reading.finish();
-    const { plan } = prepared;
-    const notes = (shown: string, failed: boolean): string => (plan ? sandboxNotes(plan, settings.command, shown, failed) : "");
-    return finalResult(call, output, exit, { reason: stop.reason, timeoutSeconds: settings.timeoutSeconds }, notes);
+    if (sandbox) call.sandbox = sandbox.details(call.sandbox);
+    const limitFor = sandbox ? (shown: string) => sandbox.limitEnding(exit, shown) : undefined;
+    const notes = (shown: string, failed: boolean): string => sandbox?.notes(settings.command, shown, failed) ?? "";
+    return finalResult(call, output, exit, { reason: stop.reason, timeoutSeconds: settings.timeoutSeconds, ...(limitFor && { limitFor }) }, notes);
   } finally {
     updates.end();
     stop.end();
+    unwatch?.();
     started.release();
+    await sandbox?.release();
     settle();
   }
 }

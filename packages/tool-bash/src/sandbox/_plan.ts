@@ -1,67 +1,150 @@
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { PolicyService } from "@toolhost/core";
+import { join, sep } from "node:path";
 import { isInside } from "@toolhost/core";
+import { type HardLinks } from "./_hard-links.js";
+import { SandboxSetupError, askPolicy, emptyPlaceholders, existingReal, exists, hardLinksOf, outermost, outermostHidden, statIf, unique } from "./_hide.js";
 import { mountAliases } from "./_mount-aliases.js";
+import { systemView } from "./_system.js";
+import type { SandboxSettings, SandboxUse } from "./_use.js";
 
-/** What a sandboxed call may do, from the tool's options. */
-export interface SandboxSettings {
-  bwrap: string;
-  /** The project folder: always visible, and the root the policy is asked about. */
-  workspace: string;
-  /** Absolute folders commands may write to (those that do not exist are left out). */
-  writable: readonly string[];
-  network: "on" | "off";
-  /** More folders to keep visible though they lie under /tmp (the full-output files). */
-  visible: readonly string[];
-}
+export { SandboxSetupError } from "./_hide.js";
 
-/** The mounts of one call, and what they mean, for its details and notes. */
+const TMP = "/tmp";
+
+/** The mounts of one call, and what they mean, for its details, its notes and its confinement. */
 export interface SandboxPlan {
   /** bwrap's arguments before `--`. */
   args: string[];
+  root: SandboxSettings["root"];
+  network: SandboxSettings["network"];
   writable: string[];
+  /** What of the host it can read: the system folders and the folders added (minimal root), or `/` (host root). */
+  readable: string[];
   /** Paths inside the writable folders that stay read-only: `.git`, and what the policy denies to write. */
   readOnly: string[];
-  /** Paths the policy denies to read, in the writable folders and anywhere else: they read as empty. */
+  /** Paths the policy denies to read, and (minimal root) /etc's secret files: they read as empty. */
   hidden: string[];
   /** The policy's deny-read patterns no mount can cover (a name at any depth outside the writable folders). */
   unbounded: string[];
-  network: "on" | "off";
+  /** Minimal root: files of the writable folders with a name elsewhere, when there are any. */
+  hardLinks: HardLinks | undefined;
 }
 
-/** The policy could not say what to hide, or a path cannot be hidden: the call is refused. */
-export class SandboxSetupError extends Error {}
+/** Where one call stands: its folder, its shell, and what must stay visible though it lies under /tmp (the full-output folder). */
+export interface CallPlace {
+  cwd: string;
+  /** Programs the sandbox runs by path (the shell, prlimit): visible wherever they are. */
+  programs: readonly string[];
+  visible: readonly string[];
+}
 
-/** A directory walk for hard links stops here: a tree this big cannot be searched per call. */
-const MAX_WALK = 100_000;
-const TMP = "/tmp";
+type BwrapUse = Extract<SandboxUse, { kind: "bwrap" }>;
 
 /**
- * The mounts for one call, in the order bwrap applies them (a later mount covers an earlier):
- * the whole system read-only, a fresh /dev and /proc, a private /tmp, the writable folders,
- * `.git` and the policy's write-denied paths read-only again, then every read-denied path covered
- * by an empty file or folder.
+ * The mounts for one call, in the order bwrap applies them (a later mount covers an earlier): the
+ * root (the system folders, or all of `/`), a fresh /dev, /proc and /tmp, (minimal) an empty home,
+ * the readable and writable folders from the outermost in, `.git` and the policy's write-denied
+ * paths read-only again, then every path to hide covered by an empty file or folder.
  */
-export async function planSandbox(
-  settings: SandboxSettings,
-  cwd: string,
-  policy: PolicyService | undefined,
-): Promise<SandboxPlan> {
-  const writable = unique(settings.writable.map(existingReal).filter((path): path is string => path !== undefined));
+export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<SandboxPlan> {
+  const { settings } = use;
+  const minimal = settings.root === "minimal";
+  const writable = unique(settings.writable.map(existingReal).filter(isDefined));
   const roots = outermost([existingReal(settings.workspace) ?? settings.workspace, ...writable]);
-  const { denyRead, denyWrite, outside, unbounded } = await askPolicy(policy, roots);
+  const policyPaths = await askPolicy(use.policy(), roots);
+  const args = minimal ? [...systemView().args] : ["--ro-bind", "/", "/"];
+  args.push("--dev", "/dev", "--proc", "/proc", ...tmpfs(TMP, settings));
+  const folders = visibleFolders(settings, place, writable);
+  if (minimal) args.push(...homeMount(settings, folders));
+  for (const { path, write } of byDepth(folders)) args.push(write ? "--bind" : "--ro-bind", path, path);
+  if (minimal) args.push(...lexicalNames([place.cwd, settings.workspace, ...settings.writable], folders));
+  const readOnly = readOnlyInside(writable, policyPaths.denyWrite);
+  for (const path of readOnly) args.push("--ro-bind", path, path);
+  const hidden = coverHidden(args, { ...policyPaths, roots: minimal ? [...roots, ...folders.filter((f) => !f.system && !f.write).map((f) => f.path)] : roots }, folders, minimal);
+  args.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  if (minimal) args.push("--unshare-ipc");
+  if (settings.network === "off") args.push("--unshare-net");
+  args.push("--setenv", "TMPDIR", TMP, "--chdir", place.cwd);
+  const hardLinks = minimal ? checkHardLinks(use, writable) : undefined;
+  return {
+    args,
+    root: settings.root,
+    network: settings.network,
+    writable,
+    readable: minimal ? folders.filter((folder) => !folder.write).map((folder) => folder.path) : ["/"],
+    readOnly,
+    hidden,
+    unbounded: policyPaths.unbounded,
+    hardLinks,
+  };
+}
 
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", TMP];
-  // What a private /tmp would cover but commands need to see.
-  const shown: string[] = [];
-  for (const path of unique([settings.workspace, cwd, ...settings.visible].map(existingReal))) {
-    if (path !== undefined && isInside(path, TMP)) shown.push(path);
+/** A folder (or file) the call sees at its own path: read-only, or writable; `system` for the root's own folders. */
+interface Visible {
+  path: string;
+  write: boolean;
+  system?: boolean;
+}
+
+/** Everything the call sees of the host besides /dev, /proc and its own /tmp. */
+function visibleFolders(settings: SandboxSettings, place: CallPlace, writable: readonly string[]): Visible[] {
+  const folders: Visible[] = writable.map((path) => ({ path, write: true }));
+  const seen = (path: string): boolean => folders.some((folder) => isInside(path, folder.path));
+  const add = (path: string | undefined): void => {
+    if (path !== undefined && !seen(path)) folders.push({ path, write: false });
+  };
+  if (settings.root === "minimal") {
+    for (const path of systemView().readable) folders.push({ path, write: false, system: true });
+    for (const path of settings.readable) add(existingReal(path));
+    // What the call needs though nobody named it: where it runs, the programs run by path, the name server's file.
+    for (const path of [place.cwd, ...place.programs]) {
+      const real = existingReal(path);
+      if (real !== undefined && real !== TMP && real !== "/") add(real);
+    }
+    if (settings.network === "host") add(existingReal("/etc/resolv.conf"));
+    for (const path of place.visible) add(existingReal(path));
+    return folders;
   }
-  for (const path of shown) args.push("--ro-bind", path, path);
-  for (const path of writable) args.push("--bind", path, path);
+  // The host root shows everything but /tmp, whose private copy would hide the workspace or the folder of a call there.
+  for (const path of [settings.workspace, place.cwd, ...place.visible]) {
+    const real = existingReal(path);
+    if (real !== undefined && isInside(real, TMP)) add(real);
+  }
+  return folders;
+}
 
+/** The folders in the order to mount them: a folder before what lies inside it, so that the inner mount wins. */
+function byDepth(folders: readonly Visible[]): Visible[] {
+  const depth = (path: string): number => path.split(sep).length;
+  return folders.filter((folder) => !folder.system).sort((a, b) => depth(a.path) - depth(b.path));
+}
+
+/** A private tmpfs, as large as the call's memory limit (its pages are memory). */
+function tmpfs(path: string, settings: SandboxSettings): string[] {
+  const size = settings.limits?.values.memoryBytes;
+  return size !== undefined ? ["--size", String(size), "--tmpfs", path] : ["--tmpfs", path];
+}
+
+/** Minimal root: the home folder as an empty tmpfs, unless a mounted folder holds it (the workspace is the home). */
+function homeMount(settings: SandboxSettings, folders: readonly Visible[]): string[] {
+  const home = settings.home;
+  if (home === undefined || !home.startsWith(sep) || home === sep) return [];
+  if (folders.some((folder) => isInside(home, folder.path))) return [];
+  return tmpfs(home, settings);
+}
+
+/** Minimal root: a path named through a symlink (`/home/me` → `/data/me`) exists inside at that name too, as a symlink to where it leads. */
+function lexicalNames(paths: readonly string[], folders: readonly Visible[]): string[] {
+  const args: string[] = [];
+  for (const path of unique(paths)) {
+    const real = existingReal(path);
+    if (real === undefined || real === path || folders.some((folder) => isInside(path, folder.path))) continue;
+    args.push("--symlink", real, path);
+  }
+  return args;
+}
+
+/** `.git` at the top of each writable folder (unless listed itself), and what the policy denies to write inside them. */
+function readOnlyInside(writable: readonly string[], denyWrite: readonly string[]): string[] {
   const readOnly: string[] = [];
   for (const root of writable) {
     const git = join(root, ".git");
@@ -71,179 +154,48 @@ export async function planSandbox(
   for (const path of denyWrite.map(existingReal)) {
     if (path !== undefined && writable.some((root) => isInside(path, root))) readOnly.push(path);
   }
-  for (const path of unique(readOnly)) args.push("--ro-bind", path, path);
+  return unique(readOnly);
+}
 
-  // In the writable folders and outside them: what the policy denies, under every name a bind
-  // mount gives it; what the private /tmp covers already needs nothing.
-  const visible = [...shown, ...writable];
+/**
+ * Covers what to hide (the policy's denied paths, their hard links, their other names through bind
+ * mounts; under the minimal root /etc's secrets), where the call can see it; returns what it covered.
+ */
+function coverHidden(args: string[], paths: { denyRead: string[]; outside: string[]; roots: string[] }, folders: readonly Visible[], minimal: boolean): string[] {
+  const secrets = minimal ? systemView().secrets : [];
+  const named = [...paths.denyRead, ...paths.outside, ...secrets];
   // Each at its real path: a mount follows symlinks anyway, and bwrap cannot mount on an absolute
   // symlink (it resolves it outside the new root).
-  const denied = unique([...denyRead, ...hardLinksOf(denyRead, roots), ...outside].map(existingReal).filter((path): path is string => path !== undefined));
-  const hide = outermostHidden(
-    unique([...denied, ...mountAliases(denied)]).filter((path) => !isInside(path, TMP) || visible.some((shown) => isInside(path, shown))),
-  );
+  const denied = unique([...named, ...hardLinksOf(named, paths.roots, !minimal)].map(existingReal).filter(isDefined));
+  const visible = (path: string): boolean =>
+    minimal ? folders.some((folder) => isInside(path, folder.path)) : !isInside(path, TMP) || folders.some((folder) => isInside(path, folder.path));
+  const hide = outermostHidden(unique([...denied, ...(denied.length > 0 ? mountAliases(denied) : [])]).filter(visible));
   const hidden: string[] = [];
-  const empty = hiddenPathsExist(hide) ? emptyPlaceholders() : undefined;
+  const empty = hide.length > 0 ? emptyPlaceholders() : undefined;
   for (const path of hide) {
     const stat = statIf(path);
     if (!stat || !empty) continue;
     hidden.push(path);
     args.push("--ro-bind", stat.isDirectory() ? empty.dir : empty.file, path);
   }
-
-  args.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
-  if (settings.network === "off") args.push("--unshare-net");
-  args.push("--setenv", "TMPDIR", TMP, "--chdir", cwd);
-  return { args, writable, readOnly: unique(readOnly), hidden, unbounded, network: settings.network };
+  return hidden;
 }
 
-interface Protected {
-  denyRead: string[];
-  denyWrite: string[];
-  /** Denied to read outside the roots. */
-  outside: string[];
-  unbounded: string[];
-}
-
-async function askPolicy(policy: PolicyService | undefined, roots: readonly string[]): Promise<Protected> {
-  const found: Protected = { denyRead: [], denyWrite: [], outside: [], unbounded: [] };
-  if (!policy) return found;
-  for (const root of roots) {
-    let paths: Awaited<ReturnType<PolicyService["protectedPaths"]>>;
-    try {
-      paths = await policy.protectedPaths(root, { confined: true });
-    } catch (error) {
-      throw new SandboxSetupError(`the policy could not list the paths it protects under ${root}: ${(error as Error)?.message ?? String(error)}`);
-    }
-    found.denyRead.push(...paths.denyRead);
-    found.denyWrite.push(...paths.denyWrite);
-  }
-  if (policy.deniedReads) {
-    try {
-      const elsewhere = await policy.deniedReads({ roots: [...roots], tool: "bash" });
-      found.outside.push(...elsewhere.paths);
-      found.unbounded.push(...elsewhere.unbounded);
-    } catch (error) {
-      throw new SandboxSetupError(`the policy could not list the paths it denies to read outside ${roots.join(", ")}: ${(error as Error)?.message ?? String(error)}`);
-    }
+/** Minimal root: the writable folders' files with names elsewhere; refused when the option says so. */
+function checkHardLinks(use: BwrapUse, writable: readonly string[]): HardLinks | undefined {
+  const found = use.hardLinkScan.current(writable);
+  if (found.files === 0 && found.complete) return undefined;
+  if (use.settings.hardLinks === "refuse") {
+    const what = found.complete
+      ? `${found.files.toLocaleString("en-US")} files in ${writable.join(", ")} also have a name outside them (hard links${found.examples.length > 0 ? `, e.g. ${found.examples.join(", ")}` : ""})`
+      : `${writable.join(", ")} hold too many entries to check for hard links`;
+    throw new SandboxSetupError(
+      `${what}: a write through such a file would change it under its other names too, and no mount can prevent that. Make them copies (pnpm: \`pnpm config set package-import-method copy\`, then \`pnpm install\`), or set the bash tool's "hardLinks" option to "declare".`,
+    );
   }
   return found;
 }
 
-/** The paths to hide, less those inside a hidden folder (its empty copy covers them). */
-function outermostHidden(paths: readonly string[]): string[] {
-  const folders = paths.filter((path) => statIf(path)?.isDirectory());
-  return paths.filter((path) => !folders.some((folder) => folder !== path && isInside(path, folder)));
+function isDefined<T>(value: T | undefined): value is T {
+  return value !== undefined;
 }
-
-/**
- * Other names of read-denied files (hard links): found under the roots, they are hidden too. A
- * file with more links than are found has a name the sandbox cannot cover, so the call is refused.
- */
-function hardLinksOf(paths: readonly string[], roots: readonly string[]): string[] {
-  const wanted = new Map<string, { path: string; links: number }>();
-  for (const path of paths) {
-    const stat = lstatIf(path);
-    if (stat?.isFile() && stat.nlink > 1) wanted.set(`${stat.dev}:${stat.ino}`, { path, links: stat.nlink });
-  }
-  if (wanted.size === 0) return [];
-  const found = new Map<string, string[]>();
-  let walked = 0;
-  const walk = (folder: string): void => {
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(folder, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (++walked > MAX_WALK) {
-        throw new SandboxSetupError(`a file the policy denies to read has hard links, and ${roots.join(", ")} is too big to search for them (over ${MAX_WALK.toLocaleString("en-US")} entries). Remove the extra links.`);
-      }
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) {
-        const stat = lstatIf(path);
-        const key = stat && `${stat.dev}:${stat.ino}`;
-        if (key && wanted.has(key)) found.set(key, [...(found.get(key) ?? []), path]);
-      }
-    }
-  };
-  for (const root of roots) walk(root);
-  const links: string[] = [];
-  for (const [key, { path, links: count }] of wanted) {
-    const names = unique(found.get(key) ?? []);
-    if (names.length < count) {
-      throw new SandboxSetupError(`${path}, which the policy denies to read, has ${count} hard links and only ${names.length} are under ${roots.join(", ")}; the others cannot be hidden. Remove the other links.`);
-    }
-    links.push(...names);
-  }
-  return links;
-}
-
-let placeholders: { file: string; dir: string } | undefined;
-
-/** An empty read-only file and folder, made once per process, removed when it exits. */
-function emptyPlaceholders(): { file: string; dir: string } {
-  if (placeholders && exists(placeholders.file) && exists(placeholders.dir)) return placeholders;
-  const folder = mkdtempSync(join(tmpdir(), "toolhost-bash-empty-"));
-  const file = join(folder, "file");
-  const dir = join(folder, "dir");
-  writeFileSync(file, "", { mode: 0o400 });
-  mkdirSync(dir, { mode: 0o500 });
-  placeholders = { file, dir };
-  process.once("exit", () => {
-    try {
-      chmodSync(dir, 0o700);
-      rmSync(folder, { recursive: true, force: true });
-    } catch {
-      // Gone already.
-    }
-  });
-  return placeholders;
-}
-
-/** The real path of an existing path, else undefined. */
-export function existingReal(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-
-/** The paths none of the others contain. */
-function outermost(paths: readonly string[]): string[] {
-  const all = unique(paths);
-  return all.filter((path) => !all.some((other) => other !== path && isInside(path, other)));
-}
-
-function unique<T>(values: readonly T[]): T[] {
-  return [...new Set(values)];
-}
-
-function lstatIf(path: string): import("node:fs").Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function statIf(path: string): import("node:fs").Stats | undefined {
-  try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function hiddenPathsExist(paths: readonly string[]): boolean {
-  return paths.some((path) => statIf(path) !== undefined);
-}
-
-function exists(path: string): boolean {
-  return lstatIf(path) !== undefined;
-}
-
