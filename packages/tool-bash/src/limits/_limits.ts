@@ -51,7 +51,9 @@ export function effectiveLimits(asked: ToolLimits, mechanisms: LimitMechanisms):
     }
     const hard = mechanisms.hard[resource];
     const set = hard !== undefined && hard < value ? hard : value;
-    rlimits.push(`--${resource}=${set}:${set}`);
+    // CPU: SIGXCPU at the soft limit (the shell says "CPU time limit exceeded"), SIGKILL a second later
+    // for a process that ignores it; with both equal the kernel sends SIGKILL at once, and nobody says why.
+    rlimits.push(`--${resource}=${set}:${resource === "cpu" && (hard === undefined || set < hard) ? set + 1 : set}`);
     limits.values[name] = set;
     limits.by[name] = `setrlimit RLIMIT_${resource.toUpperCase()}${words}${set < value ? ` (lowered to this process's own hard limit)` : ""}`;
   };
