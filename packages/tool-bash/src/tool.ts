@@ -106,11 +106,12 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
       const confinement = confinementOf(await sandbox(), { cwd, programs: shell ? [shell] : [] });
       return { commands: [{ command: params.command, cwd }], ...(confinement ? { confinement } : {}) };
     },
-    async execute(_toolCallId, params, signal, onUpdate, _context, execution) {
+    async execute(toolCallId, params, signal, onUpdate, _context, execution) {
       const asked = params.timeout;
       const timeoutSeconds = limit === undefined ? asked : asked === undefined ? limit : Math.min(asked, limit);
       const settings: RunSettings = {
         ...callOptions(config),
+        callId: toolCallId,
         command: params.command,
         cwd: cwdOf(),
         timeoutSeconds,

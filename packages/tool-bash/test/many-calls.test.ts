@@ -39,7 +39,7 @@ describe("500 short calls back to back", { timeout: 600_000 }, () => {
     for (let i = 0; i < CALLS; i++) {
       // A background process that outlives the shell, and output on both streams at the end.
       const command = `(sleep 60 # ${token}\n) & echo out-${i}; echo err-${i} >&2; printf end-${i}`;
-      const result = await tool.execute(`call-${i}`, { command }, never, () => {});
+      const result = await tool.execute(`call-${i}`, { command }, never, () => {}, undefined);
       const text = textOf(result);
       if (text !== `out-${i}\nend-${i}\n[stderr]\nerr-${i}` || result.isError) wrong.push(`${i}: ${JSON.stringify(text)}`);
       if (result.details.sandbox.enforced !== (sandbox === "required")) wrong.push(`${i}: sandboxed ${result.details.sandbox.enforced}`);

@@ -160,7 +160,7 @@ describe("network proxy", { timeout: 120_000 }, () => {
 
   it("is refused, saying why, for a call made without a harness (no one to ask)", async () => {
     const tool = createBashTool({ cwd: ws, sandbox: "required", network: "proxy" });
-    const result = await tool.execute("1", { command: "echo never" }, new AbortController().signal, () => {});
+    const result = await tool.execute("1", { command: "echo never" }, new AbortController().signal, () => {}, undefined);
     expect(result.isError).toBe(true);
     expect(result.details.code).toBe(BashErrorCode.PROXY_UNAVAILABLE);
     expect(result.content[0]?.type === "text" && result.content[0].text).toContain('the bash tool\'s network is "proxy", which asks the harness\'s policy about each destination, and this call came without a harness');

@@ -32,20 +32,22 @@ export class OutputReading {
   /** Settles when both pipes are closed (the end of the output, or `destroy`). */
   readonly closed: Promise<unknown>;
 
-  /** `onData` is told of every chunk (to schedule an update). */
-  constructor(pipes: readonly [OutputPipe, OutputPipe], settings: ReadingSettings, onData: () => void) {
+  /** `onData` is told of every chunk (to schedule an update), `first` for the first of the call. */
+  constructor(pipes: readonly [OutputPipe, OutputPipe], settings: ReadingSettings, onData: (first: boolean) => void) {
     this.#settings = settings;
     this.#pipes = pipes;
     this.#out = new StreamCapture(settings.maxOutputBytes);
     this.#err = new StreamCapture(settings.maxOutputBytes);
     const fullOutput = settings.fullOutput;
     this.#spill = new Spill(() => this.#resume(), fullOutput ? () => fullOutput.next() : undefined, settings.redact);
+    let first = true;
     const reader = (capture: StreamCapture, stream: 0 | 1) => (chunk: Buffer, release: () => void) => {
       this.#lastData = performance.now();
       capture.push(chunk);
       if (!this.#spill.record(chunk, release, stream)) this.#pause();
       if (capture.overflowed && !this.#spill.started) this.#spill.start();
-      onData();
+      onData(first);
+      first = false;
     };
     pipes[0].start(reader(this.#out, 0));
     pipes[1].start(reader(this.#err, 1));

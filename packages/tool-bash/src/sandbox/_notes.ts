@@ -29,7 +29,7 @@ export function sandboxNotes(plan: SandboxPlan, command: string, output: string,
 
 function writeNotes(plan: SandboxPlan, output: string): string[] {
   if (!/Read-only file system/.test(output)) return [];
-  const where = [...plan.writable, "/tmp (private to this call)"].join(", ");
+  const where = [...plan.writable, plan.root === "minimal" ? "/tmp and the home folder (private to this call, empty at its start)" : "/tmp (private to this call)"].join(", ");
   const notes = [
     `[sandbox: a write outside the writable folders was refused ("Read-only file system"). Commands may write only in ${where}. Write there instead, or ask the user to add the folder to the bash tool's "writable" option.]`,
   ];

@@ -60,6 +60,8 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
   const readOnly = readOnlyInside(writable, policyPaths.denyWrite);
   for (const path of readOnly) args.push("--ro-bind", path, path);
   const hidden = coverHidden(args, { ...policyPaths, roots: minimal ? [...roots, ...folders.filter((f) => !f.system && !f.write).map((f) => f.path)] : roots }, folders, minimal);
+  // The minimal root's own folders (mount points, parents of the home folder) take no write either.
+  if (minimal) args.push("--remount-ro", "/");
   args.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (minimal) args.push("--unshare-ipc");
   if (settings.network === "off") args.push("--unshare-net");
