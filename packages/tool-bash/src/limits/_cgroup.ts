@@ -15,15 +15,20 @@ export interface CgroupBounds {
 }
 
 /**
- * The cgroups of one sandboxed call, one per controller: made before the call starts, the call's
- * first process started inside them (`spawnInside`), read for the limits it reached, removed
- * once it has ended.
+ * The cgroups of one sandboxed call, one per controller: made (and bounded) before the call
+ * starts, entered by the call's first process itself before it starts anything (`launcher`),
+ * read for the limits it reached, removed once it has ended.
+ *
+ * The call's process moves itself in, rather than this process moving in around the spawn: a
+ * move into a cgroup waits for an RCU grace period when none happened lately (about 10 ms on a
+ * loaded 2-core machine, measured), which would block this process's event loop, and anything
+ * this process started meanwhile would land in the call's cgroup.
  */
 export class CallCgroup {
   readonly #pids: { folder: string; controller: CgroupController; max: number } | undefined;
   readonly #memory: { folder: string; controller: CgroupController; max: number } | undefined;
 
-  /** Makes the folders; throws (the call is then refused) when the system says no. */
+  /** Makes the folders and sets the bounds; throws (the call is then refused) when the system says no. */
   constructor(bounds: CgroupBounds) {
     retryLeftovers();
     const name = `toolhost-${process.pid}-${++made}`;
@@ -36,38 +41,32 @@ export class CallCgroup {
     this.#pids = make(bounds.pids);
     try {
       this.#memory = make(bounds.memory);
-      if (this.#memory) {
-        const file = this.#memory.controller.version === 1 ? "memory.limit_in_bytes" : "memory.max";
-        writeFileSync(join(this.#memory.folder, file), String(this.#memory.max));
-        // Swap counts too, where the kernel accounts it.
-        if (this.#memory.controller.version === 2) writeQuietly(join(this.#memory.folder, "memory.swap.max"), "0");
-        else writeQuietly(join(this.#memory.folder, "memory.memsw.limit_in_bytes"), String(this.#memory.max));
-      }
+      this.#bound();
     } catch (error) {
-      if (this.#pids) rmdirSync(this.#pids.folder);
+      for (const group of [this.#pids, this.#memory]) if (group) rmdirSync(group.folder);
       throw error;
     }
   }
 
   /**
-   * Runs `spawn` (synchronous: Node forks on this thread) with this thread inside the call's
-   * cgroups, so that the child starts there, then moves it back. The process limit is set once
-   * this thread is out (v2 moves the whole process, whose threads would count against it).
+   * The program and arguments that move themselves into the call's cgroups and then exec the
+   * rest (`/bin/sh`, one process start); if a move fails the call fails, saying why.
    */
-  spawnInside<T>(spawn: () => T): T {
-    const moved: Array<{ from: string; controller: CgroupController }> = [];
-    try {
-      for (const group of [this.#pids, this.#memory]) {
-        if (!group) continue;
-        const from = join(group.controller.folder, group.controller.join);
-        writeFileSync(join(group.folder, group.controller.join), String(process.pid));
-        moved.push({ from, controller: group.controller });
-      }
-      return spawn();
-    } finally {
-      for (const { from } of moved) writeFileSync(from, String(process.pid));
-      if (this.#pids) writeFileSync(join(this.#pids.folder, "pids.max"), String(this.#pids.max));
-    }
+  launcher(): string[] {
+    const files = [this.#pids, this.#memory].filter((group) => group !== undefined).map((group) => join(group.folder, "cgroup.procs"));
+    const script = 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || { echo "toolhost: the command could not enter its cgroup ($f), so it did not run" >&2; exit 125; }; shift; done; shift; exec "$@"';
+    return ["/bin/sh", "-c", script, "toolhost-cgroup", ...files, "--"];
+  }
+
+  #bound(): void {
+    if (this.#pids) writeFileSync(join(this.#pids.folder, "pids.max"), String(this.#pids.max));
+    const memory = this.#memory;
+    if (!memory) return;
+    const v1 = memory.controller.version === 1;
+    writeFileSync(join(memory.folder, v1 ? "memory.limit_in_bytes" : "memory.max"), String(memory.max));
+    // Swap counts too, where the kernel accounts it.
+    if (v1) writeQuietly(join(memory.folder, "memory.memsw.limit_in_bytes"), String(memory.max));
+    else writeQuietly(join(memory.folder, "memory.swap.max"), "0");
   }
 
   /** The limit the call's processes reached, if any: the process count (a fork refused), or memory (the kernel killed a process). */

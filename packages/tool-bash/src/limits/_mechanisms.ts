@@ -7,8 +7,6 @@ export interface CgroupController {
   version: 1 | 2;
   /** This process's own cgroup folder for the controller: calls get child folders under it. */
   folder: string;
-  /** The file a thread is moved into a cgroup by: v1 `tasks` (one thread), v2 `cgroup.procs` (the whole process). */
-  join: "tasks" | "cgroup.procs";
 }
 
 /** What this machine offers to bound a sandboxed call, found once per process. */
@@ -59,12 +57,12 @@ function controller(name: "pids" | "memory"): CgroupController | undefined {
     if (root === undefined || point === undefined) continue;
     if (type === "cgroup" && options?.split(",").includes(name)) {
       const path = new RegExp(`^\\d+:([^:]*,)?${name}(,[^:]*)?:(.*)$`, "m").exec(own)?.[3];
-      if (path !== undefined) candidates.push({ version: 1, folder: join(point, relativeTo(path, root)), join: "tasks" });
+      if (path !== undefined) candidates.push({ version: 1, folder: join(point, relativeTo(path, root)) });
     } else if (type === "cgroup2") {
       const path = /^0::(.*)$/m.exec(own)?.[1];
       if (path === undefined) continue;
       const folder = join(point, relativeTo(path, root));
-      if (delegated(folder, name)) candidates.push({ version: 2, folder, join: "cgroup.procs" });
+      if (delegated(folder, name)) candidates.push({ version: 2, folder });
     }
   }
   return candidates.find(usable);

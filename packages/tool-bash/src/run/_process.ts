@@ -19,8 +19,6 @@ export interface Launch {
   env: Record<string, string>;
   /** File descriptors the program gets as 3, 4, … (a network namespace to enter). */
   fds?: number[];
-  /** Runs the synchronous spawn (the sandbox's cgroups: the child starts inside them). */
-  around?: <T>(spawn: () => T) => T;
 }
 
 /**
@@ -42,7 +40,7 @@ export class ShellProcess {
     const outputs = await commandOutputs();
     let child: ChildProcess;
     try {
-      child = launch.around ? launch.around(() => spawn(launch, marker, outputs.stdio)) : spawn(launch, marker, outputs.stdio);
+      child = spawn(launch, marker, outputs.stdio);
     } catch (error) {
       outputs.abandon();
       return { failure: messageOf(error), refused: true };

@@ -90,7 +90,8 @@ async function follow(
     stop.end();
     unwatch?.();
     started.release();
-    await sandbox?.release();
+    // Its cgroups go once the kernel has reaped the namespace's processes: not the result's wait.
+    void sandbox?.release();
     settle();
   }
 }

@@ -65,19 +65,17 @@ export class SandboxedCall {
     return new SandboxedCall(use, plan, cgroup, proxy);
   }
 
-  /** bwrap (under nsenter, for the proxy's network) running `shellArgs` (under prlimit, for the limits). */
+  /** bwrap (after entering its cgroups, under nsenter for the proxy's network) running `shellArgs` (under prlimit, for the limits). */
   launch(shellArgs: readonly string[], cwd: string, env: Record<string, string>): Launch {
     const { bwrap, limits } = this.#use.settings;
     const limited = limits?.prlimit ? [limits.prlimit.path, ...limits.prlimit.args, "--", ...shellArgs] : [...shellArgs];
     const sandboxed = [...this.plan.args, "--", ...limited];
-    const cgroup = this.#cgroup;
-    const around = cgroup ? <T>(spawn: () => T): T => cgroup.spawnInside(spawn) : undefined;
     const proxy = this.#proxy?.entry;
     const nsenter = this.#use.settings.nsenter;
-    if (proxy && nsenter) {
-      return { file: nsenter, args: [...proxy.nsenterArgs, "--", bwrap, ...sandboxed], cwd, env: { ...env, ...proxy.env }, fds: proxy.fds, ...(around && { around }) };
-    }
-    return { file: bwrap, args: sandboxed, cwd, env, ...(around && { around }) };
+    const program = proxy && nsenter ? [nsenter, ...proxy.nsenterArgs, "--", bwrap, ...sandboxed] : [bwrap, ...sandboxed];
+    // The cgroups are entered first, by the call's own first process, before anything forks.
+    const [file, ...args] = [...(this.#cgroup?.launcher() ?? []), ...program] as [string, ...string[]];
+    return { file, args, cwd, env: proxy ? { ...env, ...proxy.env } : env, ...(proxy && { fds: proxy.fds }) };
   }
 
   /** The limit a cgroup counted as reached (a fork refused, a process killed for memory), if any. */
