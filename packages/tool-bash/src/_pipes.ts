@@ -14,6 +14,8 @@ export interface OutputPipe {
   resume(): void;
   /** Settles when the pipe is closed: the end of the output, or `destroy`. */
   readonly closed: Promise<void>;
+  /** Whether it is closed now: no process holds its write end any more (or it was destroyed). */
+  readonly isClosed: boolean;
   destroy(): void;
 }
 
@@ -102,8 +104,12 @@ class PooledPipe implements OutputPipe {
   #pausedByUser = false;
   #pausedForBuffers = false;
   #onClosed: () => void = () => {};
+  isClosed = false;
   readonly closed = new Promise<void>((resolve) => {
-    this.#onClosed = resolve;
+    this.#onClosed = () => {
+      this.isClosed = true;
+      resolve();
+    };
   });
 
   constructor(fd: number) {
@@ -177,12 +183,17 @@ class PooledPipe implements OutputPipe {
 class StreamPipe implements OutputPipe {
   readonly #stream: Readable;
   readonly closed: Promise<void>;
+  isClosed = false;
 
   constructor(stream: Readable) {
     this.#stream = stream;
     this.closed = new Promise((resolve) => {
-      if (stream.destroyed) resolve();
-      else stream.once("close", () => resolve());
+      const close = (): void => {
+        this.isClosed = true;
+        resolve();
+      };
+      if (stream.destroyed) close();
+      else stream.once("close", close);
     });
     // A destroyed pipe may report an error; the output so far stands.
     stream.on("error", () => {});

@@ -135,9 +135,15 @@ export class ProcessTree {
   #lastPid: number | undefined;
   #wrapped = false;
 
-  /** `markerEntry` is `NAME=value`, set in the command's environment. */
-  constructor(rootPid: number, markerEntry: string) {
+  readonly #pipesClosed: () => boolean;
+
+  /**
+   * `markerEntry` is `NAME=value`, set in the command's environment; `pipesClosed` says whether the
+   * command's output pipes are closed (then no process holds them, and none is looked for by them).
+   */
+  constructor(rootPid: number, markerEntry: string, pipesClosed: () => boolean = () => false) {
     this.#root = rootPid;
+    this.#pipesClosed = pipesClosed;
     this.#marker = Buffer.from(`${markerEntry}\0`);
     if (!hasProc()) return;
     const root = readEntry(rootPid);
@@ -226,9 +232,10 @@ export class ProcessTree {
       }
     }
     if (withEnvironment) {
+      const pipesOpen = !this.#pipesClosed();
       for (const entry of candidates) {
-        if (members.has(entry.pid)) continue;
-        if (this.#carriesMarker(entry.pid) || this.#holdsPipe(entry.pid)) members.set(entry.pid, entry);
+        if (members.has(entry.pid) || isDead(entry)) continue;
+        if (this.#carriesMarker(entry.pid) || (pipesOpen && this.#holdsPipe(entry.pid))) members.set(entry.pid, entry);
       }
     }
     const queue = [...members.values()];

@@ -56,11 +56,12 @@ export class ShellProcess {
 
   private constructor(child: ChildProcess, pid: number, marker: string, outputs: CommandOutputs) {
     this.pid = pid;
-    this.#tree = new ProcessTree(pid, marker);
+    const pipes = outputs.spawned(child);
+    this.pipes = pipes;
+    this.#tree = new ProcessTree(pid, marker, () => pipes[0].isClosed && pipes[1].isClosed);
     this.#unmarkExit = killTreeOnExit(this.#tree);
     this.#tracker = setInterval(() => this.#tree.track(), TRACK_INTERVAL_MS);
     this.#tracker.unref();
-    this.pipes = outputs.spawned(child);
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => resolve({ code, signal }));
     });
@@ -74,6 +75,10 @@ export class ShellProcess {
    */
   async end(stopped: Promise<void>, graceMs: number, namespaced: boolean): Promise<ExitStatus> {
     const first = await Promise.race([this.exited.then(() => "exited" as const), stopped.then(() => "stopped" as const)]);
+    if (first === "exited" && !namespaced) {
+      // The pipes' end, read in the same turn of the event loop, spares the look for their holders.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     if (first === "stopped" || !namespaced) await this.#tree.end(graceMs);
     clearInterval(this.#tracker);
     // The shell is gone by now (SIGKILL at worst); the wait is bounded all the same.
