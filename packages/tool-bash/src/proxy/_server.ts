@@ -43,7 +43,7 @@ async function serveHttp(reader: HandshakeReader, socket: Socket, callOf: CallOf
   const upstream = await open(destination, judge);
   if (typeof upstream === "string") return reply(socket, 502, "Bad Gateway", `toolhost's proxy could not connect to ${hostPort(destination)}: ${upstream}\n`);
   if (method === "CONNECT") socket.write("HTTP/1.1 200 Connection established\r\n\r\n");
-  else upstream.write(forwardedHead(method, new URL(target), headers));
+  else upstream.socket.write(forwardedHead(method, new URL(target), headers));
   join(socket, reader.detach(), upstream);
 }
 
