@@ -1,4 +1,5 @@
 import { TextDecoder } from "node:util";
+import { withCommas } from "./_numbers.js";
 
 /** A shown line longer than this many characters is cut. */
 export const MAX_LINE_CHARS = 2000;
@@ -196,7 +197,7 @@ function showLine(line: Line): { text: string; kept: string; cut: boolean } {
   if (whole.length > MAX_LINE_CHARS) {
     const kept = keepStart(whole, MAX_LINE_CHARS, goesOn);
     const more = whole.length - kept.length;
-    const mark = goesOn ? "… [line cut]" : `… [line cut: ${more.toLocaleString("en-US")} more characters]`;
+    const mark = goesOn ? "… [line cut]" : `… [line cut: ${withCommas(more)} more characters]`;
     return { text: `${startsCut ? "…" : ""}${kept}${mark}`, kept, cut: true };
   }
   if (startsCut) return { text: `…${whole}`, kept: whole, cut: false };
@@ -245,8 +246,8 @@ export interface RenderedStream {
 /** The text of a rendered stream; `note` is what follows "… N lines left out; ". */
 export function streamText(stream: RenderedStream, note: string): string {
   if (!stream.truncated) return stream.head.join("\n");
-  const lines = `${stream.omittedLines.toLocaleString("en-US")} ${stream.omittedLines === 1 ? "line" : "lines"}`;
-  const bytes = `${stream.leftOutBytes.toLocaleString("en-US")} bytes left out`;
+  const lines = `${withCommas(stream.omittedLines)} ${stream.omittedLines === 1 ? "line" : "lines"}`;
+  const bytes = `${withCommas(stream.leftOutBytes)} bytes left out`;
   const what = !stream.linesCut ? `${lines} left out` : stream.omittedLines > 0 ? `${bytes} (${lines} among them)` : bytes;
   const marker = stream.separated ? `… ${what}; ${note}` : `… long lines cut; ${note}`;
   return (stream.separated ? [...stream.head, marker, ...stream.tail] : [...stream.head, ...stream.tail, marker]).join("\n");

@@ -2,6 +2,7 @@ import { totalmem } from "node:os";
 import type { ToolLimits } from "@toolhost/core";
 import type { CgroupBounds } from "./_cgroup.js";
 import type { LimitMechanisms, RlimitName } from "./_mechanisms.js";
+import { withCommas } from "../_numbers.js";
 
 export type LimitName = keyof ToolLimits;
 export const LIMIT_NAMES: readonly LimitName[] = ["processes", "memoryBytes", "fileSizeBytes", "cpuSeconds", "openFiles"];
@@ -84,8 +85,8 @@ export function effectiveLimits(asked: ToolLimits, mechanisms: LimitMechanisms):
 /** A limit, in the units a person reads (`8 GiB`, `4,096 processes`). */
 export function limitText(name: LimitName, value: number): string {
   if (name === "memoryBytes" || name === "fileSizeBytes") return bytesText(value);
-  if (name === "cpuSeconds") return `${value.toLocaleString("en-US")} s of CPU time`;
-  return `${value.toLocaleString("en-US")} ${name === "processes" ? "processes" : "open files"}`;
+  if (name === "cpuSeconds") return `${withCommas(value)} s of CPU time`;
+  return `${withCommas(value)} ${name === "processes" ? "processes" : "open files"}`;
 }
 
 export function bytesText(bytes: number): string {

@@ -2,6 +2,7 @@ import { type Dirent, type Stats, chmodSync, lstatSync, mkdirSync, mkdtempSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PolicyService, isInside, messageOf } from "@toolhost/core";
+import { withCommas } from "../_numbers.js";
 
 /** The policy could not say what to hide, or a path cannot be hidden: the call is refused. */
 export class SandboxSetupError extends Error {}
@@ -74,7 +75,7 @@ export function hardLinksOf(paths: readonly string[], roots: readonly string[], 
     }
     for (const entry of entries) {
       if (++walked > MAX_WALK) {
-        throw new SandboxSetupError(`a file the policy denies to read has hard links, and ${roots.join(", ")} is too big to search for them (over ${MAX_WALK.toLocaleString("en-US")} entries). Remove the extra links.`);
+        throw new SandboxSetupError(`a file the policy denies to read has hard links, and ${roots.join(", ")} is too big to search for them (over ${withCommas(MAX_WALK)} entries). Remove the extra links.`);
       }
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path);

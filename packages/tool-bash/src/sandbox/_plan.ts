@@ -5,6 +5,7 @@ import { SandboxSetupError, askPolicy, emptyPlaceholders, existingReal, exists, 
 import { mountAliases } from "./_mount-aliases.js";
 import { systemView } from "./_system.js";
 import type { SandboxSettings, SandboxUse } from "./_use.js";
+import { withCommas } from "../_numbers.js";
 
 export { SandboxSetupError } from "./_hide.js";
 
@@ -189,7 +190,7 @@ function checkHardLinks(use: BwrapUse, writable: readonly string[]): HardLinks |
   if (found.files === 0 && found.complete) return undefined;
   if (use.settings.hardLinks === "refuse") {
     const what = found.complete
-      ? `${found.files.toLocaleString("en-US")} files in ${writable.join(", ")} also have a name outside them (hard links${found.examples.length > 0 ? `, e.g. ${found.examples.join(", ")}` : ""})`
+      ? `${withCommas(found.files)} files in ${writable.join(", ")} also have a name outside them (hard links${found.examples.length > 0 ? `, e.g. ${found.examples.join(", ")}` : ""})`
       : `${writable.join(", ")} hold too many entries to check for hard links`;
     throw new SandboxSetupError(
       `${what}: a write through such a file would change it under its other names too, and no mount can prevent that. Make them copies (pnpm: \`pnpm config set package-import-method copy\`, then \`pnpm install\`), or set the bash tool's "hardLinks" option to "declare".`,
