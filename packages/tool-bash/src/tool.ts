@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type AgentTool, type PolicyService, type Static, Type } from "@toolhost/core";
+import { type AgentTool, type PolicyService, type Static, type ToolAccess, Type } from "@toolhost/core";
 import { FullOutputFiles } from "./_full-output.js";
 import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./options.js";
 import { findShell } from "./run/_preflight.js";
@@ -100,12 +100,7 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
     executionMode: config.executionMode,
     annotations: { readOnly: false, destructive: true, openWorld: true },
     // Sandboxed, the call also declares what the sandbox lets it reach: a policy may trust it more.
-    access: async (params) => {
-      const cwd = cwdOf();
-      const shell = findShell(config.shell, pathVariable, cwd);
-      const confinement = confinementOf(await sandbox(), { cwd, programs: shell ? [shell] : [] });
-      return { commands: [{ command: params.command, cwd }], ...(confinement ? { confinement } : {}) };
-    },
+    access: async (params) => accessOf(params.command, cwdOf(), await sandbox(), { config, pathVariable, fullOutput }),
     async execute(toolCallId, params, signal, onUpdate, _context, execution) {
       const asked = params.timeout;
       const timeoutSeconds = limit === undefined ? asked : asked === undefined ? limit : Math.min(asked, limit);
@@ -128,6 +123,19 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
     await fullOutput?.dispose();
   };
   return { tool, sandbox, cwd: fixedCwd, dispose };
+}
+
+/**
+ * What a call declares: its command and folder, and, sandboxed, its confinement (what it can
+ * reach at most: its folders, the programs run by path, the tool's full-output folder).
+ */
+function accessOf(command: string, cwd: string, use: SandboxUse, tool: { config: BashToolConfig; pathVariable: string | undefined; fullOutput: FullOutputFiles | undefined }): ToolAccess {
+  const shell = findShell(tool.config.shell, tool.pathVariable, cwd);
+  const prlimit = use.kind === "bwrap" ? use.settings.limits?.prlimit?.path : undefined;
+  const folder = use.kind === "bwrap" ? tool.fullOutput?.tryFolder() : undefined;
+  const programs = [shell, prlimit].filter((path): path is string => path !== undefined);
+  const confinement = confinementOf(use, { cwd, programs, visible: folder !== undefined ? [folder] : [] });
+  return { commands: [{ command, cwd }], ...(confinement ? { confinement } : {}) };
 }
 
 /** The options every call of the tool runs with. */

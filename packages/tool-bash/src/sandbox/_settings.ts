@@ -44,10 +44,11 @@ function networkSetting(network: "off" | "proxy" | "host", destinations: readonl
   return `proxy: each destination asked of the policy${through}`;
 }
 
-/** What a call will see that its folders do not hold: where it runs and the programs run by path. */
+/** What a call will see that its folders do not hold: where it runs, the programs run by path, the tool's full-output folder. */
 export interface CallReach {
   cwd: string;
   programs: readonly string[];
+  visible: readonly string[];
 }
 
 /**
@@ -67,7 +68,7 @@ export function confinementOf(use: SandboxUse, reach: CallReach): ToolConfinemen
     return { writable: [...settings.writable], network, hidesDeniedReads, ...destinations, ...limits };
   }
   const readable = [...systemView().readable];
-  for (const path of [...settings.readable, reach.cwd, ...reach.programs]) {
+  for (const path of [...settings.readable, reach.cwd, ...reach.programs, ...reach.visible]) {
     const real = existingReal(path);
     if (real !== undefined && real !== "/tmp" && ![...readable, ...writable].some((folder) => isInside(real, folder))) readable.push(real);
   }
