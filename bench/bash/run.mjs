@@ -46,10 +46,13 @@ const perCall = node(`
   const never = new AbortController().signal;
   const bash = (await import("node:child_process")).execFileSync("bash", ["-c", "command -v bash"], { encoding: "utf8" }).trim();
   const bare = () => new Promise((resolve) => spawn(bash, ["-c", "true"], { stdio: "ignore", detached: true }).on("exit", resolve));
+  // Each in a workspace of its own (the minimal root scans its writable folders for hard links).
+  const { mkdtempSync } = await import("node:fs");
+  const folder = () => mkdtempSync("/tmp/bench-bash-ws-");
   const tools = {
-    off: createBashTool({ cwd: "/tmp", sandbox: "off" }),
-    host: createBashTool({ cwd: "/tmp", sandbox: "required", root: "host" }),
-    minimal: createBashTool({ cwd: "/tmp", sandbox: "required" }),
+    off: createBashTool({ cwd: folder(), sandbox: "off" }),
+    host: createBashTool({ cwd: folder(), sandbox: "required", root: "host" }),
+    minimal: createBashTool({ cwd: folder(), sandbox: "required" }),
   };
   const kinds = { bare, ...Object.fromEntries(Object.entries(tools).map(([kind, tool]) => [kind, (id) => tool.execute(id, { command: "true" }, never, () => {}, undefined)])) };
   const failed = [];
@@ -170,7 +173,8 @@ const SERVER = `
 const downloadScript = (network, port) => `
   const { AgentHarness } = await import(${JSON.stringify(packages("core"))});
   const bash = (await import(${JSON.stringify(packages("tool-bash"))})).default;
-  const harness = new AgentHarness({ cwd: "/tmp", workspace: "/tmp" });
+  const ws = (await import("node:fs")).mkdtempSync("/tmp/bench-bash-ws-");
+  const harness = new AgentHarness({ cwd: ws, workspace: ws });
   await harness.use(bash, { sandbox: "required", network: "${network}" });
   harness.hooks.beforeToolCall.tapPromise("allow", async () => ({ allow: true, reason: "bench" }));
   const call = (command) => harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command } }]);

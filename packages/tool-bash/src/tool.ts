@@ -121,6 +121,8 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
   const dispose = async (): Promise<void> => {
     await running.dispose();
     await fullOutput?.dispose();
+    const use = decided ? await decided : undefined;
+    if (use?.kind === "bwrap") await use.launchers.dispose();
   };
   return { tool, sandbox, cwd: fixedCwd, dispose };
 }

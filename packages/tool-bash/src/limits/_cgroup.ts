@@ -48,6 +48,11 @@ export class CallCgroup {
     }
   }
 
+  /** The call's cgroup folders, one per controller. */
+  folders(): string[] {
+    return [this.#pids, this.#memory].filter((group) => group !== undefined).map((group) => group.folder);
+  }
+
   /**
    * The program and arguments that move themselves into the call's cgroups and then exec the
    * rest (`/bin/sh`, one process start); if a move fails the call fails, saying why.

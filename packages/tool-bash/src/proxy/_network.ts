@@ -20,10 +20,8 @@ process.on("message", () => process.exit(0));
 process.on("disconnect", () => process.exit(0));
 `;
 
-/** What a call needs to run in the proxy's network namespace: nsenter's arguments, and the descriptors they name (3, 4). */
+/** A call's place behind the proxy: the variables that point its programs at it, with its own credentials. */
 export interface ProxyEntry {
-  nsenterArgs: string[];
-  fds: number[];
   /** The variables that point the call's programs at the proxy. */
   env: Record<string, string>;
   /** Ends the call's connections and forgets its credentials. */
@@ -93,17 +91,23 @@ export class ProxyNetwork {
       all_proxy: socks,
       no_proxy: noProxy,
     };
-    const { net, user } = this.#fds;
-    const nsenterArgs = user === undefined ? ["--net=/proc/self/fd/3"] : ["--user=/proc/self/fd/4", "--net=/proc/self/fd/3", "--preserve-credentials"];
     return {
-      nsenterArgs,
-      fds: user === undefined ? [net] : [net, user],
       env,
       release: () => {
         this.#calls.delete(token);
         judge.close();
       },
     };
+  }
+
+  /**
+   * How a process enters the namespace: the descriptors to give it (as `first`, `first + 1`) and
+   * nsenter's arguments naming them (the user namespace first when it is not this process's).
+   */
+  entry(first: number): { fds: number[]; nsenterArgs: string[] } {
+    const { net, user } = this.#fds;
+    if (user === undefined) return { fds: [net], nsenterArgs: [`--net=/proc/self/fd/${first}`] };
+    return { fds: [net, user], nsenterArgs: [`--user=/proc/self/fd/${first + 1}`, `--net=/proc/self/fd/${first}`, "--preserve-credentials"] };
   }
 
   /** For tests and benchmarks: the port inside the namespace. */

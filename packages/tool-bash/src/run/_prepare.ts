@@ -5,7 +5,7 @@ import { ProxyUnavailableError, SandboxedCall } from "../sandbox/_call.js";
 import { SandboxSetupError } from "../sandbox/_plan.js";
 import type { SandboxUse } from "../sandbox/_use.js";
 import { checkCwd, findShell, sandboxUnavailable, shellNotFound } from "./_preflight.js";
-import type { Launch } from "./_process.js";
+import { type Launch, ShellProcess } from "./_process.js";
 import type { CallRecord } from "./_result.js";
 
 /** What one call needs to know before it starts, from the tool's options and the call's arguments. */
@@ -21,11 +21,13 @@ export interface CallSettings {
   visible: () => string | undefined;
 }
 
-/** A call ready to start: what to launch and, sandboxed, its sandbox. */
+/** A call ready to start: its shell, where, and, sandboxed, its sandbox. */
 export interface PreparedCall {
   shell: string;
-  launch: Launch;
+  cwd: string;
   sandbox: SandboxedCall | undefined;
+  /** Starts the process (a failure to start is a message, never a throw). */
+  start(): Promise<ShellProcess | { failure: string; refused: boolean }>;
 }
 
 type Refusal = { refusal: AgentToolResult<BashToolDetails> };
@@ -42,11 +44,14 @@ export async function prepareCall(settings: CallSettings, call: CallRecord, exec
   if (use.kind === "refuse") return { refusal: call.refusal(BashErrorCode.SANDBOX_UNAVAILABLE, sandboxUnavailable(use.reason)) };
   const command = settings.commandPrefix !== undefined ? `${settings.commandPrefix}\n${settings.command}` : settings.command;
   const shellArgs = [shell, "-c", command];
-  if (use.kind !== "bwrap") return { shell, sandbox: undefined, launch: { file: shell, args: shellArgs.slice(1), cwd, env: settings.env } };
+  if (use.kind !== "bwrap") {
+    const launch: Launch = { file: shell, args: shellArgs.slice(1), cwd, env: settings.env };
+    return { shell, cwd, sandbox: undefined, start: () => ShellProcess.start(launch) };
+  }
   const made = await makeSandbox(use, settings, shell, call, execution, signal);
   if ("refusal" in made) return made;
   call.sandbox = made.details(call.sandbox);
-  return { shell, sandbox: made, launch: made.launch(shellArgs, cwd, settings.env) };
+  return { shell, cwd, sandbox: made, start: () => made.start(shellArgs, cwd, settings.env) };
 }
 
 async function makeSandbox(
@@ -59,7 +64,7 @@ async function makeSandbox(
 ): Promise<SandboxedCall | Refusal> {
   const folder = settings.visible();
   const prlimit = use.settings.limits?.prlimit?.path;
-  const place = { cwd: settings.cwd, programs: prlimit ? [shell, prlimit] : [shell], visible: folder !== undefined ? [folder] : [] };
+  const place = { cwd: settings.cwd, programs: prlimit ? [shell, prlimit] : [shell], visible: folder !== undefined ? [folder] : [], env: settings.env };
   try {
     return await SandboxedCall.make(use, place, execution, signal);
   } catch (error) {

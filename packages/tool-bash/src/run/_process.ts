@@ -54,6 +54,11 @@ export class ShellProcess {
     return new ShellProcess(child, child.pid, marker, outputs);
   }
 
+  /** A process started earlier (a launcher waiting in the call's cgroups) that now runs the call; `marker` is `NAME=value`. */
+  static adopt(child: ChildProcess, marker: string, outputs: CommandOutputs): ShellProcess {
+    return new ShellProcess(child, child.pid as number, marker, outputs);
+  }
+
   private constructor(child: ChildProcess, pid: number, marker: string, outputs: CommandOutputs) {
     this.pid = pid;
     const pipes = outputs.spawned(child);

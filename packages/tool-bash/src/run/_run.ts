@@ -3,7 +3,7 @@ import type { BashToolDetails } from "../details.js";
 import { BashErrorCode } from "../errors.js";
 import { drain } from "./_drain.js";
 import { type CallSettings, type PreparedCall, prepareCall } from "./_prepare.js";
-import { ShellProcess } from "./_process.js";
+import type { ShellProcess } from "./_process.js";
 import { type ReadingSettings, OutputReading } from "./_reading.js";
 import { CallRecord, finalResult } from "./_result.js";
 import type { RunningCommands } from "./_running.js";
@@ -38,7 +38,7 @@ export async function runCommand(
   const prepared = await prepareCall(settings, call, execution, signal);
   if ("refusal" in prepared) return prepared.refusal;
   mark(settings.callId, "prepared");
-  const started = await ShellProcess.start(prepared.launch);
+  const started = await prepared.start();
   if ("failure" in started) {
     await prepared.sandbox?.release();
     return call.refusal(BashErrorCode.SPAWN_FAILED, spawnFailure(prepared, started));
@@ -99,5 +99,5 @@ async function follow(
 function spawnFailure(prepared: PreparedCall, { failure, refused }: { failure: string; refused: boolean }): string {
   // Refused by Node before any process existed, or the process failed to start.
   if (refused) return `Cannot run the command: starting ${prepared.shell} failed: ${failure}`;
-  return `Cannot run the command: starting ${prepared.shell} in ${prepared.launch.cwd} failed: ${failure}. Check that the shell and the folder exist and can be used.`;
+  return `Cannot run the command: starting ${prepared.shell} in ${prepared.cwd} failed: ${failure}. Check that the shell and the folder exist and can be used.`;
 }

@@ -1,19 +1,21 @@
 import { type ToolExecution, messageOf } from "@toolhost/core";
 import type { BashSandboxDetails } from "../details.js";
 import { CallCgroup } from "../limits/_cgroup.js";
-import { ConnectionJudge } from "../proxy/_judge.js";
-import { type ProxyEntry, proxyNetwork } from "../proxy/_network.js";
 import { limitEnding } from "../limits/_exceeded.js";
-import type { Launch } from "../run/_process.js";
+import { ConnectionJudge } from "../proxy/_judge.js";
+import { type ProxyEntry, type ProxyNetwork, proxyNetwork } from "../proxy/_network.js";
+import { type Launch, ShellProcess } from "../run/_process.js";
 import type { ExitStatus, LimitEnding } from "../run/_result.js";
+import type { ReadyLauncher } from "./_launcher.js";
 import { sandboxNotes } from "./_notes.js";
 import { type CallPlace, type SandboxPlan, SandboxSetupError, planSandbox } from "./_plan.js";
 import type { SandboxUse } from "./_use.js";
 
 type BwrapUse = Extract<SandboxUse, { kind: "bwrap" }>;
 
-/** A call behind the proxy: its place in the proxy network, and the judge of its connections. */
+/** A call behind the proxy: the network, its place there, and the judge of its connections. */
 interface ProxyPlace {
+  network: ProxyNetwork;
   entry: ProxyEntry;
   judge: ConnectionJudge;
 }
@@ -23,59 +25,73 @@ export class ProxyUnavailableError extends Error {}
 
 /**
  * One call's sandbox: its mounts (the plan), its cgroups (the limits), its place behind the proxy
- * (network "proxy"): made before the call starts, asked how it went, released when it has ended.
+ * (network "proxy"): made before the call starts, it starts the call's process, is asked how it
+ * went, and is released when the call has ended.
  */
 export class SandboxedCall {
   readonly plan: SandboxPlan;
   readonly #use: BwrapUse;
-  readonly #cgroup: CallCgroup | undefined;
-  readonly #proxy: { entry: ProxyEntry; judge: ConnectionJudge } | undefined;
+  #cgroup: CallCgroup | undefined;
+  #launcher: ReadyLauncher | undefined;
+  readonly #proxy: ProxyPlace | undefined;
 
-  private constructor(use: BwrapUse, plan: SandboxPlan, cgroup: CallCgroup | undefined, proxy: ProxyPlace | undefined) {
+  private constructor(use: BwrapUse, plan: SandboxPlan, cgroup: { cgroup?: CallCgroup; launcher?: ReadyLauncher }, proxy: ProxyPlace | undefined) {
     this.#use = use;
     this.plan = plan;
-    this.#cgroup = cgroup;
+    this.#cgroup = cgroup.cgroup ?? cgroup.launcher?.cgroup;
+    this.#launcher = cgroup.launcher;
     this.#proxy = proxy;
   }
 
-  /** Plans the mounts, makes the cgroups, enters the proxy; throws `SandboxSetupError` or `ProxyUnavailableError` to refuse the call. */
-  static async make(use: BwrapUse, place: CallPlace, execution: ToolExecution | undefined, signal: AbortSignal | undefined): Promise<SandboxedCall> {
+  /** Plans the mounts, takes the cgroups, enters the proxy; throws `SandboxSetupError` or `ProxyUnavailableError` to refuse the call. */
+  static async make(use: BwrapUse, place: CallPlace & { env: Record<string, string> }, execution: ToolExecution | undefined, signal: AbortSignal | undefined): Promise<SandboxedCall> {
     const { settings } = use;
     if (settings.network === "proxy") checkProxy(settings.nsenter, execution);
     const plan = await planSandbox(use, place);
-    let cgroup: CallCgroup | undefined;
-    const bounds = settings.limits?.cgroup;
-    if (bounds) {
-      try {
-        cgroup = new CallCgroup(bounds);
-      } catch (error) {
-        throw new SandboxSetupError(`its cgroup (for the limits) could not be made: ${messageOf(error)}`);
-      }
-    }
+    const cgroup = await cgroupsFor(use, place);
     let proxy: ProxyPlace | undefined;
     if (settings.network === "proxy" && execution) {
       try {
         const judge = new ConnectionJudge(execution, signal ?? new AbortController().signal, settings.destinations);
-        proxy = { entry: (await proxyNetwork(settings.bwrap)).enter(judge), judge };
+        const network = await proxyNetwork(settings.bwrap);
+        proxy = { network, entry: network.enter(judge), judge };
       } catch (error) {
-        await cgroup?.remove();
+        cgroup.launcher?.discard();
+        await cgroup.cgroup?.remove();
         throw new ProxyUnavailableError(`Refused: the proxy's network (network "proxy") could not be made: ${messageOf(error)}. Ask the user to set the bash tool's "network" to "off" or "host".`);
       }
     }
     return new SandboxedCall(use, plan, cgroup, proxy);
   }
 
-  /** bwrap (after entering its cgroups, under nsenter for the proxy's network) running `shellArgs` (under prlimit, for the limits). */
-  launch(shellArgs: readonly string[], cwd: string, env: Record<string, string>): Launch {
-    const { bwrap, limits } = this.#use.settings;
-    const limited = limits?.prlimit ? [limits.prlimit.path, ...limits.prlimit.args, "--", ...shellArgs] : [...shellArgs];
-    const sandboxed = [...this.plan.args, "--", ...limited];
-    const proxy = this.#proxy?.entry;
-    const nsenter = this.#use.settings.nsenter;
-    const program = proxy && nsenter ? [nsenter, ...proxy.nsenterArgs, "--", bwrap, ...sandboxed] : [bwrap, ...sandboxed];
-    // The cgroups are entered first, by the call's own first process, before anything forks.
+  /**
+   * Starts the call's process: bwrap (under nsenter for the proxy's network) running `shellArgs`
+   * (under prlimit, for the limits), in the call's cgroups: through the spare launcher already
+   * inside them, or entering them itself (`/bin/sh` first) when there is none.
+   */
+  async start(shellArgs: readonly string[], cwd: string, env: Record<string, string>): Promise<ShellProcess | { failure: string; refused: boolean }> {
+    const launcher = this.#launcher;
+    this.#launcher = undefined;
+    if (launcher) {
+      const started = await launcher.start(this.#program(shellArgs, 4));
+      if (started) return started;
+      // It went away before the call: a fresh cgroup, entered by the call's own first process.
+      this.#cgroup = await cgroupsFor(this.#use, { env }, false).then((made) => made.cgroup);
+    }
+    const program = this.#program(shellArgs, 3);
     const [file, ...args] = [...(this.#cgroup?.launcher() ?? []), ...program] as [string, ...string[]];
-    return { file, args, cwd, env: proxy ? { ...env, ...proxy.env } : env, ...(proxy && { fds: proxy.fds }) };
+    const launch: Launch = { file, args, cwd, env, ...(this.#proxy && { fds: this.#proxy.network.entry(3).fds }) };
+    return ShellProcess.start(launch);
+  }
+
+  /** The program and its arguments, with the proxy's namespace descriptors from `firstFd` on. */
+  #program(shellArgs: readonly string[], firstFd: number): string[] {
+    const { bwrap, limits, nsenter } = this.#use.settings;
+    const limited = limits?.prlimit ? [limits.prlimit.path, ...limits.prlimit.args, "--", ...shellArgs] : [...shellArgs];
+    const proxy = this.#proxy;
+    const variables = proxy ? Object.entries(proxy.entry.env).flatMap(([name, value]) => ["--setenv", name, value]) : [];
+    const sandboxed = [bwrap, ...this.plan.args, ...variables, "--", ...limited];
+    return proxy && nsenter ? [nsenter, ...proxy.network.entry(firstFd).nsenterArgs, "--", ...sandboxed] : sandboxed;
   }
 
   /** The limit a cgroup counted as reached (a fork refused, a process killed for memory), if any. */
@@ -85,10 +101,8 @@ export class SandboxedCall {
 
   /** Tells `onExceeded` as soon as a cgroup counts a limit reached (checked every `intervalMs`); returns the function that stops watching. */
   watch(onExceeded: () => void, intervalMs = 200): () => void {
-    const cgroup = this.#cgroup;
-    if (!cgroup) return () => {};
     const timer = setInterval(() => {
-      if (cgroup.exceeded()) onExceeded();
+      if (this.#cgroup?.exceeded()) onExceeded();
     }, intervalMs);
     timer.unref();
     return () => clearInterval(timer);
@@ -124,7 +138,25 @@ export class SandboxedCall {
   /** Ends the call's connections and removes its cgroups (once its processes are gone). */
   async release(): Promise<void> {
     this.#proxy?.entry.release();
+    this.#launcher?.discard();
     await this.#cgroup?.remove();
+  }
+}
+
+/** The call's cgroups, when a cgroup enforces a limit: the spare launcher's (already inside them), else fresh ones. */
+async function cgroupsFor(use: BwrapUse, place: { env: Record<string, string> }, spare = true): Promise<{ cgroup?: CallCgroup; launcher?: ReadyLauncher }> {
+  const { limits, bash, workspace, network, bwrap } = use.settings;
+  const bounds = limits?.cgroup;
+  if (!bounds) return {};
+  if (spare && bash) {
+    const fds = async (): Promise<number[]> => (network === "proxy" ? (await proxyNetwork(bwrap)).entry(4).fds : []);
+    const launcher = await use.launchers.take({ bash, bounds, cwd: workspace, fds }, place.env);
+    if (launcher) return { launcher };
+  }
+  try {
+    return { cgroup: new CallCgroup(bounds) };
+  } catch (error) {
+    throw new SandboxSetupError(`its cgroup (for the limits) could not be made: ${messageOf(error)}`);
   }
 }
 

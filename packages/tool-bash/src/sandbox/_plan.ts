@@ -124,7 +124,7 @@ function byDepth(folders: readonly Visible[]): Visible[] {
 /** A private tmpfs, as large as the call's memory limit (its pages are memory). */
 function tmpfs(path: string, settings: SandboxSettings): string[] {
   const size = settings.limits?.values.memoryBytes;
-  return size !== undefined ? ["--size", String(size), "--tmpfs", path] : ["--tmpfs", path];
+  return size !== undefined && settings.sizedTmpfs ? ["--size", String(size), "--tmpfs", path] : ["--tmpfs", path];
 }
 
 /** Minimal root: the home folder as an empty tmpfs, unless a mounted folder holds it (the workspace is the home). */

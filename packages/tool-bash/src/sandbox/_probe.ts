@@ -3,7 +3,7 @@ import { delimiter, join } from "node:path";
 import { execFile } from "node:child_process";
 
 /** Whether bubblewrap can make a sandbox here: its path, or why not and what to do. */
-export type SandboxProbe = { ok: true; bwrap: string; version: string | undefined } | { ok: false; reason: string };
+export type SandboxProbe = { ok: true; bwrap: string; version: string | undefined; sizedTmpfs: boolean } | { ok: false; reason: string };
 
 const INSTALL =
   "Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)";
@@ -52,12 +52,18 @@ export function probeSandbox(pathVariable: string | undefined): Promise<SandboxP
 
 async function runProbe(bwrap: string): Promise<SandboxProbe> {
   const run = await runQuietly(bwrap, PROBE_ARGS);
-  if (run.ok) return { ok: true, bwrap, version: await versionOf(bwrap) };
+  if (run.ok) return { ok: true, bwrap, version: await versionOf(bwrap), sizedTmpfs: await sizesTmpfs(bwrap) };
   const said = run.output.trim().split("\n")[0] || run.failure;
   const namespaces = /namespace|uid map|setting up|Operation not permitted|Permission denied/i.test(said)
     ? " User namespaces look blocked here (a container without them, or AppArmor's kernel.apparmor_restrict_unprivileged_userns=1): allow them for bwrap, or run where they are allowed."
     : "";
   return { ok: false, reason: `${bwrap} cannot make a sandbox on this machine: ${said}.${namespaces}` };
+}
+
+/** Whether this bwrap bounds a tmpfs (`--size`, since bubblewrap 0.7; Ubuntu 22.04 has 0.6). */
+async function sizesTmpfs(bwrap: string): Promise<boolean> {
+  const run = await runQuietly(bwrap, ["--help"]);
+  return /^\s*--size\b/m.test(run.output);
 }
 
 /** `bwrap --version`'s number ("bubblewrap 0.8.0" → "0.8.0"), or undefined when it says none. */

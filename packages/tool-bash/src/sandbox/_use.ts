@@ -5,7 +5,8 @@ import type { BashSandboxDetails, SandboxMode } from "../details.js";
 import { type EffectiveLimits, defaultLimits, effectiveLimits, limitsSummary } from "../limits/_limits.js";
 import { limitMechanisms } from "../limits/_mechanisms.js";
 import { HardLinkScan } from "./_hard-links.js";
-import { findOnPath, probeSandbox } from "./_probe.js";
+import { LauncherPool } from "./_launcher.js";
+import { type SandboxProbe, findOnPath, probeSandbox } from "./_probe.js";
 
 /** What a sandboxed call may do, from the tool's options, decided once per tool. */
 export interface SandboxSettings {
@@ -26,6 +27,10 @@ export interface SandboxSettings {
   hardLinks: "declare" | "refuse";
   /** util-linux's nsenter, which runs the sandbox in the proxy's network namespace. */
   nsenter: string | undefined;
+  /** Whether bwrap can bound a tmpfs's size (`--size`). */
+  sizedTmpfs: boolean;
+  /** bash, which waits in the next call's cgroups (see `LauncherPool`); none: each call enters them itself. */
+  bash: string | undefined;
 }
 
 /** How the calls of a tool run, decided once (the probe) and given to each call. */
@@ -39,6 +44,8 @@ export type SandboxUse =
       policy: () => PolicyService | undefined;
       /** The tool's scan of its writable folders for hard links (minimal root). */
       hardLinkScan: HardLinkScan;
+      /** A process already in the next call's cgroups (with limits by cgroup, and bash here). */
+      launchers: LauncherPool;
       details: BashSandboxDetails;
     };
 
@@ -77,7 +84,7 @@ export async function resolveSandbox(
     const details = { mode, enforced: false, reason: probe.reason };
     return mode === "required" ? { kind: "refuse", reason: probe.reason, details } : { kind: "off", details };
   }
-  const settings = sandboxSettings(options, probe.bwrap, workspace, pathVariable);
+  const settings = sandboxSettings(options, probe, workspace, pathVariable);
   const { root, writable, readable, network, limits } = settings;
   const details: BashSandboxDetails = {
     mode,
@@ -89,16 +96,17 @@ export async function resolveSandbox(
     ...(root === "minimal" && { readable: [...readable] }),
     ...(limits && { limits: { ...limits.values }, limitsBy: { ...limits.by } }),
   };
-  return { kind: "bwrap", settings, policy, hardLinkScan: new HardLinkScan(), details };
+  return { kind: "bwrap", settings, policy, hardLinkScan: new HardLinkScan(), launchers: new LauncherPool(), details };
 }
 
-function sandboxSettings(options: SandboxOptions, bwrap: string, workspace: string, pathVariable: string | undefined): SandboxSettings {
+function sandboxSettings(options: SandboxOptions, probe: Extract<SandboxProbe, { ok: true }>, workspace: string, pathVariable: string | undefined): SandboxSettings {
   const home = options.env?.HOME ?? process.env.HOME ?? homedir();
   const root = options.root;
   // The minimal root bounds every call; the host root keeps the sandbox as it was, bounded only when asked.
   const asked = options.limits !== undefined || root === "minimal" ? { ...defaultLimits(), ...options.limits } : undefined;
   return {
-    bwrap,
+    bwrap: probe.bwrap,
+    sizedTmpfs: probe.sizedTmpfs,
     workspace,
     root,
     writable: resolveFolders(options.writable, workspace, home),
@@ -109,6 +117,7 @@ function sandboxSettings(options: SandboxOptions, bwrap: string, workspace: stri
     limits: asked ? effectiveLimits(asked, limitMechanisms(pathVariable)) : undefined,
     hardLinks: options.hardLinks,
     nsenter: options.network === "proxy" ? (findOnPath("nsenter", pathVariable) ?? findOnPath("nsenter", "/usr/bin:/bin")) : undefined,
+    bash: findOnPath("bash", "/usr/bin:/bin") ?? findOnPath("bash", pathVariable),
   };
 }
 
