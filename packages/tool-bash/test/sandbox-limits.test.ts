@@ -62,6 +62,21 @@ describe("a sandboxed call's limits", { timeout: 120_000 }, () => {
     expect(await noneLeft(id)).toEqual([]);
   });
 
+  it("a call after the tool was idle a moment (its spare launcher waits in the next call's cgroups) is bounded the same", async () => {
+    const harness = await harnessWith({ processes: 64 });
+    expect((await bash(harness, "echo first")).text).toBe("first");
+    // Longer than the idle moment after which the spare is made.
+    await delay(500);
+    const id = token();
+    const result = await bash(harness, `cat /proc/self/cgroup | grep -c toolhost-; bomb() { bomb | bomb & }; bomb; exec sleep 300 # ${id}`);
+    expect(result.details.code).toBe(BashErrorCode.LIMIT_EXCEEDED);
+    expect(result.details.limitExceeded).toMatchObject({ limit: "processes", value: 64 });
+    expect(result.text.split("\n")[0]).toBe("2");
+    expect(await noneLeft(id)).toEqual([]);
+    await delay(500);
+    expect((await bash(harness, "echo third")).text).toBe("third");
+  });
+
   it("a 10 GB allocation: stopped at the memory limit, nothing left running", async () => {
     const harness = await harnessWith({ memoryBytes: 256 * 1024 * 1024 });
     const id = token();

@@ -40,7 +40,7 @@ export async function runCommand(
   mark(settings.callId, "prepared");
   const started = await prepared.start();
   if ("failure" in started) {
-    await prepared.sandbox?.release();
+    await prepared.sandbox?.release(settings.env);
     return call.refusal(BashErrorCode.SPAWN_FAILED, spawnFailure(prepared, started));
   }
   mark(settings.callId, "spawned");
@@ -91,7 +91,7 @@ async function follow(
     unwatch?.();
     started.release();
     // Its cgroups go once the kernel has reaped the namespace's processes: not the result's wait.
-    void sandbox?.release();
+    void sandbox?.release(settings.env);
     settle();
   }
 }

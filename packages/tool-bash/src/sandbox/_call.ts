@@ -6,7 +6,7 @@ import { ConnectionJudge } from "../proxy/_judge.js";
 import { type ProxyEntry, type ProxyNetwork, proxyNetwork } from "../proxy/_network.js";
 import { type Launch, ShellProcess } from "../run/_process.js";
 import type { ExitStatus, LimitEnding } from "../run/_result.js";
-import type { ReadyLauncher } from "./_launcher.js";
+import type { LauncherRecipe, ReadyLauncher } from "./_launcher.js";
 import { sandboxNotes } from "./_notes.js";
 import { type CallPlace, type SandboxPlan, SandboxSetupError, planSandbox } from "./_plan.js";
 import type { SandboxUse } from "./_use.js";
@@ -76,7 +76,12 @@ export class SandboxedCall {
       const started = await launcher.start(this.#program(shellArgs, 4));
       if (started) return started;
       // It went away before the call: a fresh cgroup, entered by the call's own first process.
-      this.#cgroup = await cgroupsFor(this.#use, { env }, false).then((made) => made.cgroup);
+      try {
+        this.#cgroup = (await cgroupsFor(this.#use, { env }, false)).cgroup;
+      } catch (error) {
+        this.#cgroup = undefined;
+        return { failure: `the sandbox's cgroup could not be made: ${messageOf(error)}`, refused: true };
+      }
     }
     const program = this.#program(shellArgs, 3);
     const [file, ...args] = [...(this.#cgroup?.launcher() ?? []), ...program] as [string, ...string[]];
@@ -135,22 +140,23 @@ export class SandboxedCall {
     return sandboxNotes(this.plan, command, output, failed, this.#proxy?.judge.records ?? []);
   }
 
-  /** Ends the call's connections and removes its cgroups (once its processes are gone). */
-  async release(): Promise<void> {
+  /** Ends the call's connections and removes its cgroups (once its processes are gone); a spare launcher is made for the next call. */
+  async release(env: Record<string, string>): Promise<void> {
     this.#proxy?.entry.release();
     this.#launcher?.discard();
+    const recipe = recipeOf(this.#use);
+    if (recipe) this.#use.launchers.refillLater(recipe, env);
     await this.#cgroup?.remove();
   }
 }
 
 /** The call's cgroups, when a cgroup enforces a limit: the spare launcher's (already inside them), else fresh ones. */
 async function cgroupsFor(use: BwrapUse, place: { env: Record<string, string> }, spare = true): Promise<{ cgroup?: CallCgroup; launcher?: ReadyLauncher }> {
-  const { limits, bash, workspace, network, bwrap } = use.settings;
+  const { limits, bash } = use.settings;
   const bounds = limits?.cgroup;
   if (!bounds) return {};
   if (spare && bash) {
-    const fds = async (): Promise<number[]> => (network === "proxy" ? (await proxyNetwork(bwrap)).entry(4).fds : []);
-    const launcher = await use.launchers.take({ bash, bounds, cwd: workspace, fds }, place.env);
+    const launcher = await use.launchers.take(place.env);
     if (launcher) return { launcher };
   }
   try {
@@ -158,6 +164,15 @@ async function cgroupsFor(use: BwrapUse, place: { env: Record<string, string> },
   } catch (error) {
     throw new SandboxSetupError(`its cgroup (for the limits) could not be made: ${messageOf(error)}`);
   }
+}
+
+/** What the tool's spare launchers are made with, when a cgroup enforces a limit and bash is here. */
+function recipeOf(use: BwrapUse): LauncherRecipe | undefined {
+  const { limits, bash, workspace, network, bwrap } = use.settings;
+  const bounds = limits?.cgroup;
+  if (!bounds || !bash) return undefined;
+  const fds = async (): Promise<number[]> => (network === "proxy" ? (await proxyNetwork(bwrap)).entry(4).fds : []);
+  return { bash, bounds, cwd: workspace, fds };
 }
 
 function checkProxy(nsenter: string | undefined, execution: ToolExecution | undefined): void {

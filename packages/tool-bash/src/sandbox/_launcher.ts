@@ -45,7 +45,11 @@ export class ReadyLauncher {
     this.#environment = environment;
     this.ready = new Promise<boolean>((resolve) => {
       const signal = child.stdio[3] as Readable | null;
-      signal?.once("data", () => resolve(true));
+      signal?.on("error", () => {});
+      signal?.once("data", () => {
+        signal.destroy();
+        resolve(true);
+      });
       child.once("exit", () => resolve(false));
       child.once("error", () => resolve(false));
     });
@@ -136,33 +140,47 @@ export interface LauncherRecipe {
   fds: () => Promise<number[]>;
 }
 
-/** A tool's one spare launcher: taken by a call, made again at once for the next. */
+/**
+ * The calls of one tool wait this long after the last one ended before a spare launcher is made:
+ * making one forks this process (milliseconds), which calls back to back would each pay.
+ */
+const IDLE_MS = 50;
+
+/** A tool's one spare launcher: made once the tool has been idle a moment, taken by the next call. */
 export class LauncherPool {
   #spare: Promise<ReadyLauncher | undefined> | undefined;
+  #timer: NodeJS.Timeout | undefined;
   #disposed = false;
 
-  /** The spare, when one can run a call with this environment; a new one is made for the next call. */
-  async take(recipe: LauncherRecipe, env: Record<string, string>): Promise<ReadyLauncher | undefined> {
-    // Claimed before anything is awaited: calls side by side each get their own.
+  /** The spare, when there is one that can run a call with this environment. */
+  async take(env: Record<string, string>): Promise<ReadyLauncher | undefined> {
+    clearTimeout(this.#timer);
+    // Claimed before anything is awaited: calls side by side never share one.
     const pending = this.#spare;
     this.#spare = undefined;
-    this.refill(recipe, env);
     const spare = pending ? await pending : undefined;
     if (spare?.usable(env)) return spare;
     spare?.discard();
     return undefined;
   }
 
-  refill(recipe: LauncherRecipe, env: Record<string, string>): void {
-    if (this.#disposed || this.#spare) return;
-    this.#spare = recipe.fds().then(
-      (fds) => ReadyLauncher.prepare(recipe.bash, recipe.bounds, env, recipe.cwd, fds),
-      () => undefined,
-    );
+  /** A call ended: a spare is made for the next one once the tool has been idle `IDLE_MS`. */
+  refillLater(recipe: LauncherRecipe, env: Record<string, string>): void {
+    if (this.#disposed) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      if (this.#disposed || this.#spare) return;
+      this.#spare = recipe.fds().then(
+        (fds) => ReadyLauncher.prepare(recipe.bash, recipe.bounds, env, recipe.cwd, fds),
+        () => undefined,
+      );
+    }, IDLE_MS);
+    this.#timer.unref();
   }
 
   async dispose(): Promise<void> {
     this.#disposed = true;
+    clearTimeout(this.#timer);
     const spare = this.#spare ? await this.#spare : undefined;
     this.#spare = undefined;
     spare?.discard();
