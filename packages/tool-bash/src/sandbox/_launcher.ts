@@ -100,15 +100,18 @@ export class ReadyLauncher {
   /** Runs `argv` (the call's program) in it; undefined when it is gone. */
   async start(argv: readonly string[]): Promise<ShellProcess | undefined> {
     this.#used = true;
-    const ready = await Promise.race([this.ready, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), READY_WAIT_MS).unref())]);
+    // From now on it runs a call: what it does is waited for (this process must not exit meanwhile).
+    this.#child.ref();
+    (this.#child.stdio[3] as { ref?: () => void } | null)?.ref?.();
+    let timer: NodeJS.Timeout | undefined;
+    const ready = await Promise.race([this.ready, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), READY_WAIT_MS)))]);
+    clearTimeout(timer);
     const stdin = this.#child.stdin as Writable | null;
     if (!ready || !stdin || this.#child.exitCode !== null) {
       this.discard();
       return undefined;
     }
     stdin.on("error", () => {});
-    // Now it runs a call: the call's end is waited for.
-    this.#child.ref();
     stdin.end(`${argv.join("\0")}\0`);
     return ShellProcess.adopt(this.#child, `${CALL_MARKER}=${this.#marker}`, this.#outputs);
   }
