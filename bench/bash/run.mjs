@@ -147,14 +147,20 @@ function toolOutput(options) {
     const { createBashTool } = await import(${JSON.stringify(packages("tool-bash"))});
     const tool = createBashTool({ cwd: (await import("node:fs")).mkdtempSync("/tmp/bench-bash-ws-"), ...${JSON.stringify(options)} });
     await tool.execute("warm", { command: "true" }, new AbortController().signal, () => {}, undefined);
-    const started = performance.now();
-    const result = await tool.execute("bench", { command: ${JSON.stringify(COMMAND)} }, new AbortController().signal, () => {}, undefined);
-    const ms = performance.now() - started;
+    // The first 100 MB of a process (its code not compiled yet), then the same again.
+    const run = async () => {
+      const started = performance.now();
+      const result = await tool.execute("bench", { command: ${JSON.stringify(COMMAND)} }, new AbortController().signal, () => {}, undefined);
+      const ms = performance.now() - started;
+      const path = result.details.fullOutputPath;
+      const size = path ? (await import("node:fs")).statSync(path).size : 0;
+      if (path) rmSync(path, { force: true });
+      return { ms, size, exitCode: result.details.exitCode, sandboxed: result.details.sandbox.enforced };
+    };
+    const cold = await run();
     const maxRSS = process.resourceUsage().maxRSS;
-    const path = result.details.fullOutputPath;
-    const size = path ? (await import("node:fs")).statSync(path).size : 0;
-    if (path) rmSync(dirname(path), { recursive: true, force: true });
-    console.log(JSON.stringify({ ms, maxRSS, size, exitCode: result.details.exitCode, sandboxed: result.details.sandbox.enforced }));
+    const warm = await run();
+    console.log(JSON.stringify({ ...cold, warmMs: warm.ms, maxRSS }));
   `;
 }
 const outputRuns = Object.fromEntries(Object.keys(outputScripts).map((name) => [name, []]));
@@ -167,14 +173,18 @@ for (const name of ["off", "minimal"]) {
   }
 }
 const idleRSS = median(outputRuns.idle.map((run) => run.maxRSS)) / 1024;
-const outputRow = (name) => ({ ms: median(outputRuns[name].map((run) => run.ms)), rss: median(outputRuns[name].map((run) => run.maxRSS)) / 1024 - idleRSS });
+const outputRow = (name) => ({
+  ms: median(outputRuns[name].map((run) => run.ms)),
+  warm: name === "coreutils" ? undefined : median(outputRuns[name].map((run) => run.warmMs)),
+  rss: median(outputRuns[name].map((run) => run.maxRSS)) / 1024 - idleRSS,
+});
 const [coreutils, outOff, outMinimal] = [outputRow("coreutils"), outputRow("off"), outputRow("minimal")];
 console.log(`\n100 MB of output (\`${COMMAND.replace(/x{100}/, "<100 x>")}\`, ${ROUNDS} rounds, fresh Node process each, medians):\n`);
-console.log("| run | wall ms | peak RSS over idle Node, MiB |");
-console.log("|---|---:|---:|");
-console.log(`| coreutils: the same bytes through one more pipe into a file | ${fixed(coreutils.ms, 0)} | ${fixed(coreutils.rss)} |`);
-console.log(`| the tool, unsandboxed (whole output kept in a file) | ${fixed(outOff.ms, 0)} (${fixed(outOff.ms / coreutils.ms, 2)}x; target <= 1.1x: ${outOff.ms / coreutils.ms <= 1.1 ? "met" : "NOT met"}) | ${fixed(outOff.rss)} (target <= 40: ${outOff.rss <= 40 ? "met" : "NOT met"}) |`);
-console.log(`| the tool, sandboxed, minimal root | ${fixed(outMinimal.ms, 0)} (${fixed(outMinimal.ms / outOff.ms, 2)}x unsandboxed; target <= 1.1x: ${outMinimal.ms / outOff.ms <= 1.1 ? "met" : "NOT met"}) | ${fixed(outMinimal.rss)} |`);
+console.log("| run | wall ms, the process's first 100 MB | wall ms, the next 100 MB | peak RSS over idle Node, MiB (first run) |");
+console.log("|---|---:|---:|---:|");
+console.log(`| coreutils: the same bytes through one more pipe into a file | ${fixed(coreutils.ms, 0)} | | ${fixed(coreutils.rss)} |`);
+console.log(`| the tool, unsandboxed (whole output kept in a file) | ${fixed(outOff.ms, 0)} (${fixed(outOff.ms / coreutils.ms, 2)}x; target <= 1.1x: ${outOff.ms / coreutils.ms <= 1.1 ? "met" : "NOT met"}) | ${fixed(outOff.warm, 0)} (${fixed(outOff.warm / coreutils.ms, 2)}x) | ${fixed(outOff.rss)} (target <= 40: ${outOff.rss <= 40 ? "met" : "NOT met"}) |`);
+console.log(`| the tool, sandboxed, minimal root | ${fixed(outMinimal.ms, 0)} (${fixed(outMinimal.ms / outOff.ms, 2)}x unsandboxed; target <= 1.1x: ${outMinimal.ms / outOff.ms <= 1.1 ? "met" : "NOT met"}) | ${fixed(outMinimal.warm, 0)} (${fixed(outMinimal.warm / outOff.warm, 2)}x unsandboxed) | ${fixed(outMinimal.rss)} |`);
 
 // ---------------------------------------------------------------------------------------------
 // 4: 100 MB through the proxy. The server is a process of its own, so that the measured process
