@@ -12,7 +12,8 @@ const SIGNS: Record<LimitName, { code?: number; text: RegExp; killed?: RegExp }>
   cpuSeconds: { code: 128 + 24, text: /CPU time limit exceeded/, killed: /CPU time limit exceeded/ },
   openFiles: { text: /Too many open files|EMFILE/ },
   memoryBytes: { text: /Cannot allocate memory|MemoryError|[Oo]ut of memory|std::bad_alloc|ENOMEM|could not allocate memory/ },
-  processes: { text: /fork: (retry: )?Resource temporarily unavailable|Cannot fork|EAGAIN/ },
+  // bash's own words when a fork fails at the limit (it retries, then gives up).
+  processes: { text: /Cannot fork|EAGAIN/, killed: /fork: (retry: )?Resource temporarily unavailable/ },
 };
 
 /** The words for a limit the call reached; `stopped` when the tool ended the call for it (a cgroup said so). */

@@ -52,7 +52,9 @@ export class ProxyNetwork {
 
   /** Makes the namespace (bwrap, which brings its loopback up) and takes its socket. */
   static async start(bwrap: string): Promise<ProxyNetwork> {
-    const holder = spawn(bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "--die-with-parent", "--", process.execPath, "-e", HOLDER], {
+    // No --dev: a fresh /dev makes unprivileged bwrap nest a second user namespace, and the network
+    // namespace would then belong to one no process is left in, which nsenter could not enter.
+    const holder = spawn(bwrap, ["--ro-bind", "/", "/", "--unshare-net", "--die-with-parent", "--", process.execPath, "-e", HOLDER], {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
     let said = "";
