@@ -16,6 +16,12 @@ const core = realpathSync(join(root, "packages", "core"));
 const typebox = realpathSync(join(core, "node_modules", "@sinclair", "typebox"));
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-bench-cli-")));
+// The bench's project runs code of its own (a plugin by path), which loads only from a folder its
+// user trusts (docs/trust.md): a config folder of the bench's own trusts it, and no other config counts.
+process.env.XDG_CONFIG_HOME = join(dir, ".config-home");
+process.env.TOOLHOST_MANAGED_CONFIG_DIR = join(dir, ".managed");
+mkdirSync(join(dir, ".config-home", "toolhost"), { recursive: true });
+writeFileSync(join(dir, ".config-home", "toolhost", "trusted-folders.json"), JSON.stringify({ folders: [dir] }));
 try {
   mkdirSync(join(dir, "node_modules", "@toolhost"), { recursive: true });
   mkdirSync(join(dir, "node_modules", "@sinclair"), { recursive: true });

@@ -7,7 +7,7 @@
 // target line says which forms meet it. Then the HTTP form itself, which pays no start-up:
 // requests per second, one client and 8.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -17,6 +17,12 @@ const TARGET_RATIO = 1.5;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const bin = join(root, "packages", "cli", "dist", "bin.js");
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-bench-hook-")));
+// The bench's project runs code of its own (a plugin by path), which loads only from a folder its
+// user trusts (docs/trust.md): a config folder of the bench's own trusts it, and no other config counts.
+process.env.XDG_CONFIG_HOME = join(dir, ".config-home");
+process.env.TOOLHOST_MANAGED_CONFIG_DIR = join(dir, ".managed");
+mkdirSync(join(dir, ".config-home", "toolhost"), { recursive: true });
+writeFileSync(join(dir, ".config-home", "toolhost", "trusted-folders.json"), JSON.stringify({ folders: [dir] }));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const modules = ["core/dist/index.js", "core/dist/config/index.js", "hooks-policy/dist/index.js"].map((file) => pathToFileURL(join(root, "packages", file)).href);
 

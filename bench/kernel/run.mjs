@@ -9,6 +9,9 @@
 // argument (to put an older kernel beside it: `node bench/kernel/run.mjs /tmp/old/dist/index.js`).
 // Time is the process's CPU time (user + system), which other processes on a busy machine disturb
 // far less than wall time.
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+
 const entry = process.argv[2] ? new URL(process.argv[2], `file://${process.cwd()}/`).href : "../../packages/core/dist/index.js";
 const { AgentHarness, Type } = await import(entry);
 
@@ -50,6 +53,54 @@ redacting.hooks.afterToolCall.tapPromise("bench-after", async (result) => (resul
 redacting.hooks.redact.tap("bench-redact", (text) => (text.includes("AKIA") ? text.replaceAll(/AKIA[A-Z0-9]{16}/g, "[redacted]") : text));
 listen(redacting);
 
+// @toolhost/otel on the same taps: with the API's no-op tracer (no SDK registered: what a host that
+// installs the plugin and no SDK pays), and with the real SDK recording every span and the
+// histogram (spans counted when they end, not exported: exporting is the SDK's work, off the call's
+// path), beside the SDK's own floor: one bare span and one histogram record per call from an event tap.
+const otelDir = new URL("../../packages/otel/", import.meta.url);
+const { createOtelPlugin } = await import(new URL("dist/index.js", otelDir).href);
+const fromOtel = (name) => import(pathToFileURL(createRequire(new URL("package.json", otelDir)).resolve(name)).href);
+const { BasicTracerProvider } = await fromOtel("@opentelemetry/sdk-trace-base");
+const { MeterProvider, MetricReader } = await fromOtel("@opentelemetry/sdk-metrics");
+let spansEnded = 0;
+const countingProcessor = { onStart() {}, onEnd() { spansEnded += 1; }, forceFlush: async () => {}, shutdown: async () => {} };
+class HeldReader extends MetricReader {
+  async onForceFlush() {}
+  async onShutdown() {}
+}
+const recording = () => ({
+  tracerProvider: new BasicTracerProvider({ spanProcessors: [countingProcessor] }),
+  meterProvider: new MeterProvider({ readers: [new HeldReader()] }),
+});
+const withTaps = (harness) => {
+  harness.hooks.beforeToolCall.tapPromise("bench-policy", async (ctx) => (ctx.args.n < 0 ? { block: true, reason: "negative" } : undefined));
+  harness.hooks.afterToolCall.tapPromise("bench-after", async (result) => (result.isError ? { ...result, terminate: true } : result));
+  listen(harness);
+  return harness;
+};
+const otelNoop = withTaps(new AgentHarness({ tools: [noop] }));
+await otelNoop.use(createOtelPlugin(), {});
+const otelRecording = withTaps(new AgentHarness({ tools: [noop] }));
+await otelRecording.use(createOtelPlugin(recording()), {});
+const sdkFloor = withTaps(new AgentHarness({ tools: [noop] }));
+{
+  const { tracerProvider, meterProvider } = recording();
+  const tracer = tracerProvider.getTracer("bench-floor");
+  const duration = meterProvider.getMeter("bench-floor").createHistogram("gen_ai.execute_tool.duration", { unit: "s" });
+  const attributes = { "gen_ai.tool.name": "noop", "gen_ai.tool.type": "function" };
+  const open = new Map();
+  sdkFloor.hooks.event.tap("bench-floor", (event) => {
+    if (event.type === "tool_execution_start") {
+      const span = tracer.startSpan("execute_tool noop", { attributes: { ...attributes, "gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": event.toolCallId } });
+      open.set(event.toolCallId, span);
+    } else if (event.type === "tool_execution_end") {
+      open.get(event.toolCallId)?.end();
+      open.delete(event.toolCallId);
+      duration.record(event.durationMs / 1000, attributes);
+    }
+  });
+}
+
 const calls = Array.from({ length: CALLS }, (_, i) => ({ id: `c${i}`, name: "noop", arguments: { n: i } }));
 
 async function direct() {
@@ -72,6 +123,7 @@ const cases = [
   { what: "taps, with an abort signal", run: batch(taps, { signal: controller.signal }) },
   { what: "taps, signal and a per-call timeout", run: batch(taps, { signal: controller.signal, timeoutMs: 60_000 }) },
   { what: "taps and a redact tap", run: batch(redacting) },
+  { what: "taps + @toolhost/otel, no-op tracer (no SDK)", run: batch(otelNoop) },
 ];
 
 async function measure(fn) {
@@ -109,3 +161,39 @@ console.log(
   `overhead (before + after hook + listener, the worse of taps and options): ${worst.toFixed(2)} µs per call; target ≤ ${TARGET_US} µs: ${worst <= TARGET_US ? "met" : "NOT met"}`,
 );
 console.log(`events told: ${events}`);
+
+// @toolhost/otel's rows. The recording ones are measured after the rows above and apart from them,
+// and without a forced collection before each round: the SDK allocates a span object per call, and
+// a full collection before each round bills the round for the heap's aftermath (it more than
+// doubles even the taps row); back-to-back rounds pay for collection as a long-running host does.
+const OTEL_NOOP_US = 1;
+const OTEL_RECORDING_US = 10;
+const noopRow = cases.findIndex((each) => each.what.startsWith("taps + @toolhost/otel"));
+const noopCost = usPerCall[noopRow] - usPerCall[1];
+console.log(`@toolhost/otel, no-op tracer: ${noopCost.toFixed(2)} µs a call over the same taps without it; target ≤ ${OTEL_NOOP_US} µs: ${noopCost <= OTEL_NOOP_US ? "met" : "NOT met"}`);
+const sdkCases = [
+  { what: "taps on harness.hooks", run: batch(taps) },
+  { what: "taps + @toolhost/otel, recording SDK", run: batch(otelRecording) },
+  { what: "taps + the SDK's own span and histogram record (floor)", run: batch(sdkFloor) },
+];
+async function measureSteady(fn) {
+  const samples = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const start = process.cpuUsage();
+    await fn();
+    const used = process.cpuUsage(start);
+    samples.push((used.user + used.system) / CALLS);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(ROUNDS / 2)];
+}
+for (let i = 0; i < 5; i++) for (const each of sdkCases) await each.run();
+const sdkRuns = sdkCases.map(() => []);
+for (let i = 0; i < 3; i++) for (const [k, each] of sdkCases.entries()) sdkRuns[k].push(await measureSteady(each.run));
+const sdkUs = sdkRuns.map((r) => r.sort((a, b) => a - b)[1]);
+console.log(`\n${CALLS} calls per batch, CPU time, median of ${ROUNDS} back-to-back rounds × 3`);
+console.table(sdkCases.map((each, k) => ({ what: each.what, "µs/call": sdkUs[k].toFixed(2), ...(k > 0 ? { "over taps µs": (sdkUs[k] - sdkUs[0]).toFixed(2) } : {}) })));
+const recordingCost = sdkUs[1] - sdkUs[0];
+console.log(
+  `@toolhost/otel, recording SDK: ${recordingCost.toFixed(2)} µs a call over the same taps (the SDK's own span and record: ${(sdkUs[2] - sdkUs[0]).toFixed(2)}); target ≤ ${OTEL_RECORDING_US} µs: ${recordingCost <= OTEL_RECORDING_US ? "met" : "NOT met"}; spans recorded: ${spansEnded}`,
+);

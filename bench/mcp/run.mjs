@@ -1,10 +1,12 @@
 // MCP overhead. 1) A no-op tool called through `toolhost mcp serve` (stdio and Streamable HTTP),
 // beside the same no-op served by a bare v2 SDK server (the floor) and beside a direct harness call:
-// median latency of sequential calls, and calls per second with 16 in flight. 2) Start-up of
-// @toolhost/tool-mcp with 5 servers (the official filesystem server) beside each server started
-// alone and the five started together by bare SDK clients.
+// median latency of sequential calls, and calls per second with 16 in flight. In the same run, the
+// no-op served by @toolhost/mcp-server with its in-flight bound (maxInFlight 32, the default) and
+// with none, to show what the bound costs, as ratios. 2) Start-up of @toolhost/tool-mcp with 5
+// servers (the official filesystem server) beside each server started alone and the five started
+// together by bare SDK clients.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -24,14 +26,27 @@ const core = pkg("core");
 const clientDir = realpathSync(join(pkg("tool-mcp"), "node_modules", "@modelcontextprotocol", "client"));
 const serverDir = realpathSync(join(pkg("mcp-server"), "node_modules", "@modelcontextprotocol", "server"));
 const nodeDir = realpathSync(join(pkg("mcp-server"), "node_modules", "@modelcontextprotocol", "node"));
+const mcpServer = join(pkg("mcp-server"), "dist", "index.js");
 const filesystemServer = join(realpathSync(join(pkg("tool-mcp"), "node_modules", "@modelcontextprotocol", "server-filesystem")), "dist", "index.js");
 
 const { Client, StreamableHTTPClientTransport } = await mod(join(clientDir, "dist", "index.mjs"));
 const { StdioClientTransport } = await mod(join(clientDir, "dist", "stdio.mjs"));
 const { AgentHarness, Type } = await mod(join(core, "dist", "index.js"));
 
+const BOUND = {
+  stdio: { on: "mcp-server, stdio, maxInFlight 32 (default)", off: "mcp-server, stdio, no bound" },
+  http: { on: "mcp-server, HTTP, maxInFlight 32 and 64 in all (default)", off: "mcp-server, HTTP, no bound" },
+};
+const NO_BOUND = JSON.stringify({ maxInFlight: "Infinity", maxInFlightTotal: "Infinity" });
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-bench-mcp-")));
+// The bench's project runs code of its own (a plugin by path), which loads only from a folder its
+// user trusts (docs/trust.md): a config folder of the bench's own trusts it, and no other config counts.
+process.env.XDG_CONFIG_HOME = join(dir, ".config-home");
+process.env.TOOLHOST_MANAGED_CONFIG_DIR = join(dir, ".managed");
+process.env.TOOLHOST_MCP_TOKEN = "bench-token";
+mkdirSync(join(dir, ".config-home", "toolhost"), { recursive: true });
+writeFileSync(join(dir, ".config-home", "toolhost", "trusted-folders.json"), JSON.stringify({ folders: [dir] }));
 const children = [];
 
 try {
@@ -68,6 +83,23 @@ if (process.argv[2] === "http") {
 `,
   );
 
+  // The same no-op served by @toolhost/mcp-server, with the limits given as JSON in argv[3]
+  // ("Infinity" for no bound): what `toolhost mcp serve` runs, without the config and the CLI.
+  writeFileSync(
+    join(dir, "lib-server.mjs"),
+    `import { AgentHarness, Type } from ${JSON.stringify(pathToFileURL(join(core, "dist", "index.js")).href)};
+import { serveToolsOverHttp, serveToolsOverStdio } from ${JSON.stringify(pathToFileURL(mcpServer).href)};
+const limits = JSON.parse(process.argv[3] ?? "{}", (_key, value) => (value === "Infinity" ? Infinity : value));
+const harness = new AgentHarness();
+harness.registerTool({ name: "noop", label: "No-op", description: "does nothing", parameters: Type.Object({}),
+  async execute() { return { content: [{ type: "text", text: "ok" }], details: {} }; } });
+if (process.argv[2] === "http") {
+  const running = await serveToolsOverHttp(harness, { port: 0, limits });
+  process.stderr.write("at " + running.url + "\\n");
+} else serveToolsOverStdio(harness, { limits });
+`,
+  );
+
   // --- 1. Calls --------------------------------------------------------------------------------
   const harness = new AgentHarness({ cwd: dir });
   harness.registerTool({
@@ -87,24 +119,44 @@ if (process.argv[2] === "http") {
       child.stderr.setEncoding("utf8").on("data", (chunk) => {
         stderr += chunk;
         const match = /at (http:\/\/\S+\/mcp)/.exec(stderr);
-        if (match) resolve(match[1]);
+        if (match) resolve({ url: match[1], pid: child.pid });
       });
       child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
     });
-  const connect = async (transport) => {
+  // The server process of each client, for its CPU time (user + system), which the load of a shared
+  // machine disturbs far less than wall time.
+  const serverPid = new Map();
+  const cpuMs = (client) => {
+    const fields = readFileSync(`/proc/${serverPid.get(client)}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  };
+  const connect = async (transport, pid) => {
     const client = new Client({ name: "bench", version: "1.0.0" });
     await client.connect(transport);
+    serverPid.set(client, pid ?? transport.pid);
     return client;
   };
-  const stdio = (args) => connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: "ignore" }));
-  const http = async (args) => connect(new StreamableHTTPClientTransport(new URL(await startHttp(args))));
+  // The SDK starts a server with a few variables only: the bench's config folder (which trusts its project) is one more.
+  const stdio = (args) => connect(new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: "ignore", env: { ...process.env } }));
+  // Each request gets a signal of its own that follows the transport's (as tool-mcp does): the SDK
+  // gives all of them the transport's one signal, where fetch's abort listeners pile up until
+  // garbage collection and warn (MaxListenersExceededWarning) past 1,500.
+  const ownSignal = (url, init) => fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+  // toolhost mcp serve --http takes requests with its token only (TOOLHOST_MCP_TOKEN, set above).
+  const http = async (args) => {
+    const { url, pid } = await startHttp(args);
+    return connect(new StreamableHTTPClientTransport(new URL(url), { fetch: ownSignal, requestInit: { headers: { Authorization: `Bearer ${process.env.TOOLHOST_MCP_TOKEN}` } } }), pid);
+  };
 
   // Latency: rounds of 25 sequential calls on each path in turn, so that the load of a shared
-  // machine falls on every path alike; then throughput, one path at a time.
+  // machine falls on every path alike; every other round goes the other way round, so that no path
+  // always follows the same one (an HTTP server's work after its block fell on the next path).
+  // Throughput the same way, in rounds of 200 calls with 16 in flight.
+  const inTurn = (paths, round) => (round % 2 === 0 ? Object.entries(paths) : Object.entries(paths).reverse());
   const latencies = async (paths) => {
     const times = Object.fromEntries(Object.keys(paths).map((name) => [name, []]));
     for (let round = 0; round < 2 + SEQUENTIAL / 25; round++) {
-      for (const [name, call] of Object.entries(paths)) {
+      for (const [name, call] of inTurn(paths, round)) {
         for (let i = 0; i < 25; i++) {
           const started = performance.now();
           await call();
@@ -114,18 +166,25 @@ if (process.argv[2] === "http") {
     }
     return Object.fromEntries(Object.entries(times).map(([name, values]) => [name, median(values)]));
   };
-  const throughput = async (call) => {
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < CONCURRENT) {
-          next += 1;
-          await call();
-        }
-      }),
-    );
-    return CONCURRENT / ((performance.now() - started) / 1000);
+  const THROUGHPUT_ROUND = 200;
+  const throughputs = async (paths) => {
+    const spent = Object.fromEntries(Object.keys(paths).map((name) => [name, 0]));
+    for (let round = 0; round < CONCURRENT / THROUGHPUT_ROUND; round++) {
+      for (const [name, call] of inTurn(paths, round)) {
+        const started = performance.now();
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: IN_FLIGHT }, async () => {
+            while (next < THROUGHPUT_ROUND) {
+              next += 1;
+              await call();
+            }
+          }),
+        );
+        spent[name] += performance.now() - started;
+      }
+    }
+    return Object.fromEntries(Object.entries(spent).map(([name, ms]) => [name, CONCURRENT / (ms / 1000)]));
   };
   const viaClient = (client) => async () => {
     const result = await client.callTool({ name: "noop", arguments: {} });
@@ -137,11 +196,18 @@ if (process.argv[2] === "http") {
     "toolhost mcp serve, stdio": await stdio([bin, "mcp", "serve"]),
     "bare SDK server, HTTP (floor)": await http([join(dir, "bare-server.mjs"), "http"]),
     "toolhost mcp serve --http": await http([bin, "mcp", "serve", "--http", "127.0.0.1:0"]),
+    [BOUND.stdio.on]: await stdio([join(dir, "lib-server.mjs"), "stdio", "{}"]),
+    [BOUND.stdio.off]: await stdio([join(dir, "lib-server.mjs"), "stdio", NO_BOUND]),
+    [BOUND.http.on]: await http([join(dir, "lib-server.mjs"), "http", "{}"]),
+    [BOUND.http.off]: await http([join(dir, "lib-server.mjs"), "http", NO_BOUND]),
   };
   const paths = { "direct harness.executeToolCalls": direct, ...Object.fromEntries(Object.entries(clients).map(([name, client]) => [name, viaClient(client)])) };
+  const cpuBefore = new Map([...Object.entries(clients)].map(([name, client]) => [name, cpuMs(client)]));
   const latency = await latencies(paths);
-  const rows = [];
-  for (const [name, call] of Object.entries(paths)) rows.push([name, { latency: latency[name], perSecond: await throughput(call) }]);
+  const calls = (2 + SEQUENTIAL / 25) * 25;
+  const cpuPerCall = new Map([...Object.entries(clients)].map(([name, client]) => [name, (cpuMs(client) - cpuBefore.get(name)) / calls]));
+  const perSecond = await throughputs(paths);
+  const rows = Object.keys(paths).map((name) => [name, { latency: latency[name], perSecond: perSecond[name], cpu: cpuPerCall.get(name) }]);
   for (const client of Object.values(clients)) await client.close();
 
   const byName = Object.fromEntries(rows);
@@ -149,7 +215,7 @@ if (process.argv[2] === "http") {
   console.log("| path | median latency ms | calls/s | latency vs floor | calls/s vs floor |");
   console.log("|---|---:|---:|---:|---:|");
   const floorOf = (name) => (name.includes("HTTP") || name.includes("--http") ? byName["bare SDK server, HTTP (floor)"] : byName["bare SDK server, stdio (floor)"]);
-  for (const [name, r] of rows) {
+  for (const [name, r] of rows.filter(([name]) => !name.startsWith("mcp-server"))) {
     const floor = name.startsWith("direct") ? undefined : floorOf(name);
     const ratio = floor ? `${(r.latency / floor.latency).toFixed(2)}×` : "";
     const rate = floor ? `${(floor.perSecond / r.perSecond).toFixed(2)}×` : "";
@@ -160,6 +226,17 @@ if (process.argv[2] === "http") {
   const added = (name, floor) => (byName[name].latency - byName[floor].latency).toFixed(3);
   console.log(`\nAdded latency per call: stdio ${added("toolhost mcp serve, stdio", "bare SDK server, stdio (floor)")} ms, HTTP ${added("toolhost mcp serve --http", "bare SDK server, HTTP (floor)")} ms (the direct harness call alone: ${byName["direct harness.executeToolCalls"].latency.toFixed(3)} ms)`);
   console.log(`Target ≤ ${TARGET_CALL}× the bare SDK server: stdio ${stdioRatio.toFixed(2)}× ${stdioRatio <= TARGET_CALL ? "met" : "NOT met"}, HTTP ${httpRatio.toFixed(2)}× ${httpRatio <= TARGET_CALL ? "met" : "NOT met"}\n`);
+  console.log("The in-flight bound: the same no-op served by @toolhost/mcp-server with its default bounds and with none, in the same rounds\n");
+  console.log("| transport | bound | median latency ms | calls/s | server CPU ms a call | latency, on / off | calls/s, on / off | CPU, on / off |");
+  console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+  for (const [transport, names] of Object.entries(BOUND)) {
+    const on = byName[names.on];
+    const off = byName[names.off];
+    const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+    console.log(`| ${transport} | default | ${on.latency.toFixed(3)} | ${Math.round(on.perSecond)} | ${on.cpu.toFixed(3)} | ${ratio(on.latency, off.latency)} | ${ratio(on.perSecond, off.perSecond)} | ${ratio(on.cpu, off.cpu)} |`);
+    console.log(`| ${transport} | none | ${off.latency.toFixed(3)} | ${Math.round(off.perSecond)} | ${off.cpu.toFixed(3)} | 1.00× | 1.00× | 1.00× |`);
+  }
+  console.log("");
   for (const child of children) child.kill();
 
   // --- 2. Start-up of tool-mcp with 5 servers ----------------------------------------------------

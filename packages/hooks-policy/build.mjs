@@ -19,8 +19,12 @@ await build({
   sourcemap: true,
   external: ["@toolhost/core", "yaml"],
   // Without comments the file is ASCII (a few comments held "—" and "…"): Node decodes and V8
-  // scans a one-byte string faster (~3 ms of a hook's start). Names stay readable in stack traces.
+  // scans a one-byte string faster (~3 ms of a hook's start).
   minifyWhitespace: true,
+  // Short local names: a quarter less to scan (332 KB -> 246 KB, ~13 M of a hook's ~810 M
+  // instructions). A stack trace names the bundle's functions by short names; the source map
+  // (node --enable-source-maps) has the real ones.
+  minifyIdentifiers: true,
   // picomatch is CommonJS and requires Node built-ins; an ESM bundle needs a `require` for them.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
   logLevel: "warning",

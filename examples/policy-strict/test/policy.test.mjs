@@ -42,4 +42,15 @@ describe("@toolhost/example-policy-strict", () => {
     const policy = load([{ tool: "bash", command: "curl *", decision: "deny" }]);
     expect(bash(policy, "curl https://example.com").decision).toBe("deny");
   });
+
+  it("teaches the organisation's own tool, and a project cannot say it is something else", () => {
+    const policy = load();
+    expect(bash(policy, "deployctl status").decision).toBe("allow");
+    expect(bash(policy, "deployctl push --dry-run").decision).toBe("allow");
+    const pushed = bash(policy, "deployctl push");
+    expect(pushed.decision).toBe("ask");
+    expect(pushed.reason).toContain("inventory row of example-policy-strict: deployctl changes the system (a cloud)");
+    const loosened = createPolicy({ extends: ["@toolhost/example-policy-strict"], programs: { deployctl: "read-only" } }, { cwd: ws, workspace: ws });
+    expect(bash(loosened, "deployctl push").decision).toBe("ask");
+  });
 });

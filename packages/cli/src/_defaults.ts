@@ -13,6 +13,9 @@ export const DEFAULT_PLUGINS: readonly PluginEntry[] = Object.freeze([
   ["@toolhost/hooks-policy", { extends: ["recommended"] }],
 ] as PluginEntry[]);
 
+/** The policy plugin of the defaults: a config "don't ask again" creates (the user's) names it. */
+export const DEFAULT_POLICY_PLUGIN = "@toolhost/hooks-policy";
+
 /** The first-party plugins, for "Did you mean" when a named package is not installed. */
 export const KNOWN_PLUGINS: readonly string[] = Object.freeze([
   "@toolhost/tool-fs",
@@ -27,7 +30,13 @@ export const CONFIG_HINTS: ConfigHints = Object.freeze({
   createConfig: 'run "toolhost init" in your project to create one',
   showConfigSchema: '"toolhost schema" prints every key the config takes',
   showPluginSchema: (plugin: string) => `"toolhost schema ${plugin}" shows the options it takes`,
+  trustFolder: (folder: string) => `run "toolhost trust ${shellWord(folder)}"`,
 });
+
+/** A word the shell reads as itself: as is when it holds nothing the shell treats specially, else single-quoted. */
+export function shellWord(text: string): string {
+  return /^[\w.~:/@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}
 
 /** The names of the plugins of a list, for an `npm i -D` line. */
 export function pluginNames(entries: readonly PluginEntry[]): string[] {

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { UsageError } from "./_cli.js";
+import { UsageError } from "./usage-error.js";
 import { readAll } from "./_read-stream.js";
 
 /** Something to tell a person that input is awaited (the CLI's `note`). */

@@ -1,17 +1,9 @@
 import type { Writable } from "node:stream";
 import { preview } from "@toolhost/core";
+import { ExitCode } from "./exit-code.js";
 
-/** Exit codes of every command. */
-export const ExitCode = Object.freeze({
-  /** Done. */
-  OK: 0,
-  /** The tool reported an error (the result says so). */
-  TOOL_ERROR: 1,
-  /** Refused before anything ran: config, usage, invalid arguments, blocked, not approved. */
-  REFUSED: 2,
-  /** Interrupted with Ctrl-C. */
-  INTERRUPTED: 130,
-});
+export { ExitCode };
+
 
 /** Whether to color a stream: a terminal, NO_COLOR unset or empty, TERM not dumb (FORCE_COLOR wins). */
 export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -31,7 +23,10 @@ const CODES: Record<Style, [number, number]> = {
 };
 
 /** A function that styles text for one stream, or leaves it plain. */
-export function painter(stream: { isTTY?: boolean }): (style: Style, text: string) => string {
+/** Paints a text in a style when the stream is a terminal (and NO_COLOR is not set). */
+export type Painter = (style: Style, text: string) => string;
+
+export function painter(stream: { isTTY?: boolean }): Painter {
   if (!colorEnabled(stream)) return (_style, text) => text;
   return (style, text) => `\u001B[${CODES[style][0]}m${text}\u001B[${CODES[style][1]}m`;
 }

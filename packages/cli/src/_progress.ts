@@ -1,5 +1,6 @@
-import type { AgentHarness, AgentToolUpdate } from "@toolhost/core";
-import { contentText } from "./_output.js";
+import type { AgentHarness } from "@toolhost/core";
+import { latestLine } from "./_interrupted.js";
+import { terminalLine } from "./_terminal-text.js";
 
 /** The progress line on stderr while calls run; does nothing outside a terminal or with --quiet. */
 export interface Progress {
@@ -17,13 +18,13 @@ const NONE: Progress = { pause() {}, resume() {}, stop() {} };
 export async function startProgress(harness: AgentHarness, title: string, enabled: boolean): Promise<Progress> {
   if (!enabled || process.stderr.isTTY !== true) return NONE;
   const { default: yoctoSpinner } = await import("yocto-spinner");
-  const spinner = yoctoSpinner({ text: title, stream: process.stderr, handleSignals: false });
+  const spinner = yoctoSpinner({ text: terminalLine(title), stream: process.stderr, handleSignals: false });
   const width = Math.max(20, (process.stderr.columns ?? 80) - 4);
   const unsubscribe = harness.subscribe((event) => {
     if (event.type !== "tool_execution_update") return;
     const line = latestLine(event.partialResult);
     const label = harness.getTool(event.toolName)?.label ?? event.toolName;
-    if (line !== undefined) spinner.text = `${label}: ${line}`.slice(0, width);
+    if (line !== undefined) spinner.text = terminalLine(`${label}: ${line}`).slice(0, width);
   });
   spinner.start();
   let paused = 0;
@@ -41,9 +42,4 @@ export async function startProgress(harness: AgentHarness, title: string, enable
       spinner.stop();
     },
   };
-}
-
-function latestLine(update: AgentToolUpdate): string | undefined {
-  const lines = contentText(update.content).split("\n").map((line) => line.trim()).filter((line) => line !== "");
-  return lines.at(-1);
 }

@@ -11,13 +11,16 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 // start (a hook is one process per tool call of another agent); earlier Nodes have no such cache.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
+/** The hook's bundled entry (see build.mjs), named by a variable so that tsc does not look for it in src/. */
+const HOOK_COMMAND = "./_hook-command.js";
+
 const [command, host, ...rest] = process.argv.slice(2);
 if (command === "hook" && (host === "claude-code" || host === "gemini") && !rest.includes("--help") && !rest.includes("-h")) {
   // Another agent host runs this once per tool call: skip the command parser. _hook-command.js
   // loads no core: it forwards to a running `toolhost hook serve` when given one (--server), and
   // imports the policy to decide here only without one or when the server cannot be used.
   // Whatever fails, the call is blocked (exit 2): the hosts read other codes as "go ahead".
-  import("./_hook-command.js")
+  (import(HOOK_COMMAND) as Promise<typeof import("./hook/command.js")>)
     .then(({ runHookCommand }) => runHookCommand(host, rest))
     .then(
       (code) => process.exit(code),

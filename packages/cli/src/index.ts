@@ -1,5 +1,6 @@
 export { main } from "./main.js";
-export { Cli, UsageError, type CommandModule, type GlobalOptions } from "./_cli.js";
-export { ExitCode } from "./_output.js";
+export { Cli, type CommandModule, type GlobalOptions } from "./cli.js";
+export { UsageError } from "./usage-error.js";
+export { ExitCode } from "./exit-code.js";
 /** The policy service `toolhost policy explain` reads: core's contract, re-exported for older imports. */
 export type { PolicyExplanation, PolicyService } from "@toolhost/core";

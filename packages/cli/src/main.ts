@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { Cli } from "./_cli.js";
+import { Cli } from "./cli.js";
 import { ExitCode } from "./_output.js";
 import { commands } from "./commands/index.js";
 

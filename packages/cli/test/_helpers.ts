@@ -3,13 +3,40 @@ import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writ
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { trustFolder } from "@toolhost/core/config";
+import { afterAll } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The built CLI, as users run it. */
 export const BIN = join(here, "..", "dist", "bin.js");
 export const CLI_DIR = join(here, "..");
 export const FIXTURES = join(here, "fixtures");
+/** The bound vitest.config.ts gives each test: a process a test started is not kept past it. */
+export const TEST_BOUND_MS = 600_000;
 const CORE = realpathSync(join(CLI_DIR, "node_modules", "@toolhost", "core"));
+
+/**
+ * The user's config folder and the managed config folder of everything this test file runs (the
+ * test process itself and the CLIs it starts, through the environment): fresh and empty, so no
+ * config, trusted folder or token of the machine's user counts, and none is left behind.
+ */
+export const TEST_HOME = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-test-home-")));
+export const USER_CONFIG_DIR = join(TEST_HOME, "config", "toolhost");
+export const MANAGED_CONFIG_DIR = join(TEST_HOME, "managed");
+/** The variables that point there, for a child started with an environment of its own. */
+export const TEST_ENV = { XDG_CONFIG_HOME: join(TEST_HOME, "config"), TOOLHOST_MANAGED_CONFIG_DIR: MANAGED_CONFIG_DIR };
+Object.assign(process.env, TEST_ENV);
+// After the file's own afterAll hooks (vitest runs them last registered first): its servers are down.
+afterAll(() => rmSync(TEST_HOME, { recursive: true, force: true }));
+
+/**
+ * Trusts `dir` as the user would (\`toolhost trust\`), for the tests whose project runs code of
+ * its own (a plugin by path, a JS config): since trusted folders, code loads only from those.
+ */
+export function trust(dir: string): string {
+  trustFolder(dir, process.env);
+  return dir;
+}
 const TYPEBOX = realpathSync(join(CORE, "node_modules", "@sinclair", "typebox"));
 
 export interface RunResult {
@@ -48,15 +75,17 @@ export function removeDir(dir: string): void {
 
 /**
  * A project folder with `node_modules/@toolhost/core` and `@sinclair/typebox` linked in (so local
- * plugins can import them) and the test plugins copied to `plugins/`.
+ * plugins can import them) and the test plugins copied to `plugins/`, in a folder the user trusts
+ * (unless `trusted: false`).
  */
-export function project(dir: string): string {
+export function project(dir: string, { trusted = true }: { trusted?: boolean } = {}): string {
   mkdirSync(join(dir, "node_modules", "@toolhost"), { recursive: true });
   mkdirSync(join(dir, "node_modules", "@sinclair"), { recursive: true });
   symlinkSync(CORE, join(dir, "node_modules", "@toolhost", "core"), "dir");
   symlinkSync(TYPEBOX, join(dir, "node_modules", "@sinclair", "typebox"), "dir");
   cpSync(FIXTURES, join(dir, "plugins"), { recursive: true });
-  return dir;
+  // The project's own plugins are code: the test's user trusts the folder, as docs/trust.md says.
+  return trusted ? trust(dir) : dir;
 }
 
 /** Writes a file, creating its folders. */
@@ -105,7 +134,8 @@ export function inTerminal(
     const steps = [...(options.steps ?? [])];
     let output = "";
     let seenUpTo = 0;
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    // Only so that nothing outlives a test that failed: as long as the test's own generous bound.
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? TEST_BOUND_MS);
     const next = (): void => {
       const step = steps[0];
       if (!step) return;

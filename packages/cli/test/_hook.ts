@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { BIN } from "./_helpers.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BIN, USER_CONFIG_DIR } from "./_helpers.js";
 
 // What the hook tests share: payloads in each host's documented shape, and a real `toolhost hook serve`.
 
@@ -20,9 +22,11 @@ export const claudePayload = (cwd: string, tool_name: string, tool_input: Record
 export const geminiPayload = (cwd: string, tool_name: string, tool_input: Record<string, unknown>): string =>
   JSON.stringify({ session_id: "g1", transcript_path: "/tmp/g.json", cwd, hook_event_name: "BeforeTool", timestamp: new Date().toISOString(), tool_name, tool_input });
 
-/** A running `toolhost hook serve` on 127.0.0.1 (a free port), its URL, and how to stop it (by its PID). */
+/** A running `toolhost hook serve` on 127.0.0.1 (a free port), its URL, its token, and how to stop it (by its PID). */
 export interface HookServer {
   url: string;
+  /** The bearer token every request must carry: the one given with --token, else the token file's the server made. */
+  token: string;
   pid: number;
   stop(): Promise<void>;
 }
@@ -43,8 +47,11 @@ export async function startHookServer(cwd: string, args: string[] = [], env: Rec
     child.once("exit", (code) => reject(new Error(`toolhost hook serve exited with ${code}: ${stderr}`)));
   });
   const pid = child.pid ?? 0;
+  const given = args.indexOf("--token");
+  const token = given >= 0 ? (args[given + 1] ?? "") : readFileSync(join(USER_CONFIG_DIR, "hook-token"), "utf8").trim();
   return {
     url,
+    token,
     pid,
     stop: async () => {
       process.kill(pid, "SIGTERM");

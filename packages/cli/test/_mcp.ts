@@ -3,8 +3,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { BIN } from "./_helpers.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { BIN, TEST_ENV } from "./_helpers.js";
 
 const require = createRequire(import.meta.url);
 const INSPECTOR = join(dirname(require.resolve("@modelcontextprotocol/inspector-cli/package.json")), "build", "cli.js");
@@ -39,11 +39,15 @@ export function stdioTarget(extra: string[] = []): string[] {
   return [process.execPath, BIN, "mcp", "serve", ...extra];
 }
 
-/** Starts `toolhost mcp serve --http 127.0.0.1:0 …` in `cwd` and waits for the URL it prints. */
+/** The bearer token the test servers take (a token is needed on loopback too), and the header that carries it. */
+export const MCP_TOKEN = "mcp-test-token";
+export const MCP_AUTH = { Authorization: `Bearer ${MCP_TOKEN}` };
+
+/** Starts `toolhost mcp serve --http 127.0.0.1:0 …` in `cwd` (its token `MCP_TOKEN`, unless `env` says otherwise) and waits for the URL it prints. */
 export async function serveHttp(cwd: string, extra: string[] = [], env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; stderr: () => string; stop: () => Promise<number | null> }> {
   const child = spawn(process.execPath, [BIN, "mcp", "serve", "--http", "127.0.0.1:0", ...extra], {
     cwd,
-    env: { ...process.env, ...env },
+    env: { ...process.env, TOOLHOST_MCP_TOKEN: MCP_TOKEN, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
@@ -88,13 +92,14 @@ function newClient(options: ClientOptions): Client {
 /** A v2 SDK client connected to `toolhost mcp serve` over stdio in `cwd`. */
 export async function stdioClient(cwd: string, options: ClientOptions = {}): Promise<{ client: Client; transport: StdioClientTransport }> {
   const client = newClient(options);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "serve"], cwd, stderr: "pipe" });
+  // The SDK starts the server with a few variables only: the test's user config folder is one more.
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "serve"], cwd, stderr: "pipe", env: { ...getDefaultEnvironment(), ...TEST_ENV } });
   await client.connect(transport);
   return { client, transport };
 }
 
-/** A v2 SDK client connected to a Streamable HTTP endpoint. */
-export async function httpClient(url: string, headers: Record<string, string> = {}, options: ClientOptions = {}): Promise<Client> {
+/** A v2 SDK client connected to a Streamable HTTP endpoint (with the test servers' token unless `headers` say otherwise). */
+export async function httpClient(url: string, headers: Record<string, string> = MCP_AUTH, options: ClientOptions = {}): Promise<Client> {
   const client = newClient(options);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;

@@ -178,7 +178,7 @@ describe("the agent loop against an OpenAI-compatible endpoint", () => {
     expect(server.requests[0]?.closedEarly).toBe(true);
   });
 
-  it("aborts in the middle of a tool: the command's process ends and the model is not asked again", { timeout: 20_000 }, async () => {
+  it("aborts in the middle of a tool: the command's process ends and the model is not asked again", async () => {
     const dir = workspace();
     const server = await fake([
       toolCallsTurn([{ id: "slow", name: "bash", arguments: { command: "echo $$ > pid.txt; sleep 30" } }]),
@@ -216,7 +216,7 @@ describe("the agent loop against an OpenAI-compatible endpoint", () => {
   });
 });
 
-describe("toolhost agent", { timeout: 60_000 }, () => {
+describe("toolhost agent", () => {
   function config(dir: string, server: FakeOpenAI, extra: unknown[] = []): void {
     writeConfig(dir, {
       plugins: [
@@ -267,7 +267,7 @@ describe("toolhost agent", { timeout: 60_000 }, () => {
     expect(run.stderr).toContain("model overloaded");
   });
 
-  it("shows each tool's own time with a one-line preview of its result, and the run's usage at the end", { timeout: 60_000 }, async () => {
+  it("shows each tool's own time with a one-line preview of its result, and the run's usage at the end", async () => {
     const dir = workspace();
     const server = await fake([
       toolCallsTurn([{ id: "c1", name: "read", arguments: { path: "notes.txt" } }]),
@@ -280,7 +280,7 @@ describe("toolhost agent", { timeout: 60_000 }, () => {
     expect(run.stderr).toContain("usage: 1,210 input + 39 output tokens in 2 model turns, cost not reported by the provider");
   });
 
-  it("says an empty final answer, and the endpoint's retries", { timeout: 60_000 }, async () => {
+  it("says an empty final answer, and the endpoint's retries", async () => {
     const dir = workspace();
     const server = await fake([{ status: 503 }, textTurn("")]);
     writeConfig(dir, { plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: server.url, maxRetries: 2 }]] });
@@ -291,7 +291,7 @@ describe("toolhost agent", { timeout: 60_000 }, () => {
     expect(run.stderr).toContain("the model's final answer was empty (stop reason: stop)");
   });
 
-  it("shows the cause of a connection failure (code, host and port), without doubled punctuation", { timeout: 60_000 }, async () => {
+  it("shows the cause of a connection failure (code, host and port), without doubled punctuation", async () => {
     const dir = workspace();
     const closed = await startFakeOpenAI([]);
     const url = closed.url;
@@ -304,7 +304,7 @@ describe("toolhost agent", { timeout: 60_000 }, () => {
     expect(run.stderr).not.toMatch(/[.:]: |\.\./);
   });
 
-  it("leaves the wait for approval out of the tool's time", { timeout: 90_000 }, async () => {
+  it("leaves the wait for approval out of the tool's time", async () => {
     const dir = workspace();
     const server = await fake([toolCallsTurn([{ id: "c1", name: "bash", arguments: { command: "echo approved-run" } }]), textTurn("done")]);
     writeConfig(dir, {
@@ -315,6 +315,7 @@ describe("toolhost agent", { timeout: 60_000 }, () => {
       ],
     });
     const waitMs = 4000;
+    const started = performance.now();
     const session = await inTerminal(["agent", "run it"], {
       cwd: dir,
       // Down to "Yes", then Enter, a while after the question shows.
@@ -323,7 +324,12 @@ describe("toolhost agent", { timeout: 60_000 }, () => {
     expect(session.code).toBe(0);
     const shown = /✓ bash \((\d+) ms\)/.exec(session.output);
     expect(shown, session.output).not.toBeNull();
-    expect(Number(shown?.[1])).toBeLessThan(waitMs);
+    // The wait was at least waitMs (the answer was typed that long after the question showed), and
+    // the call lasted less than the whole run: its own time is at most the run less the wait,
+    // however slow the machine. Counted in, the wait would make it at least waitMs, past that bound
+    // unless starting the CLI alone took longer than the wait.
+    const wall = performance.now() - started;
+    expect(Number(shown?.[1])).toBeLessThanOrEqual(wall - waitMs);
     expect(session.output).toContain("approved-run");
   });
 
@@ -342,9 +348,9 @@ describe("toolhost agent", { timeout: 60_000 }, () => {
   });
 });
 
+/** Waits for the thing itself: the test's own (generous) bound ends a wait that never ends. */
 async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!condition()) throw new Error("condition never became true");
+  while (!condition()) await new Promise((r) => setTimeout(r, 10));
 }
 
 function alive(pid: number): boolean {

@@ -23,12 +23,12 @@ beforeEach(async () => {
   const rules = JSON.parse((await toolhost(["--json", "policy", "rules"], { cwd: dir })).stdout) as Array<{ id: string; decision: string; matcher: string; layer: string }>;
   rmRule = rules.find((rule) => rule.layer === "recommended" && rule.decision === "ask" && rule.matcher === '"rm"')?.id ?? "";
   expect(rmRule).toMatch(/^recommended:rules\[\d+\]$/);
-}, 60_000);
+});
 afterEach(() => removeDir(dir));
 
 const rm = (folder: string) => JSON.stringify({ command: `rm -rf ${folder}` });
 
-describe("--approve", { timeout: 120_000 }, () => {
+describe("--approve", () => {
   it("passes recommended's ask for the command it names, so it runs; a different command is refused with the flag that would allow it", async () => {
     const approved = await toolhost(["call", "bash", rm("out"), "--approve", "bash:rm -rf out"], { cwd: dir });
     expect(approved.code).toBe(0);
@@ -142,7 +142,22 @@ describe("--approve", { timeout: 120_000 }, () => {
   });
 });
 
-describe("--approve for paths and URLs", { timeout: 120_000 }, () => {
+describe("the record of an approval given in advance", () => {
+  const answerOf = (stdout: string): unknown =>
+    (jsonLines(stdout).find((event) => (event as { type: string }).type === "tool_execution_decision") as { approval: { answer: unknown } }).approval.answer;
+
+  it("says which --approve value or TOOLHOST_APPROVE line passed the ask, for this call only", async () => {
+    const flag = await toolhost(["run", "-", "--events", "--approve", "bash:rm -rf out"], { cwd: dir, input: JSON.stringify({ name: "bash", arguments: { command: "rm -rf out" } }) });
+    expect(answerOf(flag.stdout)).toMatchObject({ approved: true, scope: "once", via: "--approve 'bash:rm -rf out'" });
+    mkdirSync(join(dir, "out"));
+    const env = await toolhost(["run", "-", "--events"], { cwd: dir, input: JSON.stringify({ name: "bash", arguments: { command: "rm -rf out" } }), env: { TOOLHOST_APPROVE: "\nbash:rm -rf out" } });
+    expect(answerOf(env.stdout)).toMatchObject({ approved: true, scope: "once", via: "TOOLHOST_APPROVE line 2" });
+    const none = await toolhost(["run", "-", "--events"], { cwd: dir, input: JSON.stringify({ name: "bash", arguments: { command: "rm -rf src" } }) });
+    expect(answerOf(none.stdout)).toMatchObject({ approved: false, via: "no one to ask (no terminal)" });
+  });
+});
+
+describe("--approve for paths and URLs", () => {
   it("tool:path passes writes under that path, relative to the working directory, and no other", async () => {
     const tools = withAccessTools(dir);
     writeConfig(dir, { plugins: [tools, ["@toolhost/hooks-policy", { default: "ask" }]] });
@@ -179,7 +194,7 @@ describe("--approve for paths and URLs", { timeout: 120_000 }, () => {
   });
 });
 
-describe("a locked layer", { timeout: 120_000 }, () => {
+describe("a locked layer", () => {
   beforeEach(() => {
     mkdirSync(join(dir, "policies"));
     writeFileSync(
@@ -222,7 +237,7 @@ describe("a locked layer", { timeout: 120_000 }, () => {
   });
 });
 
-describe("toolhost agent without a terminal", { timeout: 60_000 }, () => {
+describe("toolhost agent without a terminal", () => {
   let server: FakeOpenAI | undefined;
   afterEach(async () => server?.close());
 

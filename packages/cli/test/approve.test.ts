@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, project, removeDir, tempDir, writeConfig, writeFile } from "./_helpers.js";
+import { BIN, jsonLines, project, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
 
 let dir: string;
 beforeEach(() => {
@@ -16,7 +16,7 @@ const DOWN = "\u001B[B";
 const ENTER = "\r";
 
 /** Runs the built CLI in a pseudo-terminal (util-linux `script`), so stdin and stderr are TTYs. */
-function inTerminal(args: string[], env: Record<string, string> = {}) {
+function inTerminal(args: string[], env: Record<string, string | undefined> = {}) {
   // Without a size the pseudo-terminal is 0 columns wide, and the prompt wraps every character.
   const command = `stty cols 100 rows 40; ${[process.execPath, BIN, ...args].map(quote).join(" ")}`;
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
@@ -125,6 +125,7 @@ describe("the approve prompt in a terminal", () => {
     run.type("\u0003");
     expect(await run.exit).toBe(130);
     expect(run.output).toContain('Tool "echo" aborted.');
+    expect(run.output).toContain("Interrupted (Ctrl-C).");
   });
 
   it("colors only in a terminal, and not with NO_COLOR", async () => {
@@ -135,5 +136,178 @@ describe("the approve prompt in a terminal", () => {
     expect(await plain.exit).toBe(0);
     expect(plain.output).toContain("config ");
     expect(plain.raw).not.toContain("\u001B[1m");
+  });
+});
+
+/** The decision events `run --events` printed among the terminal's output. */
+function decisions(output: string): { approval: { answer: unknown } }[] {
+  return [...output.matchAll(/\{"type":"tool_execution_decision".*\}$/gm)].map((match) => JSON.parse(match[0]) as { approval: { answer: unknown } });
+}
+
+const RECOMMENDED = { plugins: [["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { extends: ["recommended"] }]] };
+const FOURTH = DOWN.repeat(3);
+
+describe("what the prompt shows", () => {
+  it("a write whose tool declares the new content as a coloured unified diff against the file as it is", async () => {
+    writeConfig(dir, { plugins: ["./plugins/writer-plugin.mjs", ["@toolhost/hooks-policy", { default: "allow", rules: [{ tool: "put", decision: "ask", reason: "a test asks" }] }]] });
+    writeFile(join(dir, "notes.txt"), "one\ntwo\nthree\n");
+    const run = inTerminal(["call", "put", JSON.stringify({ path: "notes.txt", content: "one\n2\nthree\n" })]);
+    await run.waitFor("Run it?");
+    expect(run.output).toContain("changes notes.txt");
+    expect(run.output).toMatch(/@@ -1,3 \+1,3 @@\n[│ ]* one\n[│ ]*-two\n[│ ]*\+2\n[│ ]* three/);
+    expect(run.raw).toContain("\u001B[31m-two\u001B[39m");
+    expect(run.raw).toContain("\u001B[32m+2\u001B[39m");
+    // Not the raw JSON of the arguments.
+    expect(run.output).not.toContain('"content"');
+    run.type(ENTER);
+    expect(await run.exit).toBe(2);
+    expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+  });
+
+  it("a write whose tool declares only the path as the path and its arguments", async () => {
+    writeConfig(dir, { plugins: ["./plugins/writer-plugin.mjs", ["@toolhost/hooks-policy", { default: "allow", rules: [{ tool: "put_plain", decision: "ask" }] }]] });
+    const run = inTerminal(["call", "put_plain", JSON.stringify({ path: "new.txt", content: "fresh" })]);
+    await run.waitFor("Run it?");
+    expect(run.output).toContain("writes new.txt");
+    expect(run.output).toContain('"content": "fresh"');
+    run.type(ENTER);
+    expect(await run.exit).toBe(2);
+  });
+
+  it("a command as the command, and the escape sequences in it escaped", async () => {
+    writeConfig(dir, RECOMMENDED);
+    writeFile(join(dir, "t1", "a"), "1");
+    const run = inTerminal(["call", "bash", JSON.stringify({ command: "rm -r t1 # \u001B]0;title\u0007" })]);
+    await run.waitFor("Run it?");
+    expect(run.output).toContain("$ rm -r t1 # \\x1B]0;title\\x07");
+    expect(run.raw).not.toContain("\u001B]0;title");
+    expect(run.output).not.toContain('"command"');
+    run.type(ENTER);
+    expect(await run.exit).toBe(2);
+    expect(existsSync(join(dir, "t1"))).toBe(true);
+  });
+});
+
+describe("yes, and don't ask again", () => {
+  it("writes an allow rule to the project's config, says so, records it; the next call runs without a prompt", async () => {
+    const configPath = writeConfig(dir, RECOMMENDED);
+    const before = readFileSync(configPath, "utf8");
+    writeFile(join(dir, "t1", "a"), "1");
+    writeFile(join(dir, "batch.json"), JSON.stringify([{ id: "1", name: "bash", arguments: { command: "rm -r t1" } }]));
+    const run = inTerminal(["run", "batch.json", "--events"]);
+    await run.waitFor("Run it?");
+    expect(run.output).toContain("Yes, and don't ask again in this project");
+    run.type(FOURTH);
+    await run.waitFor("● Yes, and don't ask again in this project");
+    run.type(ENTER);
+    expect(await run.exit).toBe(0);
+    expect(existsSync(join(dir, "t1"))).toBe(false);
+    const rule = '{"tool": "bash", "command": "rm -r t1", "decision": "allow"}';
+    expect(run.output).toContain(`wrote ${rule} in ./toolhost.config.json: such calls run without asking from now on.`);
+    const after = readFileSync(configPath, "utf8");
+    expect(JSON.parse(after).plugins[1]).toEqual(["@toolhost/hooks-policy", { extends: ["recommended"], rules: [{ tool: "bash", command: "rm -r t1", decision: "allow" }] }]);
+    // Only the policy's entry changed: the lines before it are as they were.
+    expect(after.split("\n").slice(0, 8)).toEqual(before.split("\n").slice(0, 8));
+    const [decision] = decisions(run.output);
+    expect(decision?.approval.answer).toMatchObject({ approved: true, scope: "always", via: "terminal", rule: `${rule} in ./toolhost.config.json` });
+
+    writeFile(join(dir, "t1", "a"), "1");
+    const again = inTerminal(["call", "bash", JSON.stringify({ command: "rm -r t1" })]);
+    expect(await again.exit).toBe(0);
+    expect(again.output).not.toContain("needs your approval");
+    expect(existsSync(join(dir, "t1"))).toBe(false);
+  });
+
+  it("is not written where it would not take effect (an ask of the config's own layer), and the file is left as it was", async () => {
+    const configPath = writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { default: "allow", rules: [{ tool: "bash", command: "echo *", decision: "ask" }] }]] });
+    const before = readFileSync(configPath, "utf8");
+    const run = inTerminal(["call", "bash", JSON.stringify({ command: "echo kept" })]);
+    await run.waitFor("Run it?");
+    run.type(FOURTH);
+    await run.waitFor("● Yes, and don't ask again in this project");
+    run.type(ENTER);
+    expect(await run.exit).toBe(0);
+    expect(run.output).toContain("no rule was written: the rule would not take effect there (the policy would still answer ask");
+    expect(run.output).toContain('This call runs; to stop being asked, add {"tool": "bash", "command": "echo kept", "decision": "allow"} to the "rules" of the policy plugin in ./toolhost.config.json.');
+    expect(run.output).toContain("kept");
+    expect(readFileSync(configPath, "utf8")).toBe(before);
+  });
+
+  it("refuses to edit a YAML config and shows the rule to add by hand", async () => {
+    writeFile(join(dir, "toolhost.config.yaml"), "plugins:\n  - ['@toolhost/tool-bash', { sandbox: 'off' }]\n  - ['@toolhost/hooks-policy', { extends: [recommended] }]\n");
+    removeDir(join(dir, "toolhost.config.json"));
+    writeFile(join(dir, "t1", "a"), "1");
+    const run = inTerminal(["call", "bash", JSON.stringify({ command: "rm -r t1" })]);
+    await run.waitFor("Run it?");
+    run.type(FOURTH);
+    await run.waitFor("● Yes, and don't ask again in this project");
+    run.type(ENTER);
+    expect(await run.exit).toBe(0);
+    expect(run.output).toContain("no rule was written: toolhost edits only JSON configs, and ./toolhost.config.yaml is not one.");
+    expect(run.output).toContain('add {"tool": "bash", "command": "rm -r t1", "decision": "allow"} to the "rules" of the policy plugin in ./toolhost.config.yaml');
+  });
+
+  it("offers the user's config too; what it says matches what is in the file", async () => {
+    writeConfig(dir, RECOMMENDED);
+    const home = join(dir, "xdg");
+    const userConfig = join(home, "toolhost", "toolhost.config.json");
+    writeFile(join(dir, "t1", "a"), "1");
+    const run = inTerminal(["call", "bash", JSON.stringify({ command: "rm -r t1" })], { XDG_CONFIG_HOME: home });
+    await run.waitFor("Run it?");
+    expect(run.output).toContain("Yes, and don't ask again in all your projects");
+    run.type(DOWN.repeat(4));
+    await run.waitFor("● Yes, and don't ask again in all your projects");
+    run.type(ENTER);
+    expect(await run.exit).toBe(0);
+    if (run.output.includes("wrote ")) {
+      expect(JSON.parse(readFileSync(userConfig, "utf8")).plugins).toEqual([["@toolhost/hooks-policy", { rules: [{ tool: "bash", command: "rm -r t1", decision: "allow" }] }]]);
+    } else {
+      // A host that reads no user config yet: the rule would not take effect, and no file is left.
+      expect(run.output).toContain("no rule was written: the rule would not take effect there");
+      expect(existsSync(userConfig)).toBe(false);
+    }
+  });
+
+  it("is not offered for an ask a deny may decide, nor for a locked layer's ask, and the prompt says who locked it", async () => {
+    writeConfig(dir, RECOMMENDED);
+    const risky = inTerminal(["call", "bash", JSON.stringify({ command: "cat $F" })]);
+    await risky.waitFor("Run it?");
+    expect(risky.output).not.toContain("don't ask again");
+    risky.type(ENTER);
+    expect(await risky.exit).toBe(2);
+
+    writeFile(join(dir, "policies", "org.yaml"), "name: org\nlocked: true\nrules:\n  - { tool: bash, command: 'rm -r *', decision: ask, reason: the organisation reviews deletions }\n");
+    writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { default: "allow", extends: ["./policies/org.yaml"] }]] });
+    writeFile(join(dir, "t1", "a"), "1");
+    const locked = inTerminal(["call", "bash", JSON.stringify({ command: "rm -r t1" })]);
+    await locked.waitFor("Run it?");
+    expect(locked.output).toContain(`locked by org, ${join(dir, "policies", "org.yaml")}: only a person can approve it`);
+    expect(locked.output).not.toContain("don't ask again");
+    locked.type(DOWN);
+    locked.type(ENTER);
+    expect(await locked.exit).toBe(0);
+  });
+});
+
+describe("the record of each answer (scope, via)", () => {
+  it("says terminal, once or for the session", async () => {
+    writeFile(join(dir, "batch.json"), JSON.stringify([{ id: "1", name: "echo", arguments: { text: "ask one" } }, { id: "2", name: "echo", arguments: { text: "ask one" } }]));
+    const run = inTerminal(["run", "batch.json", "--events"]);
+    await run.waitFor("Run it?");
+    run.type(DOWN + DOWN);
+    await run.waitFor("also run later");
+    run.type(ENTER);
+    expect(await run.exit).toBe(0);
+    const answers = decisions(run.output).map((decision) => decision.approval.answer);
+    expect(answers).toEqual([
+      expect.objectContaining({ approved: true, scope: "session", via: "terminal" }),
+      expect.objectContaining({ approved: true, scope: "session", via: "terminal" }),
+    ]);
+  });
+
+  it("says no one to ask without a terminal", async () => {
+    const run = await toolhost(["run", "-", "--events"], { cwd: dir, input: JSON.stringify({ name: "echo", arguments: { text: "ask no one" } }) });
+    const decision = jsonLines(run.stdout).find((event) => (event as { type: string }).type === "tool_execution_decision") as { approval: { answer: unknown } };
+    expect(decision.approval.answer).toMatchObject({ approved: false, via: "no one to ask (no terminal)" });
   });
 });

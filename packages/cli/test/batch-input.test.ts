@@ -18,7 +18,7 @@ afterEach(() => removeDir(dir));
 
 type Result = { toolCallId: string; isError: boolean; content: { text: string }[]; details: { code?: string; args?: unknown } };
 
-describe("batches a user types", { timeout: 60_000 }, () => {
+describe("batches a user types", () => {
   it("skips a null content block of an assistant message, and says when no call is left", async () => {
     const empty = await toolhost(["run", "-"], { cwd: dir, input: '{"role":"assistant","content":[null]}\n' });
     expect(empty.code).toBe(2);

@@ -75,14 +75,28 @@ describe("config errors: one message, a stable code, exit 2", () => {
     expect(stderr).toContain("is empty");
   });
 
-  it("PLUGIN_NOT_FOUND lists the places tried, the install command and a close first-party name", async () => {
+  it("PLUGIN_NOT_FOUND lists the places tried and a close first-party name, and never the install of a name no one knows", async () => {
     writeConfig(dir, { plugins: ["@toolhost/tool-bsh"] });
     const stderr = await failing("TOOLHOST_PLUGIN_NOT_FOUND");
     expect(stderr).toContain(`Plugin "@toolhost/tool-bsh" was not found (named in ${join(dir, "toolhost.config.json")}).`);
     expect(stderr).toContain(`${join(dir, "node_modules", "@toolhost/tool-bsh")} (the config file's folder)`);
     expect(stderr).toContain("(the toolhost CLI's install location)");
-    expect(stderr).toContain("npm i -D @toolhost/tool-bsh");
+    // Installing a misspelled name is how a typo-squatted package gets in.
+    expect(stderr).not.toContain("npm i -D");
     expect(stderr).toContain('Did you mean "@toolhost/tool-bash"?');
+  });
+
+  it("PLUGIN_NOT_FOUND suggests a near name installed next to the config, and the install command only for a name the CLI knows", async () => {
+    writeFile(join(dir, "node_modules", "toolhost-plugin-weather", "package.json"), '{"name": "toolhost-plugin-weather", "version": "1.0.0"}');
+    writeConfig(dir, { plugins: ["toolhost-plugin-wether"] });
+    const typo = await failing("TOOLHOST_PLUGIN_NOT_FOUND");
+    expect(typo).toContain('Did you mean "toolhost-plugin-weather"?');
+    expect(typo).not.toContain("npm i -D");
+    writeConfig(dir, { plugins: ["toolhost-plugin-unheard-of"] });
+    const unknown = await failing("TOOLHOST_PLUGIN_NOT_FOUND");
+    expect(unknown).toContain("check the name in");
+    expect(unknown).not.toContain("npm i -D");
+    expect(unknown).not.toContain("Did you mean");
   });
 
   it("PLUGIN_NOT_FOUND for a relative path, relative to the config's folder", async () => {

@@ -18,7 +18,7 @@ beforeEach(() => {
 });
 afterEach(() => removeDir(dir));
 
-describe("toolhost config: the settings each plugin runs with", { timeout: 60_000 }, () => {
+describe("toolhost config: the settings each plugin runs with", () => {
   it("shows tool-bash's sandbox as decided at load, what it confines, and its command prefix redacted", async () => {
     const result = await toolhost(["config"], { cwd: dir });
     expect(result.code).toBe(0);

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { ToolhostError } from "@toolhost/core";
 import { ConfigError, configJsonSchema, createHost, findConfig } from "@toolhost/core/config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { project, removeDir, tempDir, writeConfig, writeFile } from "./_helpers.js";
+import { MANAGED_CONFIG_DIR, project, removeDir, tempDir, USER_CONFIG_DIR, writeConfig, writeFile } from "./_helpers.js";
+
+/** The places of the other owners a host watches besides its files: the managed and user config folders, the trusted-folders file. */
+const OWNER_PLACES = [MANAGED_CONFIG_DIR, USER_CONFIG_DIR, join(USER_CONFIG_DIR, "trusted-folders.json")];
 
 let dir: string;
 beforeEach(() => {
@@ -73,7 +76,8 @@ export default definePlugin({
     const host = await createHost({ cwd: join(dir, "sub") });
     try {
       expect(host.plugins.map((plugin) => plugin.sources)).toEqual([[], [reported]]);
-      expect(host.sources).toEqual([config, join(toy, "package.json"), join(toy, "index.js"), join(dir, "plugins", "sourcing.mjs"), reported]);
+      // Since owners: then the managed and user config folders and the trusted-folders file (a new config or trust there changes the host).
+      expect(host.sources).toEqual([config, join(toy, "package.json"), join(toy, "index.js"), join(dir, "plugins", "sourcing.mjs"), reported, ...OWNER_PLACES]);
     } finally {
       await host.harness.dispose();
     }
@@ -81,7 +85,7 @@ export default definePlugin({
     const policyOnly = await createHost({ cwd: dir, onlyProviding: "policy" });
     try {
       expect(policyOnly.plugins.map((plugin) => plugin.name)).toEqual(["sourcing"]);
-      expect(policyOnly.sources).toEqual([config, join(toy, "package.json"), join(dir, "plugins", "sourcing.mjs"), reported]);
+      expect(policyOnly.sources).toEqual([config, join(toy, "package.json"), join(dir, "plugins", "sourcing.mjs"), reported, ...OWNER_PLACES]);
     } finally {
       await policyOnly.harness.dispose();
     }
@@ -118,8 +122,9 @@ export default definePlugin({
       expect(host.workspace).toBe(dir);
       expect(host.missing).toEqual([]);
       expect(host.plugins).toEqual([
-        { name: "echo-plugin", version: "1.2.3", resolvedFrom: join(dir, "plugins", "echo-plugin.mjs"), tools: ["echo", "fail", "read_file"], settings: {}, sources: [] },
-        { name: "guard-plugin", version: undefined, resolvedFrom: join(dir, "plugins", "guard-plugin.mjs"), tools: [], settings: {}, sources: [] },
+        // Since owners: whose configs name each plugin, and whose options it got.
+        { name: "echo-plugin", version: "1.2.3", resolvedFrom: join(dir, "plugins", "echo-plugin.mjs"), tools: ["echo", "fail", "read_file"], settings: {}, sources: [], namedBy: ["project"], optionsFrom: "project" },
+        { name: "guard-plugin", version: undefined, resolvedFrom: join(dir, "plugins", "guard-plugin.mjs"), tools: [], settings: {}, sources: [], namedBy: ["project"], optionsFrom: "project" },
       ]);
       const { harness } = host;
       expect([harness.cwd, harness.workspace, harness.toolExecution, harness.maxConcurrency, harness.toolTimeoutMs]).toEqual([

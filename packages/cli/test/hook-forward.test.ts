@@ -4,14 +4,13 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, removeDir, tempDir, toolhost, writeConfig, writeFile, type RunResult } from "./_helpers.js";
 import { claudePayload, geminiPayload, startHookServer, type HookServer } from "./_hook.js";
 
 // `toolhost hook <host> --server <url>`: the built CLI as the host runs it, forwarding to a real
 // `toolhost hook serve`, compared with the same CLI deciding in-process. Many processes per test,
-// and one test waits out the client's 5 s timeout: generous time on a busy machine.
-vi.setConfig({ testTimeout: 120_000 });
+// and one test waits out the client's 5 s timeout (the package's vitest.config.ts gives each test generous time).
 
 const POLICY = {
   default: "allow",
@@ -37,7 +36,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "src", "a.ts"), "export {};\n");
   writeConfig(dir, { plugins: ["@toolhost/tool-fs", "@toolhost/tool-bash", ["@toolhost/hooks-policy", POLICY]] });
   server = await startHookServer(dir, [], CLEAN_ENV);
-}, 60_000);
+});
 afterAll(async () => {
   await server?.stop();
   removeDir(dir);

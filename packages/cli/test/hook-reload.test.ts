@@ -1,20 +1,21 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { BIN, project, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BIN, project, removeDir, tempDir, toolhost, trust, writeConfig, writeFile } from "./_helpers.js";
 
 // `toolhost hook serve` keeps a loaded config per working directory: these change the files it was
 // loaded from while a real server runs, and send the next call. Generous time on a busy machine.
-vi.setConfig({ testTimeout: 60_000 });
 
 let dir: string;
 let server: ChildProcess | undefined;
 let url: string;
+/** The server's token: every request carries it (a token is needed on loopback too). */
+const TOKEN = "reload-test-token";
 
 /** Starts `toolhost hook serve` on a free loopback port in `dir`; stopped by PID after each test. */
 async function startServer(): Promise<void> {
-  const child = spawn(process.execPath, [BIN, "hook", "serve", "--http", "127.0.0.1:0"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "hook", "serve", "--http", "127.0.0.1:0", "--token", TOKEN], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   server = child;
   url = await new Promise<string>((resolve, reject) => {
     let text = "";
@@ -28,7 +29,8 @@ async function startServer(): Promise<void> {
 }
 
 beforeEach(() => {
-  dir = tempDir("toolhost-hook-reload-");
+  // The tests' plugins are files of the project: code, which loads only from a folder the user trusts.
+  dir = trust(tempDir("toolhost-hook-reload-"));
 });
 afterEach(() => {
   if (server?.pid !== undefined) process.kill(server.pid, "SIGTERM");
@@ -41,7 +43,7 @@ const payload = (command: string, cwd = dir) =>
 
 /** The server's decision on a Bash call, and its reason. */
 async function judged(command: string, cwd = dir): Promise<{ decision: string; reason: string; body: Record<string, unknown> }> {
-  const response = await fetch(`${url}/claude-code`, { method: "POST", body: payload(command, cwd), headers: { "content-type": "application/json" } });
+  const response = await fetch(`${url}/claude-code`, { method: "POST", body: payload(command, cwd), headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` } });
   expect(response.status).toBe(200);
   const body = (await response.json()) as { hookSpecificOutput?: { permissionDecision: string; permissionDecisionReason: string } };
   return { decision: body.hookSpecificOutput?.permissionDecision ?? "allow", reason: body.hookSpecificOutput?.permissionDecisionReason ?? "", body };

@@ -1,13 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
 import { claudePayload, geminiPayload, startHookServer, type HookServer } from "./_hook.js";
 
 // Recorded payloads in each host's documented shape, through the built CLI as a child process.
 // Each test starts several processes in turn: generous time on a busy machine.
-vi.setConfig({ testTimeout: 60_000 });
 let dir: string;
 let audit: string;
 
@@ -179,11 +178,12 @@ describe("toolhost hook serve", () => {
   beforeAll(async () => {
     server = await startHookServer(dir);
     url = server.url;
-  }, 30_000);
+  });
   afterAll(() => server.stop());
 
   const post = async (path: string, body: string, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${url}${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+    // Every request carries the server's token (a token is needed on loopback too).
+    const response = await fetch(`${url}${path}`, { method: "POST", body, headers: { "content-type": "application/json", authorization: `Bearer ${server.token}`, ...headers } });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
@@ -240,7 +240,7 @@ describe("toolhost hook serve", () => {
 
   it("answers a failure nothing expected as a deny in the shape of the host the path is for", async () => {
     // The server's last resort (a bug of ours) cannot be reached with a payload: the built function it calls.
-    const { failedAnswer } = (await import(new URL("_hook-serve.js", pathToFileURL(BIN)).href)) as typeof import("../src/_hook-serve.js");
+    const { failedAnswer } = (await import(new URL("hook/serve.js", pathToFileURL(BIN)).href)) as typeof import("../src/hook/serve.js");
     const claudeAnswer = failedAnswer("/claude-code", new TypeError("boom"));
     expect(claudeAnswer).toEqual({
       status: 200,
@@ -256,7 +256,8 @@ describe("toolhost hook serve", () => {
   });
 
   it("will not listen beyond loopback without a token", async () => {
-    const result = await toolhost(["hook", "serve", "--http", "0.0.0.0:0"], { cwd: dir });
+    // A token is the default on every address now; only --no-token goes without one, on loopback alone.
+    const result = await toolhost(["hook", "serve", "--http", "0.0.0.0:0", "--no-token"], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("without a token");
   });

@@ -42,21 +42,21 @@ beforeAll(async () => {
   const tarballs = readdirSync(packs).map((name) => join(packs, name));
   // tool-bash is packed too, but installed only by the last test.
   await run("pnpm", ["pack", "--pack-destination", join(root, "later")], { cwd: join(CLI_DIR, "..", "tool-bash") });
-  await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs], { cwd: app, timeout: 240_000 });
+  await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs], { cwd: app });
   server = createServer((_request, response) => {
     response.writeHead(200, { "content-type": "application/json" });
     response.end('{"ok":true}');
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/status`;
-}, 300_000);
+});
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
   if (root) removeDir(root);
 });
 
-describe("installed with npm outside the workspace", { timeout: 60_000 }, () => {
+describe("installed with npm outside the workspace", () => {
   it("holds only the CLI, core and the one plugin of toolhost", () => {
     expect(readdirSync(join(app, "node_modules", "@toolhost")).sort()).toEqual(["cli", "core", "example-plugin-http"]);
   });
@@ -84,6 +84,8 @@ describe("installed with npm outside the workspace", { timeout: 60_000 }, () => 
     expect(result.stderr).toContain(`Plugin "@toolhost/tool-bash" was not found (named in ${join(app, "toolhost.config.json")}).`);
     expect(result.stderr).toContain(join(app, "node_modules", "@toolhost/tool-bash"));
     expect(result.stderr).toContain("npm i -D @toolhost/tool-bash");
+    // A name the CLI knows is not a typo of another.
+    expect(result.stderr).not.toContain("Did you mean");
   });
 
   it("without a config, names the default plugins that are missing", async () => {
@@ -101,12 +103,17 @@ describe("installed with npm outside the workspace", { timeout: 60_000 }, () => 
     }
   });
 
+  it("toolhost init names the plugins its config needs that are not installed", async () => {
+    const folder = join(app, "first");
+    writeFile(join(folder, ".keep"), "");
+    const result = await installed(["init"], folder);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Install the plugins it names that are missing next to it: npm i -D @toolhost/tool-fs @toolhost/tool-bash @toolhost/hooks-policy");
+  });
+
   it("without a config and without hooks-policy, refuses every call: nothing decided it may run", async () => {
     const [tarball] = readdirSync(join(root, "later"));
-    await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", join(root, "later", tarball as string)], {
-      cwd: app,
-      timeout: 240_000,
-    });
+    await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", join(root, "later", tarball as string)], { cwd: app });
     const elsewhere = tempDir();
     try {
       const result = await installed(["--cwd", elsewhere, "call", "bash", '{"command":"echo hi"}'], elsewhere);
@@ -118,5 +125,10 @@ describe("installed with npm outside the workspace", { timeout: 60_000 }, () => 
     } finally {
       removeDir(elsewhere);
     }
-  }, 300_000);
+    // tool-bash is installed now: init names only the two that are still missing.
+    const folder = join(app, "second");
+    writeFile(join(folder, ".keep"), "");
+    const init = await installed(["init"], folder);
+    expect(init.stdout).toContain("npm i -D @toolhost/tool-fs @toolhost/hooks-policy\n");
+  });
 });

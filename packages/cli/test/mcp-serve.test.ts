@@ -2,11 +2,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { project, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
-import { httpClient, inspector, processesWith, serveHttp, stdioClient, stdioTarget, textOf } from "./_mcp.js";
+import { httpClient, inspector, MCP_AUTH, MCP_TOKEN, processesWith, serveHttp, stdioClient, stdioTarget, textOf } from "./_mcp.js";
 
-vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 // `toolhost mcp serve` as MCP clients meet it: the official MCP Inspector (v1 SDK, no elicitation)
 // and the v2 SDK client, over stdio and Streamable HTTP, against real tool-fs, tool-bash and
@@ -80,6 +79,8 @@ describe("toolhost mcp serve over stdio, with the MCP Inspector", () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("it drops data");
     expect(textOf(result)).toContain("This MCP client cannot ask its user (it does not support elicitation)");
+    // The reason it asked is said once.
+    expect(textOf(result).split("it drops data")).toHaveLength(2);
     expect(textOf(result)).toContain(`add an allow rule for this call to the policy in ${configPath}`);
     expect(textOf(result)).toContain("TOOLHOST_NOT_APPROVED");
   });
@@ -173,7 +174,7 @@ describe("toolhost mcp serve --http", () => {
   });
 
   it("serves the Inspector over Streamable HTTP", async () => {
-    const { json } = await inspector(dir, [server.url, "--transport", "http"], ["tools/call", "--tool-name", "read", "--tool-arg", "path=notes.txt"]);
+    const { json } = await inspector(dir, [server.url, "--transport", "http", "--header", `Authorization: Bearer ${MCP_TOKEN}`], ["tools/call", "--tool-name", "read", "--tool-arg", "path=notes.txt"]);
     expect(textOf(json as CallResult)).toContain("hello");
   });
 
@@ -194,7 +195,7 @@ describe("toolhost mcp serve --http", () => {
   });
 
   it("asks a 2026-07-28 client through the multi-round-trip flow, each request served on its own", async () => {
-    const client = await httpClient(server.url, {}, { elicitation: true, modern: true });
+    const client = await httpClient(server.url, MCP_AUTH, { elicitation: true, modern: true });
     const asked: string[] = [];
     client.setRequestHandler("elicitation/create", async (req) => {
       asked.push(String((req.params as { message: string }).message));
@@ -212,7 +213,7 @@ describe("toolhost mcp serve --http", () => {
   });
 
   it("refuses an ask from a 2025-era HTTP client: a stateless server cannot know it can elicit", async () => {
-    const client = await httpClient(server.url, {}, { elicitation: true });
+    const client = await httpClient(server.url, MCP_AUTH, { elicitation: true });
     client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { approve: true } }));
     try {
       const result = (await client.callTool({ name: "drop_table", arguments: { table: "orders" } })) as CallResult;
@@ -225,14 +226,15 @@ describe("toolhost mcp serve --http", () => {
 
   it("refuses a foreign Host or Origin header (DNS rebinding)", async () => {
     const { port } = new URL(server.url);
-    expect(await post(Number(port), { host: "evil.example" })).toBe(403);
-    expect(await post(Number(port), { origin: "http://evil.example" })).toBe(403);
+    expect(await post(Number(port), { host: "evil.example", ...MCP_AUTH })).toBe(403);
+    expect(await post(Number(port), { origin: "http://evil.example", ...MCP_AUTH })).toBe(403);
   });
 });
 
 describe("toolhost mcp serve --http off loopback and with a token", () => {
   it("refuses a non-loopback address without a bearer token", async () => {
-    const { code, stderr } = await toolhost(["mcp", "serve", "--http", "0.0.0.0:0"], { cwd: dir });
+    // A token is the default on every address now; only --no-token goes without one, and not off loopback.
+    const { code, stderr } = await toolhost(["mcp", "serve", "--http", "0.0.0.0:0", "--no-token"], { cwd: dir });
     expect(code).toBe(2);
     expect(stderr).toContain("not a loopback address, needs a bearer token");
   });
@@ -255,22 +257,41 @@ describe("toolhost mcp serve --http off loopback and with a token", () => {
 describe("toolhost mcp serve --print-config", () => {
   it("prints each host's snippet for the stdio server", async () => {
     for (const host of ["claude", "gemini", "opencode"]) {
-      const { code, stdout } = await toolhost(["mcp", "serve", "--print-config", host], { cwd: dir });
+      const { code, stdout, stderr } = await toolhost(["mcp", "serve", "--print-config", host], { cwd: dir });
       expect(code).toBe(0);
-      const config = JSON.parse(stdout.slice(stdout.indexOf("{")));
+      // Valid JSON as it is: where it goes is said on stderr.
+      const config = JSON.parse(stdout);
+      expect(stderr).toMatch(/^toolhost: put this in \S*(\.mcp\.json|settings\.json|opencode\.json)/);
       const entry = host === "opencode" ? config.mcp.toolhost : config.mcpServers.toolhost;
       const argv: string[] = host === "opencode" ? entry.command : [entry.command, ...entry.args];
-      expect(argv).toEqual([process.execPath, expect.stringMatching(/bin\.js$/), "--config", configPath, "mcp", "serve"]);
+      expect(argv).toEqual([process.execPath, expect.stringMatching(/bin\.js$/), "-c", configPath, "mcp", "serve"]);
     }
     const codex = await toolhost(["mcp", "serve", "--print-config", "codex"], { cwd: dir });
     expect(codex.stdout).toContain("[mcp_servers.toolhost]");
     expect(codex.stdout).toContain(`command = ${JSON.stringify(process.execPath)}`);
-    expect(codex.stdout).toContain(`"--config", ${JSON.stringify(configPath)}, "mcp", "serve"]`);
+    expect(codex.stdout).toContain(`"-c", ${JSON.stringify(configPath)}, "mcp", "serve"]`);
+    expect(codex.stderr).toContain("put this in ~/.codex/config.toml");
+  });
+
+  it("prints a command and arguments that work under the MCP Inspector, given directly or as its --config file", async () => {
+    const { stdout } = await toolhost(["mcp", "serve", "--print-config", "claude"], { cwd: dir });
+    const entry = (JSON.parse(stdout) as { mcpServers: { toolhost: { command: string; args: string[] } } }).mcpServers.toolhost;
+    const direct = await inspector(dir, [entry.command, ...entry.args], ["tools/list"]);
+    expect(direct.code, direct.stderr).toBe(0);
+    expect((direct.json as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toContain("bash");
+    const snippet = join(root, "mcp-snippet.json");
+    writeFileSync(snippet, stdout);
+    const viaFile = await inspector(dir, ["--config", snippet, "--server", "toolhost"], ["tools/list"]);
+    expect(viaFile.code, viaFile.stderr).toBe(0);
+    expect((viaFile.json as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toContain("bash");
   });
 
   it("prints the URL form for --http", async () => {
     const { stdout } = await toolhost(["mcp", "serve", "--http", "127.0.0.1:9000", "--print-config", "claude"], { cwd: dir });
-    expect(JSON.parse(stdout.slice(stdout.indexOf("{")))).toEqual({ mcpServers: { toolhost: { type: "http", url: "http://127.0.0.1:9000/mcp" } } });
+    // The server needs a token on loopback too: the client config sends $TOOLHOST_MCP_TOKEN; stdout is plain JSON.
+    expect(JSON.parse(stdout)).toEqual({
+      mcpServers: { toolhost: { type: "http", url: "http://127.0.0.1:9000/mcp", headers: { Authorization: "Bearer ${TOOLHOST_MCP_TOKEN}" } } },
+    });
   });
 });
 
@@ -289,10 +310,7 @@ function post(port: number, headers: Record<string, string>): Promise<number> {
   });
 }
 
+/** Waits for the thing itself: the test's own (generous) bound ends a wait that never ends. */
 async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("waited 30 s");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 25));
 }

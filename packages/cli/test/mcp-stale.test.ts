@@ -1,10 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { removeDir, tempDir, writeConfig, writeFile } from "./_helpers.js";
 import { httpClient, serveHttp, textOf } from "./_mcp.js";
 
-vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 // `toolhost mcp serve` keeps the host it started with (its client was told the tools): when a file
 // the host was made from changes, it refuses calls until restarted rather than judge by old rules.

@@ -42,7 +42,7 @@ describe("toolhost policy explain with declared access", () => {
     expect(JSON.parse(denied.stdout)).toMatchObject({ decision: "deny", rules: ["admin"], reason: `network DELETE https://api.example.com/admin/users: denied by config › url "https://api.example.com/admin/**" (admin) (the admin API)` });
     const elsewhere = await toolhost(["--json", "policy", "explain", "make_api_call", '{"url":"https://example.com.evil.net/"}'], { cwd: dir });
     expect(JSON.parse(elsewhere.stdout)).toMatchObject({ decision: "ask" });
-  }, 60_000);
+  });
 
   it('judges another host\'s call by the "access" of its JSON line', async () => {
     const input = [
@@ -57,5 +57,5 @@ describe("toolhost policy explain with declared access", () => {
     const lines = jsonLines(result.stdout) as Array<{ decision: string; reason: string }>;
     expect(lines.map((line) => line.decision)).toEqual(["deny", "deny", "allow", "allow", "deny"]);
     expect(lines[4]?.reason).toContain('"reads" that is not a list of paths');
-  }, 60_000);
+  });
 });

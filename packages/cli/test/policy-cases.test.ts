@@ -22,7 +22,7 @@ for (const [name, ruleset] of Object.entries(rulesets)) {
       expect(result.stderr).toBe("");
       decisions = jsonLines(result.stdout) as typeof decisions;
       expect(decisions).toHaveLength(ofSet.length);
-    }, 60_000);
+    });
     afterAll(() => cleanup());
 
     for (const [index, each] of ofSet.entries()) {

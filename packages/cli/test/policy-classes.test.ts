@@ -24,7 +24,7 @@ for (const each of CLASSES) {
       expect(result.stderr).toBe("");
       decisions = jsonLines(result.stdout) as typeof decisions;
       expect(decisions).toHaveLength(each.cases.length);
-    }, 60_000);
+    });
 
     it.each(each.cases.map((one, index) => ({ ...one, index })))("$command → $expect", ({ index, expect: expected }) => {
       expect(decisions[index]?.decision, decisions[index]?.reason).toBe(expected);

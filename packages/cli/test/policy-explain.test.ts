@@ -118,3 +118,37 @@ describe("toolhost policy explain", () => {
     expect(result.stderr).toContain("(TOOLHOST_NO_POLICY)");
   });
 });
+
+describe("toolhost policy explain, for a person", () => {
+  it("marks the rule that decided and the ones it overruled, with their layers, and says a note the parts share once", async () => {
+    const result = await toolhost(["policy", "explain", "bash", '{"command":"deploy web && deploy api"}'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        "ask  bash: deploys need a look",
+        "  note: the call runs unconfined",
+        "  ask  command deploy web  (web is a target)",
+        "      overruled allow base:all (base, user)",
+        "      decided   ask   team:deploy (team, project)  deploys need a look",
+        "  ask  command deploy api  (api is a target)",
+        "      overruled allow base:all (base, user)",
+        "      decided   ask   team:deploy (team, project)  deploys need a look",
+        "  approve in advance: --approve 'bash:deploy web' --approve 'bash:deploy api' (or --approve 'team:deploy')",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("gives an ask of the default the same --approve hint as a rule's ask", async () => {
+    writeConfig(dir, { plugins: ["./plugins/echo-plugin.mjs", ["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { extends: ["recommended"], default: "ask" }]] });
+    const byDefault = await toolhost(["policy", "explain", "echo", '{"text":"hi"}'], { cwd: dir });
+    expect(byDefault.stdout).toContain("no rule matched: the default decides");
+    expect(byDefault.stdout).toContain("approve in advance: --approve 'echo'\n");
+    const byRule = await toolhost(["policy", "explain", "bash", '{"command":"rm -r build"}'], { cwd: dir });
+    expect(byRule.stdout).toMatch(/approve in advance: --approve 'bash:rm -r build' \(or --approve 'recommended:rules\[\d+\]'\)\n/);
+    // And the value the hint gives does pass the ask.
+    const approved = await toolhost(["call", "echo", '{"text":"hi"}', "--approve", "echo"], { cwd: dir });
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toBe("hi\n");
+  });
+});

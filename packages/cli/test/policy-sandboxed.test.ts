@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HIDEABLE } from "../../hooks-policy/test/fixtures/hideable.js";
 import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
 
 const KEY = "PRIVATE_KEY_MATERIAL_5150";
@@ -24,20 +25,6 @@ afterEach(() => {
 
 const run = (args: string[]) => toolhost(args, { cwd: dir, env: { HOME: home } });
 
-/** recommended's secrets, anchored (no names at any depth), with its sandboxed rule: a sandbox can hide all of them. */
-const HIDEABLE = {
-  default: "ask",
-  rules: [
-    { tool: "*", path: "${workspace}/**", decision: "allow" },
-    { tool: "*", path: "${workspace}/.env", decision: "deny", reason: "it holds secrets" },
-    { tool: "*", path: "~/.ssh/**", decision: "deny", reason: "it holds secrets" },
-    { tool: "*", command: "*", decision: "allow" },
-    { tool: "*", command: "rm", decision: "ask" },
-    { tool: "*", inline: true, sandboxed: false, decision: "ask" },
-    { id: "boxed", tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox" },
-  ],
-};
-
 const configWith = (sandbox: "auto" | "off", policy: Record<string, unknown> = { extends: ["recommended"] }) =>
   writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox }], ["@toolhost/hooks-policy", policy]] });
 
@@ -45,7 +32,7 @@ const explain = async (command: string) => JSON.parse((await run(["--json", "pol
 
 const readKey = `python3 -c "import os; print(open(os.path.expanduser('~/.ssh/id_rsa')).read())"`;
 
-describe("a policy whose denied reads the sandbox hides", { timeout: 90_000 }, () => {
+describe("a policy whose denied reads the sandbox hides", () => {
   it("policy explain shows that the sandbox made the difference for a script it cannot read", async () => {
     configWith("auto", HIDEABLE);
     const result = await run(["policy", "explain", "bash", '{"command":"sh build.sh"}']);
@@ -106,13 +93,14 @@ describe("a policy whose denied reads the sandbox hides", { timeout: 90_000 }, (
   });
 });
 
-describe("recommended with tool-bash's sandbox", { timeout: 90_000 }, () => {
+describe("recommended with tool-bash's sandbox", () => {
   it("asks for a script it cannot read, sandboxed too: its secret names (.env, *.pem, …) cannot be hidden outside the workspace", async () => {
     configWith("auto");
     const explanation = await explain("sh build.sh");
     expect(explanation.decision).toBe("ask");
     expect(explanation.rules).not.toContain("recommended:rules[99]");
-    expect(explanation.reason).toContain("no sandbox can hide what .env, .env.local, .env.production, *.pem, and 6 more name outside the workspace");
+    // 20 more since issue 33 added secret stores at any depth (.env.*, *.env, .envrc, *.p12, …).
+    expect(explanation.reason).toContain("no sandbox can hide what .env, .env.local, .env.production, *.pem, and 20 more name outside the workspace");
     // What it can hide, it hides, for a call the user lets run.
     const result = await run(["call", "bash", JSON.stringify({ command: "cat ~/.ssh/id_rsa | wc -c" }), "--approve", "bash:cat ~/.ssh/id_rsa"]);
     expect(result.stdout).not.toContain(KEY);

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startFakeOpenAI, textTurn, toolCallsTurn } from "../../provider-openai/test/_fake-openai.js";
 import { BIN, project, removeDir, tempDir, writeConfig } from "./_helpers.js";
 
 let dir: string;
@@ -47,6 +48,8 @@ describe("Ctrl-C", () => {
     expect(code).toBe(130);
     expect(stdout).toBe("");
     expect(stderr).toContain('Tool "slow" aborted.');
+    // The slow tool returns nothing of its own when stopped: its last update is kept.
+    expect(stderr).toContain("Interrupted (Ctrl-C); the last output line seen: sleeping");
     await until(() => !isRunning(pid));
   });
 
@@ -59,13 +62,35 @@ describe("Ctrl-C", () => {
   });
 });
 
+describe("Ctrl-C in toolhost agent", () => {
+  it("shows the stopped call as interrupted, with the last line it showed, and exits 130", async () => {
+    const pidFile = join(dir, "sleep.pid");
+    const server = await startFakeOpenAI([toolCallsTurn([{ id: "c1", name: "slow", arguments: { pidFile } }]), textTurn("never asked")]);
+    try {
+      writeConfig(dir, { plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: server.url, maxRetries: 0 }], "./plugins/slow-plugin.mjs"] });
+      const child = spawn(process.execPath, [BIN, "agent", "sleep"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "");
+      child.kill("SIGINT");
+      expect(await closed).toBe(130);
+      expect(stderr).toMatch(/✗ slow: Interrupted \(Ctrl-C\); the last output line seen: sleeping \(\d+ ms\)/);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("SIGTERM and SIGHUP (a closed terminal)", () => {
   for (const signal of ["SIGTERM", "SIGHUP"] as const) {
     it(`${signal} aborts the call, ends a bash command's processes, and exits 130`, async () => {
       writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off" }]] }); // the pid is read from the command: unsandboxed
       const pidFile = join(dir, "bash.pid");
-      const { code, pid } = await interrupt("bash", { command: `echo $$ > ${pidFile}; exec sleep 300` }, pidFile, signal);
+      const { code, pid, stderr } = await interrupt("bash", { command: `echo $$ > ${pidFile}; exec sleep 300` }, pidFile, signal);
       expect(code).toBe(130);
+      expect(stderr).toContain(`Interrupted (${signal}).`);
       await until(() => !isRunning(pid));
     });
   }

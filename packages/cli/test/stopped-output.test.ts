@@ -42,7 +42,7 @@ describe("a stopped call keeps its output so far", () => {
     expect(textOf(result)).toContain("started");
     expect(textOf(result)).not.toContain("never");
     expect(textOf(result)).toContain('Tool "bash" aborted.');
-  }, 120_000);
+  });
 
   it("returns what a timed-out bash command printed, with the timed-out code", async () => {
     const harness = await bashHarness({ toolTimeoutMs: 8_000 });
@@ -55,5 +55,5 @@ describe("a stopped call keeps its output so far", () => {
     expect(textOf(result)).toContain("started");
     expect(textOf(result)).not.toContain("never");
     expect(textOf(result)).toContain('Tool "bash" timed out after 8000 ms.');
-  }, 120_000);
+  });
 });

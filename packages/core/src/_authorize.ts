@@ -3,7 +3,8 @@ import { nameOf } from "./_prepare.js";
 import { redactArgs, redactText } from "./_redact.js";
 import { toolError } from "./results.js";
 import type { PipelineScope } from "./_scope.js";
-import { TapError } from "./_taps.js";
+import { isThenable, TapError } from "./_taps.js";
+import { runHook } from "./hooks/base.js";
 import type { AgentToolResult, ApprovalAnswer, ApprovalOutcome, PolicyDecision, ToolAccess, ToolCallContext, ToolDecision } from "./types/index.js";
 
 /*
@@ -16,39 +17,65 @@ import type { AgentToolResult, ApprovalAnswer, ApprovalOutcome, PolicyDecision, 
 export interface Authorization {
   refusal?: AgentToolResult;
   approval?: ApprovalOutcome;
+  /** The answer that let the call through (an allow, or the ask someone approved); absent when no tap answered. */
+  decision?: ToolDecision;
 }
+
+const NOTHING: Authorization = Object.freeze({});
 
 /**
  * Authorizes a call (or, with `followUp`, more of a running call: `ctx.access` is then what it
- * asks about). Never rejects: a tap that throws refuses the call (fail closed).
+ * asks about). Never rejects: a tap that throws refuses the call (fail closed). The answer comes at
+ * once when no tap made a promise.
  */
-export async function authorize(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, followUp?: ToolAccess): Promise<Authorization> {
+export function authorize(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, followUp?: ToolAccess): Authorization | Promise<Authorization> {
   const hook = scope.hooks.beforeToolCall;
   // With no tap nothing is decided, and nothing is told.
-  if (hook.taps.length === 0 && hook.interceptors.length === 0) return {};
-  let decided: ToolDecision | undefined;
+  if (hook.taps.length === 0 && hook.interceptors.length === 0) return NOTHING;
+  let decided: ToolDecision | undefined | Promise<ToolDecision | undefined>;
   try {
-    decided = await hook.promise(ctx, signal);
+    decided = runHook(hook, ctx, signal);
   } catch (error) {
-    const by = error instanceof TapError ? error.tapName : "beforeToolCall";
-    const text = `Blocked: the check before "${nameOf(ctx.toolCall)}" failed, so the call was refused. ${messageOf(error)}`;
-    tell(scope, ctx, { decision: "deny", by, reason: text }, followUp);
-    return { refusal: toolError(ErrorCode.POLICY_FAILED, text, { blockedBy: by }) };
+    return failed(scope, ctx, error, followUp);
   }
+  if (!isThenable(decided)) return decide(scope, ctx, decided, signal, followUp);
+  return decided.then(
+    (answer) => decide(scope, ctx, answer, signal, followUp),
+    (error: unknown) => failed(scope, ctx, error, followUp),
+  );
+}
+
+/** A tap threw: the call is refused, naming it. */
+function failed(scope: PipelineScope, ctx: ToolCallContext, error: unknown, followUp: ToolAccess | undefined): Authorization {
+  const by = error instanceof TapError ? error.tapName : "beforeToolCall";
+  const text = `Blocked: the check before "${nameOf(ctx.toolCall)}" failed, so the call was refused. ${messageOf(error)}`;
+  tell(scope, ctx, { decision: "deny", by, reason: text }, followUp);
+  return { refusal: toolError(ErrorCode.POLICY_FAILED, text, { blockedBy: by }) };
+}
+
+/** What the decision makes of the call: nothing (go on), a refusal, or an ask of `approve`. */
+function decide(
+  scope: PipelineScope,
+  ctx: ToolCallContext,
+  decided: ToolDecision | undefined,
+  signal: AbortSignal,
+  followUp: ToolAccess | undefined,
+): Authorization | Promise<Authorization> {
   // Told only when a tap answered: a harness whose taps say nothing pays nothing for the event.
-  if (decided === undefined) return {};
+  if (decided === undefined) return NOTHING;
   if ("allow" in decided) {
     tell(scope, ctx, { decision: "allow", by: decided.allowedBy, reason: decided.reason, details: decided.details }, followUp);
-    return {};
+    return { decision: decided };
   }
   if ("block" in decided) {
     const { blockedBy, reason, details } = decided;
     tell(scope, ctx, { decision: "deny", by: blockedBy, reason, details }, followUp);
     return { refusal: toolError(ErrorCode.BLOCKED, `Blocked by ${blockedBy}: ${reason}`, { ...details, blockedBy, reason }) };
   }
-  const approval = await ask(scope, ctx, decided, signal);
-  tell(scope, ctx, { decision: approval.approved ? "allow" : "ask", by: decided.askedBy, reason: decided.reason, details: decided.details, approval }, followUp);
-  return approval.approved ? { approval } : { approval, refusal: notApproved(ctx, decided, approval) };
+  return ask(scope, ctx, decided, signal).then((approval) => {
+    tell(scope, ctx, { decision: approval.approved ? "allow" : "ask", by: decided.askedBy, reason: decided.reason, details: decided.details, approval }, followUp);
+    return approval.approved ? { approval, decision: decided } : { approval, refusal: notApproved(ctx, decided, approval) };
+  });
 }
 
 /** Asks the `approve` hook; what became of the ask. */

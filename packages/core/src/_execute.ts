@@ -1,5 +1,5 @@
 import { ErrorCode, describeError, messageOf } from "./errors.js";
-import { authorize } from "./_authorize.js";
+import { type Authorization, authorize } from "./_authorize.js";
 import { nameOf } from "./_prepare.js";
 import { preview } from "./preview.js";
 import { redactArgs, redactUpdate } from "./_redact.js";
@@ -15,26 +15,46 @@ import type {
   ExecuteToolCallContext,
   ToolAccess,
   ToolCallContext,
+  ToolDecision,
   ToolExecution,
 } from "./types/index.js";
 
-/** Stage execute: an `executeToolCall` tap stands in for the tool, or the tool runs. */
-export async function execute(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, approval: ApprovalOutcome | undefined): Promise<AgentToolResult> {
+/**
+ * Stage execute: an `executeToolCall` tap stands in for the tool, or the tool runs. Resolves to
+ * the result checked, or to the error result of what it threw; never rejects. (The awaits stay in
+ * one async function with the pipeline's: each async frame per call costs a promise and a turn.)
+ */
+export async function execute(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, authorization: Authorization): Promise<AgentToolResult> {
+  try {
+    return checked(ctx.toolCall.name, await started(scope, ctx, signal, authorization));
+  } catch (error) {
+    return executionFailed(ctx, signal, error);
+  }
+}
+
+/** The tool's (or a stand-in's) answer, as it comes: a promise, or a throw. */
+export function started(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, authorization: Authorization): Promise<unknown> {
   const { toolCall: call, tool } = ctx;
   const hook = scope.hooks.executeToolCall;
-  const execution = new CallExecution(scope, ctx, signal, approval);
-  let result: unknown;
-  try {
-    if (hook.taps.length > 0) {
-      (ctx as ExecuteToolCallContext).execution = execution;
-      result = await hook.promise(ctx as ExecuteToolCallContext, signal);
-    }
-    result ??= await tool.execute(call.id, ctx.args, signal, execution.onUpdate, ctx.context, execution);
-  } catch (error) {
-    if (signal.aborted) return stoppedResult(nameOf(call), stopReasonOf(signal), partialResultOf(error));
-    return toolError(ErrorCode.TOOL_FAILED, `Tool "${nameOf(call)}" failed: ${failure(error)}`, { error: messageOf(error) });
-  }
-  return checkedResult(result) ?? toolError(ErrorCode.INVALID_RESULT, `Tool "${nameOf(call)}" returned ${preview(result, 200)}, not a result with a content array of text and image blocks; this is a bug in the tool.`);
+  const execution = new CallExecution(scope, ctx, signal, authorization);
+  if (hook.taps.length === 0) return tool.execute(call.id, ctx.args, signal, execution.onUpdate, ctx.context, execution);
+  (ctx as ExecuteToolCallContext).execution = execution;
+  return hook.promise(ctx as ExecuteToolCallContext, signal).then((standIn) => standIn ?? tool.execute(call.id, ctx.args, signal, execution.onUpdate, ctx.context, execution));
+}
+
+/** What a call that threw gets: its output so far when it was stopped, else the error. */
+export function executionFailed(ctx: ToolCallContext, signal: AbortSignal, error: unknown): AgentToolResult {
+  const call = ctx.toolCall;
+  if (signal.aborted) return stoppedResult(nameOf(call), stopReasonOf(signal), partialResultOf(error));
+  return toolError(ErrorCode.TOOL_FAILED, `Tool "${nameOf(call)}" failed: ${failure(error)}`, { error: messageOf(error) });
+}
+
+/** A result as the tool gave it, checked (and copied); an error result when it is not one. */
+export function checked(name: string, result: unknown): AgentToolResult {
+  return (
+    checkedResult(result) ??
+    toolError(ErrorCode.INVALID_RESULT, `Tool "${name.length > 200 ? `${name.slice(0, 200)}…` : name}" returned ${preview(result, 200)}, not a result with a content array of text and image blocks; this is a bug in the tool.`)
+  );
 }
 
 /** A running call's channels to the pipeline (see `ToolExecution`). */
@@ -42,20 +62,23 @@ class CallExecution implements ToolExecution {
   readonly toolCallId: string;
   readonly onUpdate: AgentToolUpdateCallback;
   readonly approval?: ApprovalOutcome;
+  readonly decision?: ToolDecision;
   readonly #scope: PipelineScope;
   readonly #ctx: ToolCallContext;
   readonly #signal: AbortSignal;
 
-  constructor(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, approval: ApprovalOutcome | undefined) {
+  constructor(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, { approval, decision }: Authorization) {
     this.toolCallId = ctx.toolCall.id;
     this.onUpdate = updates(scope, ctx, signal);
     if (approval) this.approval = approval;
+    if (decision) this.decision = decision;
     this.#scope = scope;
     this.#ctx = ctx;
     this.#signal = signal;
   }
 
   async authorize(access: ToolAccess, signal: AbortSignal = this.#signal): Promise<AuthorizeOutcome> {
+    // The authorize stage answers at once or with a promise; either is awaited here.
     if (this.#signal.aborted || signal.aborted) return { allowed: false, code: ErrorCode.ABORTED, reason: `the call of "${nameOf(this.#ctx.toolCall)}" was stopped` };
     const { refusal, approval } = await authorize(this.#scope, { ...this.#ctx, access }, signal, access);
     if (!refusal) return { allowed: true, ...(approval && { approval }) };

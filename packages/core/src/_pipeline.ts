@@ -1,6 +1,6 @@
 import { ErrorCode, messageOf } from "./errors.js";
 import { authorize } from "./_authorize.js";
-import { execute } from "./_execute.js";
+import { checked, executionFailed, started } from "./_execute.js";
 import { finalize } from "./_finalize.js";
 import { nameOf, prepare, resolveTool } from "./_prepare.js";
 import { toolError } from "./results.js";
@@ -22,21 +22,31 @@ import type { AgentToolResult, AnyAgentTool, PreparedToolCall, ToolCall, ToolCal
  * redaction wrap the whole call (_schedule.ts). No stage rejects: every failure is a result.
  */
 
-/** Stages prepare to finalize of one call. Never rejects. */
+/**
+ * Stages prepare to finalize of one call. Never rejects. A stage answers at once where no tap (nor
+ * the tool) made a promise, and only such a promise is awaited: one async frame per call.
+ */
 export async function runCall(scope: PipelineScope, call: ToolCall, tool: AnyAgentTool, signal: AbortSignal): Promise<AgentToolResult> {
   const ctx: ToolCallContext = { toolCall: call, tool, args: call.arguments, context: scope.toolContext };
   try {
     const prepared = prepare(scope, ctx);
     const ended = isThenable(prepared) ? await prepared : prepared;
     if (ended) return ended;
-    const { refusal, approval } = await authorize(scope, ctx, signal);
-    if (refusal) return refusal;
-    return await finalize(scope, ctx, await execute(scope, ctx, signal, approval), signal);
+    const authorizing = authorize(scope, ctx, signal);
+    const authorization = isThenable(authorizing) ? await authorizing : authorizing;
+    if (authorization.refusal) return authorization.refusal;
+    let result: AgentToolResult;
+    try {
+      result = checked(call.name, await started(scope, ctx, signal, authorization));
+    } catch (error) {
+      result = executionFailed(ctx, signal, error);
+    }
+    const finalized = finalize(scope, ctx, result, signal);
+    return isThenable(finalized) ? await finalized : finalized;
   } catch (error) {
     return toolError(ErrorCode.INTERNAL, `toolhost failed on the call of "${nameOf(call)}" (a bug of toolhost): ${messageOf(error)}`);
   }
 }
-
 
 /**
  * Stages resolve and prepare of one call, without asking anyone or running it: what a policy's

@@ -29,7 +29,7 @@ export function resolveTool(scope: PipelineScope, call: ToolCall): AnyAgentTool 
   const hook = scope.hooks.resolveTool;
   try {
     const only = onlyTap(hook);
-    const found = only ? callTap(only, call) : hook.promise(call);
+    const found = only ? callTap(only, [call]) : hook.promise(call);
     if (!isThenable(found)) return toolOf(scope, call, found);
     return Promise.resolve(found).then(
       (tool) => toolOf(scope, call, tool),
@@ -85,7 +85,7 @@ function prepareArguments(scope: PipelineScope, ctx: ToolCallContext): Ended | P
   // The call's context is the taps' PrepareContext too: it has the call, the tool and the tool context.
   try {
     const only = onlyTap(hook);
-    const args = only ? callTap(only, call.arguments, ctx) : hook.promise(call.arguments, ctx);
+    const args = only ? callTap(only, [call.arguments, ctx]) : hook.promise(call.arguments, ctx);
     const fallback = only ? call.arguments : undefined;
     if (!isThenable(args)) {
       ctx.args = args ?? fallback;
@@ -124,7 +124,7 @@ function validate(scope: PipelineScope, ctx: ToolCallContext): Ended | Promise<E
   const hook = scope.hooks.validateArguments;
   try {
     const only = onlyTap(hook);
-    const found = only ? callTap(only, ctx.args, ctx) : hook.promise(ctx.args, ctx);
+    const found = only ? callTap(only, [ctx.args, ctx]) : hook.promise(ctx.args, ctx);
     if (!isThenable(found)) return problemsResult(ctx, found as ValidationProblem[] | undefined);
     return Promise.resolve(found).then(
       (problems) => problemsResult(ctx, problems as ValidationProblem[] | undefined),
@@ -151,7 +151,8 @@ async function declareAccess(scope: PipelineScope, ctx: ToolCallContext): Promis
     if (access) ctx.access = access;
     return undefined;
   } catch (error) {
-    if (error instanceof ToolhostError) return toolError(error.code, messageOf(error));
+    // The tool refused the call before anything ran: a refusal, as the policy's are (`refused`).
+    if (error instanceof ToolhostError) return toolError(error.code, messageOf(error), { ...snapshot(error.details ?? {}, ARGUMENT_LIMITS) as object, refused: true });
     const text = `Could not tell what "${nameOf(ctx.toolCall)}" would touch, so the call was refused: ${messageOf(error)}`;
     return toolError(ErrorCode.ACCESS_FAILED, text);
   }

@@ -5,7 +5,9 @@ import { nameOf, resolveTool } from "./_prepare.js";
 import type { PipelineScope } from "./_scope.js";
 import { redactArgs, redactResult, redactText } from "./_redact.js";
 import { resultCode, toolError } from "./results.js";
-import { BatchAbort, StopReason, stoppedResult, timeoutReason } from "./_stop.js";
+import { Deadlines } from "./_deadline.js";
+import { BatchAbort, StopReason, stoppedResult } from "./_stop.js";
+import { isThenable } from "./_taps.js";
 import type { AgentToolResult, AnyAgentTool, ExecuteToolCallsOptions, ToolCall, ToolResultMessage } from "./types/index.js";
 
 /*
@@ -38,6 +40,8 @@ interface Batch {
   abort: BatchAbort;
   timeoutMs: number | undefined;
   graceMs: number;
+  /** The deadlines of its calls, made with the first call that has a time-out. */
+  deadlines?: Deadlines;
 }
 
 export async function runBatch(harness: Harness, calls: unknown, options: ExecuteToolCallsOptions): Promise<ToolResultMessage[]> {
@@ -166,8 +170,13 @@ function begin(batch: Batch, index: number): void {
   const entry = batch.entries[index] as Entry;
   const { call } = entry;
   const name = (entry.name = entry.tool ? call.name : redactText(redact, call.name));
+  // Redacting the arguments is a copy of them: made only when someone listens.
+  if (!harness.hooks.event.isUsed()) {
+    entry.started = 0;
+    return;
+  }
   harness.emit({ type: "tool_execution_start", toolCallId: call.id, toolName: name, args: redactArgs(redact, call.arguments) });
-  entry.started = harness.hooks.event.isUsed() ? performance.now() : 0;
+  entry.started = performance.now();
 }
 
 /** A call's result in, redacted, and its end told; nothing when the batch already answered for it. */
@@ -197,31 +206,20 @@ function isStopped(result: AgentToolResult): boolean {
 /**
  * Runs one call with a time-out: on time-out (or the batch's abort) its signal is aborted and the
  * tool gets `graceMs` to return its output so far, which the caller gets marked as stopped. The
- * kernel waits no longer.
+ * kernel waits no longer. The calls that start in the same millisecond share a deadline.
  */
 async function runTimed(batch: Batch, call: ToolCall, tool: AnyAgentTool): Promise<AgentToolResult> {
-  const { abort, harness } = batch;
-  const timeoutMs = batch.timeoutMs as number;
-  const controller = abort.own();
-  let timer: NodeJS.Timeout | undefined;
-  const stopped = new Promise<StopReason>((resolve) => {
-    abort.stopped?.then(resolve);
-    timer = setTimeout(() => {
-      const reason = timeoutReason(timeoutMs);
-      controller.abort(reason);
-      resolve(reason);
-    }, timeoutMs);
-  });
+  const deadline = (batch.deadlines ??= new Deadlines(batch.abort, batch.timeoutMs as number)).join();
   try {
-    const running = runCall(harness, call, tool, controller.signal);
-    const first = await Promise.race([running, stopped]);
+    const running = runCall(batch.harness, call, tool, deadline.signal);
+    if (!isThenable(running)) return running;
+    const first = await deadline.race(running);
     if (!(first instanceof StopReason)) return first;
     const result = await settledWithin(running, batch.graceMs);
     if (result === undefined) return stoppedResult(nameOf(call), first);
     return isStopped(result) ? result : stoppedResult(nameOf(call), first, result);
   } finally {
-    clearTimeout(timer);
-    abort.release(controller);
+    deadline.leave();
   }
 }
 

@@ -11,11 +11,13 @@ export class StopReason extends ToolhostError {
   constructor(
     code: typeof ErrorCode.ABORTED | typeof ErrorCode.TIMED_OUT,
     message: string,
-    readonly details: Record<string, unknown> = {},
+    details: Record<string, unknown> = {},
     options?: { cause?: unknown },
   ) {
-    super(code, message, options);
+    super(code, message, { ...options, details });
   }
+
+  declare readonly details: Record<string, unknown>;
 }
 
 export function abortReason(cause?: unknown): StopReason {

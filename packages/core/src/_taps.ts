@@ -94,9 +94,10 @@ export function nameThrowingTaps(hook: Interceptable, hookName: string): void {
  * it, one by one, and the pipeline calls a tapable hook's only tap directly; whoever calls names a
  * tap that throws with `named`.
  */
-export function callTap(tap: FullTap, ...args: unknown[]): unknown {
+export function callTap(tap: FullTap, args: readonly unknown[]): unknown {
   const { type, fn } = tap;
-  if (type !== "async") return fn(...args);
+  if (type !== "async") return args.length === 1 ? fn(args[0]) : args.length === 2 ? fn(args[0], args[1]) : args.length === 3 ? fn(args[0], args[1], args[2]) : fn(...args);
+  // A callback tap gets the hook's arguments, then its callback: in place, however many they are.
   return new Promise((resolve, reject) => {
     fn(...args, (error: unknown, answer: unknown) => (error ? reject(error) : resolve(answer)));
   });

@@ -42,10 +42,16 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export class ToolhostError extends Error {
   override name = "ToolhostError";
   readonly code: string;
+  /**
+   * Facts for the result a refusal becomes (`suggestions` for a missing file, the roots a path is
+   * outside of): a tool's `access` that throws a ToolhostError gets them in its result's `details`.
+   */
+  readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: string, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message, options);
     this.code = code;
+    this.details = options?.details;
   }
 }
 

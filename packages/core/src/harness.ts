@@ -3,13 +3,13 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { ErrorCode, ToolhostError, messageOf } from "./errors.js";
 import { Listeners } from "./_listeners.js";
 import { resolvePluginOptions } from "./plugin-options.js";
-import { PLUGIN_API_VERSION, type ToolhostPlugin } from "./plugin.js";
+import { PLUGIN_API_VERSION } from "./plugin-version.js";
 import { preview } from "./preview.js";
 import { runBatch } from "./_schedule.js";
 import { prepareCall } from "./_pipeline.js";
 import { createHarnessHooks, type HarnessHooks } from "./hooks/harness-hooks.js";
 import { nameThrowingTaps } from "./_taps.js";
-import { problemsOf } from "./validate.js";
+import { callProblems } from "./validate.js";
 import type {
   PluginContext,
   PreparedToolCall,
@@ -46,6 +46,18 @@ export type AnyAgentHarness = AgentHarness<any>;
 export type { HarnessHooks } from "./hooks/harness-hooks.js";
 
 const OPTIONS_OWNER = "harness options";
+/**
+ * A plugin as `use` applies it: what `definePlugin` returns (`ToolhostPlugin`), said without naming
+ * the harness's class (the plugin contract names the harness; the harness need not name it back).
+ */
+export interface AppliedPlugin<TOptions extends TSchema = TSchema> {
+  readonly name: string;
+  readonly apiVersion: number;
+  readonly options?: TOptions;
+  // biome-ignore lint: the harness a plugin gets is this one, whatever its tool context.
+  apply(harness: any, options: Static<TOptions>, context: PluginContext): unknown;
+}
+
 /** The context of a plugin applied from code: no config named it. */
 const NO_LAYERS: PluginContext = Object.freeze({ layers: Object.freeze([]) });
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -110,7 +122,7 @@ export class AgentHarness<TContext = unknown> {
       tool.prepareArguments ? tool.prepareArguments(args) : args,
     );
     hooks.validateArguments.tap({ name: "toolhost:schema", stage: HarnessStage.BUILT_IN_FIRST }, (args, { tool }) =>
-      problemsOf(tool.parameters, args),
+      callProblems(tool.parameters, args),
     );
     if (before) hooks.beforeToolCall.tapPromise(OPTIONS_OWNER, (ctx, signal) => Promise.resolve(before(ctx, signal)));
     if (after) {
@@ -184,7 +196,7 @@ export class AgentHarness<TContext = unknown> {
    * and calls `apply` with the tools it registers owned by the plugin's name. `context` says which
    * configs named it (a host that reads configs gives it; from code, none).
    */
-  async use<TOptions extends TSchema>(plugin: ToolhostPlugin<TOptions>, options?: unknown, context: PluginContext = NO_LAYERS): Promise<Static<TOptions>> {
+  async use<TOptions extends TSchema>(plugin: AppliedPlugin<TOptions>, options?: unknown, context: PluginContext = NO_LAYERS): Promise<Static<TOptions>> {
     if (plugin.apiVersion !== PLUGIN_API_VERSION) {
       throw new ToolhostError(
         ErrorCode.INCOMPATIBLE_PLUGIN,

@@ -1,7 +1,6 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Default } from "@sinclair/typebox/value";
 import { ErrorCode, ToolhostError } from "./errors.js";
-import type { ToolhostPlugin } from "./plugin.js";
 import { preview } from "./preview.js";
 import { formatProblems, problemsOnce } from "./validate.js";
 
@@ -10,7 +9,7 @@ import { formatProblems, problemsOnce } from "./validate.js";
  * Takes only the plugin's name and schema, so a tool factory can check its options alike.
  */
 export function resolvePluginOptions<TOptions extends TSchema>(
-  plugin: Pick<ToolhostPlugin<TOptions>, "name" | "options">,
+  plugin: { readonly name: string; readonly options?: TOptions },
   options: unknown,
 ): Static<TOptions> {
   if (!plugin.options) {

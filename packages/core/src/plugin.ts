@@ -1,13 +1,10 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import { ErrorCode, ToolhostError } from "./errors.js";
+import { PLUGIN_API_VERSION } from "./plugin-version.js";
 import type { AgentHarness } from "./harness.js";
 import type { PluginContext } from "./types/index.js";
 
-/**
- * The major version of the plugin API this `@toolhost/core` speaks. A host refuses a plugin made
- * with `definePlugin` of another major, naming both versions.
- */
-export const PLUGIN_API_VERSION = 1;
+export { PLUGIN_API_VERSION };
 
 /** What `definePlugin` takes. */
 export interface PluginDefinition<TOptions extends TSchema = TObject> {

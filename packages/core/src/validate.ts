@@ -93,6 +93,22 @@ export function problemsOnce(schema: TSchema, value: unknown): ValidationProblem
   return problemsOf(schema, value);
 }
 
+const checkedOnce = new WeakSet<TSchema>();
+
+/**
+ * `problemsOf` for the arguments of a tool's calls: the first valid value of a schema is checked by
+ * interpreting it (a process that makes one call, as a hook does, never pays for a compile), and
+ * the schema is compiled from its second check on, so a long-lived host checks each call with the
+ * compiled code. Problems are always the compiled check's.
+ */
+export function callProblems(schema: TSchema, value: unknown): ValidationProblem[] | undefined {
+  if (!compiled.has(schema) && !checkedOnce.has(schema)) {
+    checkedOnce.add(schema);
+    return problemsOnce(schema, value);
+  }
+  return problemsOf(schema, value);
+}
+
 /** One problem a line: `  - /path: message`. */
 export function formatProblems(problems: readonly ValidationProblem[]): string {
   return problems.map((problem) => `  - ${problem.path}: ${problem.message}`).join("\n");

@@ -142,6 +142,34 @@ describe("approve (AnswerHook)", () => {
     expect(seen).toEqual([{ askedBy: "harness options", reason: "always ask", approved: true, answeredBy: "yes", answer: { approved: true, scope: "once" } }]);
     expect(updates).toEqual(["halfway"]);
   });
+
+  it("gives a stand-in the answer that let the call through: an allow, or the approved ask", async () => {
+    const harness = new AgentHarness({ tools: [echo] });
+    harness.hooks.beforeToolCall.tap("rules", (ctx) =>
+      (ctx.args as { n: number }).n > 0 ? { allow: true, details: { rule: "positive" } } : { ask: true, reason: "zero" },
+    );
+    harness.hooks.approve.tap("yes", () => ({ approved: true }));
+    const seen: unknown[] = [];
+    harness.hooks.executeToolCall.tap("stand-in", (ctx) => {
+      seen.push(ctx.execution.decision);
+      return { content: [{ type: "text", text: "stood in" }], details: {} };
+    });
+    await harness.executeToolCalls([
+      { id: "a", name: "echo", arguments: { n: 1 } },
+      { id: "b", name: "echo", arguments: { n: 0 } },
+    ]);
+    expect(seen).toEqual([
+      { allow: true, allowedBy: "rules", details: { rule: "positive" } },
+      { ask: true, askedBy: "rules", reason: "zero" },
+    ]);
+    const bare = new AgentHarness({ tools: [echo] });
+    bare.hooks.executeToolCall.tap("stand-in", (ctx) => {
+      seen.push(ctx.execution.decision);
+      return undefined;
+    });
+    await bare.executeToolCalls([{ id: "c", name: "echo", arguments: { n: 1 } }]);
+    expect(seen[2]).toBeUndefined();
+  });
 });
 
 describe("afterToolCall (MergeHook)", () => {

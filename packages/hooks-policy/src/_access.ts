@@ -1,6 +1,6 @@
 import { basename, dirname, isAbsolute, resolve, sep } from "node:path";
-import type { CommandAccess, NetworkAccess, ToolAccess } from "@toolhost/core";
-import { existingReal, isInside } from "./_paths.js";
+import { type CommandAccess, isInside, type NetworkAccess, type ToolAccess } from "@toolhost/core";
+import { existingReal } from "./_paths.js";
 import type { CompiledRule } from "./_rules.js";
 
 /** Checks the shape of a declaration (it comes from any tool): a malformed one is an error, so the call is denied. */
@@ -19,38 +19,58 @@ export function checkAccess(access: unknown): ToolAccess | undefined {
   list("readTrees", isString, "paths");
   list("commands", (item) => typeof item === "object" && item !== null && typeof (item as CommandAccess).command === "string", "{ command, cwd }");
   list("network", (item) => typeof item === "object" && item !== null && typeof (item as NetworkAccess).url === "string", "{ url, method? }");
-  const confinement = record.confinement as Record<string, unknown> | undefined | null;
-  if (confinement !== undefined) {
-    const shaped =
-      typeof confinement === "object" &&
-      confinement !== null &&
-      Array.isArray(confinement.writable) &&
-      confinement.writable.every(isString) &&
-      (typeof confinement.network === "boolean" || confinement.network === "off" || confinement.network === "proxy" || confinement.network === "host") &&
-      (confinement.hidesDeniedReads === undefined || typeof confinement.hidesDeniedReads === "boolean");
-    if (!shaped) throw new TypeError('the tool\'s access declaration has a "confinement" that is not { writable: paths, network: boolean, hidesDeniedReads?: boolean }');
-  }
+  if (record.confinement !== undefined) checkConfinement(record.confinement);
   return record as ToolAccess;
 }
 
+const NETWORK_MODES = new Set(["off", "proxy", "host"]);
+const ROOTS = new Set(["minimal", "host"]);
+
 /**
- * Whether a call runs confined as a `sandboxed: true` rule means it: a confinement is declared,
- * the network is off, and every folder it can write is inside the workspace, as written and as the
- * system resolves it (symlinks). Anything else gets no trust.
+ * The shape of core's `ToolConfinement` (its first version, `{ writable, network: boolean,
+ * hidesDeniedReads? }`, and the second, with `root`, `readable`, `network` modes, `destinations`
+ * and `limits`): a known field of another type is malformed (the call is denied); a field the
+ * policy does not know is not (the confinement then gets no trust).
  */
-export function runsConfined(access: ToolAccess | undefined, workspace: string): boolean {
-  const confinement = access?.confinement;
-  // Core's confinement v2 names the network's mode; false is the first version's "off".
-  if (!confinement || (confinement.network !== false && confinement.network !== "off")) return false;
+function checkConfinement(value: unknown): void {
+  const confinement = value as Record<string, unknown> | null;
+  const strings = (field: unknown, optional: boolean) => (optional && field === undefined) || (Array.isArray(field) && field.every((item) => typeof item === "string"));
+  const shaped =
+    typeof confinement === "object" &&
+    confinement !== null &&
+    !Array.isArray(confinement) &&
+    strings(confinement.writable, false) &&
+    (typeof confinement.network === "boolean" || NETWORK_MODES.has(confinement.network as string)) &&
+    (confinement.hidesDeniedReads === undefined || typeof confinement.hidesDeniedReads === "boolean") &&
+    (confinement.root === undefined || ROOTS.has(confinement.root as string)) &&
+    strings(confinement.readable, true) &&
+    strings(confinement.destinations, true) &&
+    (confinement.limits === undefined || limitsShaped(confinement.limits));
+  if (!shaped) {
+    throw new TypeError(
+      'the tool\'s access declaration has a "confinement" that is not { writable: paths, network: boolean, hidesDeniedReads?: boolean } (or, in its second version, { root?: "minimal" | "host", writable, readable?, network: "off" | "proxy" | "host", destinations?, limits?, hidesDeniedReads? })',
+    );
+  }
+}
+
+function limitsShaped(limits: unknown): boolean {
+  if (typeof limits !== "object" || limits === null || Array.isArray(limits)) return false;
+  return Object.values(limits).every((each) => each === undefined || (typeof each === "number" && Number.isFinite(each) && each >= 0));
+}
+
+/**
+ * Whether a call's confinement keeps its writes in the workspace: every folder it can write is an
+ * absolute path inside the workspace, as written and as the system resolves it (symlinks).
+ */
+export function writesInside(writable: readonly string[], workspace: string): boolean {
   const lexical = resolve(workspace);
   const real = existingReal(lexical) ?? lexical;
-  return confinement.writable.every((path) => {
+  return writable.every((path) => {
     if (typeof path !== "string" || path.includes("\0") || !isAbsolute(path)) return false;
     const where = resolve(path);
     return (isInside(where, lexical) || isInside(where, real)) && isInside(realThroughAncestors(where), real);
   });
 }
-
 
 /** Where a path leads: its real path, or its nearest existing ancestor's real path with the rest appended. */
 function realThroughAncestors(path: string): string {
@@ -69,7 +89,7 @@ function realThroughAncestors(path: string): string {
 /** What a rule judges that the call does not declare (`"commands"`), or undefined when it declares it. */
 export function undeclared(rule: CompiledRule, access: ToolAccess | undefined): string | undefined {
   const has = (list: unknown[] | undefined) => (list?.length ?? 0) > 0;
-  if (rule.command || rule.inline) return has(access?.commands) ? undefined : "the commands";
+  if (rule.command || rule.inline || rule.kinds) return has(access?.commands) ? undefined : "the commands";
   if (rule.path) return has(access?.commands) || has(access?.reads) || has(access?.writes) || has(access?.readTrees) ? undefined : "the paths";
   return has(access?.network) ? undefined : "the network destinations";
 }

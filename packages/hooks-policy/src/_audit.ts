@@ -1,20 +1,8 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import type { PolicyExplanation } from "./_policy.js";
-
-/** One line of the audit log. */
-export interface AuditEntry {
-  /** ISO 8601. */
-  time: string;
-  tool: string;
-  /** sha256 (hex) of the arguments as canonical JSON (keys sorted), so a call can be matched without storing it. */
-  argsDigest: string;
-  decision: PolicyExplanation["decision"];
-  rules: string[];
-  /** Why, with secrets masked by the `redact` hook. */
-  reason: string;
-}
+import type { PolicyExplanation } from "@toolhost/core";
+import type { AuditEntry } from "./audit-entry.js";
 
 /** Appends one JSON line per decision, in the order the decisions were made. */
 export class AuditLog {

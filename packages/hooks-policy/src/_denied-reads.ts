@@ -1,8 +1,8 @@
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { type DeniedReads, ToolhostError } from "@toolhost/core";
+import { type DeniedReads, isInside, ToolhostError } from "@toolhost/core";
 import picomatch from "picomatch";
-import { globsOf, isInside, type PathAnchors } from "./_paths.js";
+import { globsOf, type PathAnchors } from "./_paths.js";
 import { MAX_WALK_DEPTH, MAX_WALK_ENTRIES, TreeGuard } from "./_protected.js";
 import { type CompiledRule, isWhole } from "./_rules.js";
 
@@ -47,6 +47,8 @@ export function readCovers(rules: readonly CompiledRule[], anchors: PathAnchors)
       continue;
     }
     for (const glob of globsOf(pattern, anchors)) {
+      // A sandbox mounts a /proc of its own processes (and its own /dev): what a pattern names there is theirs.
+      if (/^\/(proc|dev)\//.test(glob)) continue;
       const cover = coverOf(pattern, glob);
       if (cover) covers.push(cover);
       else if (!unbounded.includes(pattern)) unbounded.push(pattern);

@@ -1,48 +1,21 @@
-import type { PolicyExplanation as CorePolicyExplanation } from "@toolhost/core";
-import type { Decision } from "./_schema.js";
+import type { PolicyExplanation, PolicyPart } from "@toolhost/core";
+import type { Decision } from "./options.js";
 
-/**
- * What was judged in a call: a simple command, a file written or read, a tree read recursively,
- * a network destination, named arguments, the call as a whole.
+/*
+ * How the parts of a call get their decisions from the rules that matched them (by layer), and
+ * how the call's decision and one-line reason come from its parts. The types are core's
+ * (`PolicyPart`, `PolicyMatch`, `PolicyExplanation`): what every reader of a decision sees.
  */
-export type PartKind = "command" | "write" | "read" | "tree" | "network" | "args" | "call";
-
-/** A rule that matched a part, and what it said about it. */
-export interface MatchedRule {
-  id: string;
-  decision: Decision;
-  reason?: string;
-}
-
-/** One judged piece of a call. */
-export interface PolicyPart {
-  kind: PartKind;
-  /** The simple command, the normalized path, `GET https://…`, `url=https://…`, or the tool's name. */
-  subject: string;
-  decision: Decision;
-  matched: MatchedRule[];
-  /** Why the decision is what it is when no rule says it (`default (no rule matched)`, `command name known only at run time`). */
-  note?: string;
-}
-
-/** The decision on a call, with every part and the rules that matched it (core's `PolicyExplanation`, with typed parts). */
-export interface PolicyExplanation extends CorePolicyExplanation {
-  decision: Decision;
-  parts: PolicyPart[];
-}
 
 const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 export function worst(a: Decision, b: Decision): Decision {
   return SEVERITY[a] >= SEVERITY[b] ? a : b;
 }
 
-
 export function clip(text: string, size: number): string {
   const flat = text.replace(/\s+/g, " ");
   return flat.length > size ? `${flat.slice(0, size - 3)}...` : flat;
 }
-
-
 
 /** Where a rule stands: its layer's place in `extends` order (the config's own rules last) and whether that layer is locked. */
 export interface Layering {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { checkValue, closestName, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
-import { DecisionSchema, type PolicyLayer, type PolicyOptions, RuleSchema } from "./_schema.js";
+import { DecisionSchema, type PolicyLayer, type PolicyOptions, ProgramsSchema, RuleSchema } from "./options.js";
 import { PRESETS } from "./presets.js";
 
 /** What a policy package or file holds: its rules, and what it extends (resolved from where it is). */
@@ -10,6 +10,7 @@ export const PolicyFileSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1 })),
     rules: Type.Array(RuleSchema),
+    programs: Type.Optional(ProgramsSchema),
     default: Type.Optional(DecisionSchema),
     extends: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     locked: Type.Optional(Type.Boolean()),
@@ -59,6 +60,7 @@ function resolveEntry(entry: string, from: string, chain: string[], locked: bool
   const own: SourcedLayer = { name, rules: policy.rules, source: file };
   if (manifest) own.manifest = manifest;
   if (policy.default) own.default = policy.default;
+  if (policy.programs) own.programs = policy.programs;
   if (lock) own.locked = true;
   return [...inner, own];
 }

@@ -25,7 +25,8 @@ export function lazyGlob(glob: string, { nocase = false } = {}): (text: string) 
   let matcher: ((text: string) => boolean) | undefined;
   return (text) => {
     const folded = fold(text);
-    if (ending !== undefined && !folded.endsWith(ending)) return false;
+    // picomatch lets a path end with a slash (`x.env/`), so an ending may be followed by one.
+    if (ending !== undefined && !folded.endsWith(ending) && !folded.endsWith(`${ending}/`)) return false;
     if (words.some((word) => !folded.includes(word))) return false;
     matcher ??= picomatch(glob, options);
     return matcher(text);

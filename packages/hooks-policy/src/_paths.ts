@@ -25,6 +25,9 @@ export function normalizePath(input: string, cwd: string, tilde = true): Normali
     path = homedir() + (slash === -1 ? "" : path.slice(slash));
   }
   if (path === "") return { ok: false, reason: "the path is empty", deny: false };
+  const aliased = procAlias(resolve(cwd, path), cwd);
+  if (aliased === undefined) return { ok: false, reason: `${path} reaches a file through another process's folder or a descriptor, known only at run time`, deny: false };
+  if (aliased !== resolve(cwd, path)) return normalizePath(aliased, cwd, false);
   const lexical = resolve(cwd, path);
   const hasDotDot = path.split("/").includes("..");
   return { ok: true, lexical, real: hasDotDot ? walkReal(isAbsolute(path) ? path : `${cwd}${sep}${path}`) : recentRealOf(lexical) };
@@ -220,7 +223,20 @@ export function existingReal(path: string): string | undefined {
   return real;
 }
 
-/** Whether `path` is `folder` or lies under it (both absolute and normalized). */
-export function isInside(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
+/**
+ * A path through `/proc` to another place, as the command's process would see it:
+ * `/proc/self/root/etc/shadow` is `/etc/shadow`, `/proc/self/cwd/.env` is `.env` in `cwd`, the
+ * path itself when it goes through no such folder, undefined when where it leads is known only at
+ * run time (another process's `cwd`, a file descriptor).
+ */
+export function procAlias(path: string, cwd: string): string | undefined {
+  const match = /^\/proc\/(self|thread-self|\d+)(?:\/task\/\d+)?\/(root|cwd|fd\/\d+)(\/.*)?$/.exec(path);
+  if (!match) {
+    const descriptor = /^\/dev\/fd\/(\d+)(\/.*)?$/.exec(path);
+    return descriptor && Number(descriptor[1]) > 2 ? undefined : path;
+  }
+  const [, process, through, rest = ""] = match;
+  if (through === "root") return rest === "" ? "/" : resolve("/", rest.slice(1));
+  if (through === "cwd" && (process === "self" || process === "thread-self")) return resolve(cwd, rest.slice(1) || ".");
+  return undefined;
 }

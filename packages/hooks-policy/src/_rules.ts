@@ -1,10 +1,10 @@
-import { ErrorCode, messageOf, ToolhostError } from "@toolhost/core";
+import { ErrorCode, messageOf, type PolicyMatch, ToolhostError } from "@toolhost/core";
 import picomatch from "picomatch";
 import { CommandPattern, type Match } from "./_command-pattern.js";
-import type { MatchedRule } from "./_explanation.js";
 import { toolMatcher, wordGlob } from "./_glob.js";
 import { compilePathPattern, type PathAnchors } from "./_paths.js";
-import type { Decision, PolicyRule } from "./_schema.js";
+import { kindNames, parseKind } from "./inventory/_kinds.js";
+import type { Decision, PolicyRule } from "./options.js";
 
 /** A rule made ready to match: its matcher compiled, its id and place known. */
 export interface CompiledRule {
@@ -20,14 +20,18 @@ export interface CompiledRule {
   url: RegExp | undefined;
   host: RegExp | undefined;
   inline: boolean;
+  /** The kinds and roles of program it matches (`kind`). */
+  kinds: readonly string[] | undefined;
   args: Array<[string, ArgMatcher]> | undefined;
   /** true: only calls that run confined; false: only the others; undefined: every call. */
   sandboxed: boolean | undefined;
+  /** true: only in a trusted workspace; false: only in one that is not; undefined: either. */
+  trusted: boolean | undefined;
 }
 
 export type ArgMatcher = (value: unknown) => Match;
 
-export const MATCHERS = ["command", "path", "url", "host", "inline", "args"] as const;
+export const MATCHERS = ["command", "path", "url", "host", "inline", "kind", "args"] as const;
 
 /** Compiles one rule; throws a `ToolhostError` that names the rule when it is invalid. */
 export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, where: string): CompiledRule {
@@ -40,6 +44,14 @@ export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, 
   }
   if (rule.command !== undefined && rule.command.trim() === "") {
     throw new ToolhostError(ErrorCode.INVALID_PLUGIN_OPTIONS, `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: "command" is empty; write "*" for every command.`);
+  }
+  const kinds = rule.kind === undefined ? undefined : [rule.kind].flat();
+  const unknownKind = kinds?.find((name) => !kindNames().includes(name) && parseKind(name) === undefined);
+  if (unknownKind !== undefined) {
+    throw new ToolhostError(
+      ErrorCode.INVALID_PLUGIN_OPTIONS,
+      `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: "${unknownKind}" is not a kind of program. A kind is one of ${kindNames().join(", ")}, or kind:role (network:uploader); see "The program inventory" in the package README.`,
+    );
   }
   let path: CompiledRule["path"];
   try {
@@ -62,8 +74,10 @@ export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, 
     url: rule.url === undefined ? undefined : urlGlob(rule.url),
     host: rule.host === undefined ? undefined : wordGlob(rule.host.toLowerCase()),
     inline: rule.inline === true,
+    kinds,
     args: rule.args === undefined ? undefined : Object.entries(rule.args).map(([field, expected]) => [field, argMatcher(expected)]),
     sandboxed: rule.sandboxed,
+    trusted: rule.trusted,
   };
 }
 
@@ -92,9 +106,9 @@ function argMatcher(expected: string | number | boolean): ArgMatcher {
 
 export const isWhole = (rule: CompiledRule): boolean => MATCHERS.every((key) => rule.rule[key] === undefined);
 
-/** Whether a rule applies to a call, by its `sandboxed` condition. */
-export const appliesTo = (rule: CompiledRule, confined: boolean): boolean => rule.sandboxed === undefined || rule.sandboxed === confined;
-
+/** Whether a rule applies to a call, by its `sandboxed` condition (and its `trusted` one, when the workspace's trust is given). */
+export const appliesTo = (rule: CompiledRule, confined: boolean, trusted?: boolean): boolean =>
+  (rule.sandboxed === undefined || rule.sandboxed === confined) && (trusted === undefined || rule.trusted === undefined || rule.trusted === trusted);
 
 /** Whether a rule names the tool itself (`bash`, `mcp_*`), not every tool (`*`) nor only a kind of access. */
 export function namesTool(rule: CompiledRule, tool: string): boolean {
@@ -102,8 +116,26 @@ export function namesTool(rule: CompiledRule, tool: string): boolean {
   return globs.some((glob) => !/^\*+$/.test(glob) && toolMatcher(glob)(tool));
 }
 
-
-
-export function matchOf(rule: CompiledRule, decision: Decision): MatchedRule {
+export function matchOf(rule: CompiledRule, decision: Decision): PolicyMatch {
   return rule.reason === undefined ? { id: rule.id, decision } : { id: rule.id, decision, reason: rule.reason };
+}
+
+/** A rule's matcher as written: `"rm -rf *"`, `path "~/.ssh/**"`, `every call of bash`. */
+export function matcherText(rule: PolicyRule): string {
+  let text = ownMatcherText(rule);
+  if (rule.sandboxed !== undefined) text = `${text} ${rule.sandboxed ? "when sandboxed" : "when not sandboxed"}`;
+  if (rule.trusted !== undefined) text = `${text} ${rule.trusted ? "in a trusted workspace" : "in a workspace not trusted"}`;
+  return text;
+}
+
+function ownMatcherText(rule: PolicyRule): string {
+  if (rule.command !== undefined) return JSON.stringify(rule.command);
+  if (rule.path !== undefined) return `path ${JSON.stringify(rule.path)}`;
+  if (rule.url !== undefined) return `url ${JSON.stringify(rule.url)}`;
+  if (rule.host !== undefined) return `host ${JSON.stringify(rule.host)}`;
+  if (rule.inline) return "inline programs";
+  if (rule.kind !== undefined) return `programs of kind ${[rule.kind].flat().join(", ")}`;
+  if (rule.args !== undefined) return `args ${JSON.stringify(rule.args)}`;
+  const tools = rule.tool === undefined ? "every tool" : [rule.tool].flat().join(", ");
+  return `every call of ${tools}`;
 }

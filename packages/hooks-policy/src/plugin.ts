@@ -1,10 +1,13 @@
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { type AgentHarness, type AgentToolResult, definePlugin, messageOf, type PolicyService } from "@toolhost/core";
+import { type AgentHarness, type BeforeToolCallResult, definePlugin, messageOf, type PluginContext, type ToolCallContext } from "@toolhost/core";
+import { policyDetails } from "./_asking.js";
 import { AuditLog } from "./_audit.js";
-import { askingParts, compilePolicy, matcherText, type Policy, type PolicyExplanation } from "./_policy.js";
-import { Redactor } from "./_redact.js";
-import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./_schema.js";
+import { policyService } from "./_service.js";
+import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema } from "./options.js";
+import { compilePolicy } from "./policy.js";
+import { Redactor } from "./redaction.js";
+import type { Policy } from "./types.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -24,106 +27,59 @@ const plugin = definePlugin({
   name: PLUGIN_NAME,
   version,
   options: PolicyOptionsSchema,
-  apply(harness: AgentHarness, options: PolicyOptions) {
-    const policy = compilePolicy(options, { cwd: harness.cwd, workspace: harness.workspace });
-    const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true, {
-      names: options.redactEnv ?? DEFAULT_REDACT_ENV,
-    });
+  apply(harness: AgentHarness, options: PolicyOptions, context: PluginContext) {
+    const policy = compilePolicy(options, { cwd: harness.cwd, workspace: harness.workspace, trustedWorkspace: trustedWorkspace(context) });
+    const redactor = new Redactor(options.redact ?? [], options.redactBuiltins ?? true, { names: options.redactEnv ?? DEFAULT_REDACT_ENV });
+    harness.provideService(POLICY_SERVICE, policyService(harness, policy));
     // The audit log is an outward channel too: its reasons quote commands, so they pass through
     // the same redaction as everything else (every tap of `redact`, not only this plugin's).
-    const audit = options.audit
-      ? new AuditLog(resolve(harness.workspace, options.audit), (text) => harness.hooks.redact.call(text))
-      : undefined;
-
-    const service: PolicyService = {
-      async explain(request) {
-        try {
-          if (typeof request !== "object" || request === null || typeof request.tool !== "string") {
-            throw new TypeError("explain takes { tool: string, args, cwd?, access? }");
-          }
-          const cwd = typeof request.cwd === "string" ? resolve(harness.cwd, request.cwd) : harness.cwd;
-          if (request.access !== undefined || !harness.getTool(request.tool)) {
-            return policy.decide({ tool: request.tool, args: request.args, cwd, ...(request.access && { access: request.access }) });
-          }
-          // A call of this harness's tool is judged as the pipeline would: on the arguments after the
-          // tool's prepareArguments and the taps (another spelling, a prefix), with their access.
-          const prepared = await harness.prepareCall({ id: "explain", name: request.tool, arguments: request.args });
-          if (!prepared.ok) return denied(request.tool, `the call would end before the policy: ${textOf(prepared.result)}`);
-          const access = cwd === harness.cwd ? prepared.access : await prepared.tool.access?.(prepared.args, { cwd, workspace: harness.workspace });
-          return policy.decide({ tool: request.tool, args: prepared.args, cwd, ...(access && { access }) });
-        } catch (error) {
-          return denied(String((request as { tool?: unknown } | null)?.tool ?? ""), `policy error: ${messageOf(error)}`);
-        }
-      },
-      async protectedPaths(root, options) {
-        return policy.protectedPaths(root, options);
-      },
-      async deniedReads(request) {
-        return policy.deniedReads(request);
-      },
-      async rules() {
-        return policy.rules.map((rule) => ({
-          id: rule.id,
-          layer: rule.layer,
-          locked: rule.locked,
-          ...(rule.source ? { source: rule.source } : {}),
-          decision: rule.decision,
-          matcher: matcherText(rule),
-          tool: [rule.tool ?? "*"].flat().join(", "),
-        }));
-      },
-    };
-    harness.provideService(POLICY_SERVICE, service);
-
-    harness.hooks.beforeToolCall.tapPromise(PLUGIN_NAME, async (ctx) => {
-      const tool = ctx.tool.name;
-      const explanation = policy.decide({ tool, args: ctx.args, ...(ctx.access && { access: ctx.access }) });
-      if (audit) {
-        try {
-          await audit.record(tool, ctx.args, explanation);
-        } catch (error) {
-          return { block: true, reason: `policy error: could not write the audit log ${audit.file} (${messageOf(error)}), so the call was refused. Fix the file's folder or permissions, or remove "audit" from the policy options.` };
-        }
-      }
-      if (explanation.decision === "allow") return undefined;
-      const details = { policy: brief(explanation, policy) };
-      return explanation.decision === "deny"
-        ? { block: true, reason: explanation.reason, details }
-        : { ask: true, reason: explanation.reason, details };
-    });
-
-    if (redactor.active) {
-      harness.hooks.redact.tap(PLUGIN_NAME, (text) => redactor.text(text));
-    }
+    const audit = options.audit ? new AuditLog(resolve(harness.workspace, options.audit), (text) => harness.hooks.redact.call(text)) : undefined;
+    harness.hooks.beforeToolCall.tapPromise(PLUGIN_NAME, (ctx) => decideCall(policy, audit, ctx));
+    if (redactor.active) harness.hooks.redact.tap(PLUGIN_NAME, (text) => redactor.text(text));
     // The policy files and packages of `extends`: a long-lived host reloads when one changes.
     return { sources: policy.sources };
   },
 });
 
-/** An explanation that denies the whole call, for a reason outside the rules. */
-function denied(tool: string, reason: string): PolicyExplanation {
-  return { decision: "deny", reason, tool, rules: [], parts: [{ kind: "call", subject: tool, decision: "deny", matched: [], note: reason }] };
+/**
+ * Whether the workspace is trusted to run its own code: the project's config that names the
+ * plugin is of a folder the user trusts (core's `PluginLayer.trusted`). Applied from code, with no
+ * layers, it is not.
+ */
+function trustedWorkspace(context: PluginContext | undefined): boolean {
+  return context?.layers?.some((layer) => layer.owner === "project" && layer.trusted === true) ?? false;
 }
-
-function textOf(result: AgentToolResult): string {
-  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
-}
-
-const MAX_PARTS_IN_DETAILS = 100;
 
 /**
- * What a refused result carries: the parts that decided first, so a huge command does not make a
- * huge result; for an ask, `asks`: each asking part with its rules' layers and locks (`AskingPart`),
- * which approvers read.
+ * The calls whose sandbox sends its connections through a proxy, by the call: a later decision of
+ * the same call that names only network destinations is a connection its proxy asks about
+ * (`ToolExecution.authorize`), judged by `decideConnection`.
  */
-function brief(explanation: PolicyExplanation, policy: Policy): Record<string, unknown> {
-  const { decision, rules, parts } = explanation;
-  const asking = decision === "ask" ? parts.filter((part) => part.decision === "ask").length : 0;
-  // An approver must see every asking part, or know that some were left out (and refuse).
-  const asks = decision === "ask" ? { asks: askingParts(policy, explanation, MAX_PARTS_IN_DETAILS), ...(asking > MAX_PARTS_IN_DETAILS && { asksOmitted: asking - MAX_PARTS_IN_DETAILS }) } : {};
-  if (parts.length <= MAX_PARTS_IN_DETAILS) return { decision, rules, parts, ...asks };
-  const deciding = parts.filter((part) => part.decision === decision).slice(0, MAX_PARTS_IN_DETAILS);
-  return { decision, rules, parts: deciding, partsOmitted: parts.length - deciding.length, ...asks };
+const proxied = new WeakMap<object, true>();
+
+/** The policy's answer to one call, recorded in the audit log first (a call whose decision cannot be recorded is refused). */
+async function decideCall(policy: Policy, audit: AuditLog | undefined, ctx: ToolCallContext): Promise<BeforeToolCallResult | undefined> {
+  const tool = ctx.tool.name;
+  const request = { tool, args: ctx.args, ...(ctx.access && { access: ctx.access }) };
+  const explanation = isConnection(ctx) ? policy.decideConnection(request) : policy.decide(request);
+  if (ctx.access?.confinement?.network === "proxy") proxied.set(ctx.toolCall, true);
+  if (audit) {
+    try {
+      await audit.record(tool, ctx.args, explanation);
+    } catch (error) {
+      return { block: true, reason: `policy error: could not write the audit log ${audit.file} (${messageOf(error)}), so the call was refused. Fix the file's folder or permissions, or remove "audit" from the policy options.` };
+    }
+  }
+  if (explanation.decision === "allow") return undefined;
+  const details = { policy: policyDetails(explanation, policy) };
+  return explanation.decision === "deny" ? { block: true, reason: explanation.reason, details } : { ask: true, reason: explanation.reason, details };
+}
+
+/** A decision of a call already decided, whose sandbox proxies its network, about network destinations only. */
+function isConnection(ctx: ToolCallContext): boolean {
+  const access = ctx.access;
+  if (!access || !proxied.has(ctx.toolCall) || (access.network?.length ?? 0) === 0) return false;
+  return [access.commands, access.reads, access.writes, access.readTrees].every((list) => (list?.length ?? 0) === 0);
 }
 
 export default plugin;

@@ -1,13 +1,10 @@
-import type { Decision, PolicyRule, PresetName } from "./_schema.js";
+import type { Decision, PolicyRule, PresetName } from "./options.js";
 
 /** A preset: rules and the default they bring. Documented rule by rule in README.md. */
 export interface Preset {
   default: Decision;
   rules: PolicyRule[];
 }
-
-/** Tools that only write (tool-fs's); the preset may name them. `write` is also every declared write. */
-const WRITERS = ["write", "edit"];
 
 /** Files that hold secrets: denied to every tool that declares it reads or writes them, and to commands that name them. */
 const SECRETS: PolicyRule[] = [
@@ -28,6 +25,118 @@ const SECRETS: PolicyRule[] = [
   "~/.kube/**",
   "~/.docker/config.json",
 ].map((path) => ({ tool: "*", path, decision: "deny" as const, reason: "it holds secrets" }));
+
+/**
+ * More secret stores (issue 33): every variant of env files, the credential files of common CLIs
+ * (version control, package managers, clouds, code hosting, containers, clusters), the system's
+ * password files and keys, processes' environments, key and certificate formats. Denied to read
+ * and to write, like `SECRETS`; appended after the rules whose ids decisions name.
+ */
+const MORE_SECRETS: PolicyRule[] = [
+  ".env.!(example|sample|template|dist|defaults|schema|test)",
+  "*.env",
+  ".envrc",
+  "*.p12",
+  "*.pfx",
+  "*.jks",
+  "*.keystore",
+  "*.kdbx",
+  "*.ppk",
+  "id_dsa",
+  ".git-credentials",
+  "_netrc",
+  ".pypirc",
+  ".my.cnf",
+  "~/.config/git/credentials",
+  "~/.npmrc",
+  "~/.yarnrc.yml",
+  "~/.gem/credentials",
+  "~/.cargo/credentials",
+  "~/.cargo/credentials.toml",
+  "~/.config/gh/hosts.yml",
+  "~/.config/hub",
+  "~/.config/glab-cli/config.yml",
+  "~/.azure/**",
+  "~/.oci/**",
+  "~/.terraform.d/credentials.tfrc.json",
+  "~/.config/doctl/**",
+  "~/.vault-token",
+  "~/.password-store/**",
+  "~/.local/share/keyrings/**",
+  "~/.config/op/**",
+  "~/.s3cfg",
+  "~/.boto",
+  "~/.config/rclone/rclone.conf",
+  "~/.m2/settings.xml",
+  "~/.gradle/gradle.properties",
+  "~/.config/containers/auth.json",
+  "/etc/shadow",
+  "/etc/shadow-",
+  "/etc/gshadow",
+  "/etc/gshadow-",
+  "/etc/sudoers",
+  "/etc/sudoers.d/**",
+  "/etc/ssh/ssh_host_*_key",
+  "/etc/ssl/private/**",
+  "/proc/*/environ",
+  "/proc/*/task/*/environ",
+  "/proc/*/mem",
+].map((path) => ({ tool: "*", path, decision: "deny" as const, reason: "it holds secrets" }));
+
+/**
+ * Code planted to run later, written by any tool: version-control hooks and settings, CI and
+ * editor task files, direnv's file, shell start-up files, scheduled jobs and services. Asked.
+ */
+const PLANTED: PolicyRule[] = [
+  "**/.git/hooks/**",
+  "**/.git/config",
+  "**/.githooks/**",
+  "**/.husky/**",
+  "**/.pre-commit-config.yaml",
+  "**/.github/workflows/**",
+  "**/.gitlab-ci.yml",
+  "**/.vscode/tasks.json",
+  "**/.vscode/settings.json",
+  "**/.vscode/launch.json",
+  "~/.bashrc",
+  "~/.bash_profile",
+  "~/.bash_login",
+  "~/.bash_logout",
+  "~/.profile",
+  "~/.zshrc",
+  "~/.zprofile",
+  "~/.zshenv",
+  "~/.zlogin",
+  "~/.config/fish/**",
+  "~/.gitconfig",
+  "~/.config/git/**",
+  "~/.config/autostart/**",
+  "~/.config/systemd/**",
+  "~/.local/share/systemd/**",
+  "/etc/profile",
+  "/etc/profile.d/**",
+  "/etc/bash.bashrc",
+  "/etc/cron*/**",
+  "/etc/crontab",
+  "/var/spool/cron/**",
+  "/etc/systemd/**",
+].map((path) => ({ tool: "write", path, decision: "ask" as const, reason: "it plants code that runs later (a hook, a start-up file, a task, a scheduled job)" }));
+
+/**
+ * Programs by what the inventory says they are (issue 33): unconfined, only what toolhost
+ * understands is allowed; confined (a minimal root with the network off or through the policy's
+ * proxy, and limits), a program the sandbox bounds may run; what leaves the confinement asks.
+ */
+const BY_KIND: PolicyRule[] = [
+  { tool: "*", kind: "build", sandboxed: false, trusted: false, decision: "ask", reason: "it runs the repository's own code; trust the workspace, or run it in the sandbox" },
+  { tool: "*", kind: ["interpreter", "shell", "editor", "debugger"], sandboxed: false, decision: "ask", reason: "it runs code the policy cannot read" },
+  { tool: "*", kind: "network", sandboxed: false, decision: "ask", reason: "it reaches the network" },
+  { tool: "*", kind: ["uploader", "tunnel", "publisher"], decision: "ask", reason: "it sends data off the machine or opens it to others" },
+  { tool: "*", kind: "installs", sandboxed: false, decision: "ask", reason: "it installs or fetches packages, and runs their code" },
+  { tool: "*", kind: "system", decision: "ask", reason: "it changes the system outside the workspace, or reads a secret store" },
+  { tool: "*", kind: "destroys", decision: "ask", reason: "it can destroy what is outside the workspace" },
+  { tool: "*", kind: "unknown", sandboxed: false, decision: "ask", reason: "toolhost does not know this program" },
+];
 
 /** Commands that only look: allowed by `readonly` and `workspace`. Command rules judge the commands any tool declares. */
 const LOOKING = [
@@ -178,7 +287,7 @@ const NETWORK: PolicyRule[] = [
   "docker pull *",
   "docker push *",
   "docker login *",
-].map((command) => ({ tool: "*", command, decision: "ask" as const, reason: "it reaches the network" }));
+].map((command) => ({ tool: "*", command, sandboxed: false, decision: "ask" as const, reason: "it reaches the network" }));
 
 /** Pushes that overwrite or delete what is on the remote, in every spelling: asked by `recommended`, with their own reason. */
 const FORCE_PUSH: PolicyRule[] = ["git push --force", "git push --force-with-lease", "git push --force-if-includes", "git push --mirror", "git push --delete", "git push ** +* **", "git push ** :* **"].map(
@@ -194,10 +303,18 @@ const INLINE: PolicyRule[] = [{ tool: "*", inline: true, sandboxed: false, decis
  * only at run time) is allowed instead of asked. The rules that ask or deny by name still do.
  */
 const SANDBOXED: PolicyRule[] = [
-  { tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox: it can write only inside the workspace, and the network is off" },
+  { tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox: it can write only inside the workspace, and its network is off or judged connection by connection" },
 ];
 
 const CATASTROPHIC: PolicyRule[] = ["rm ** / **", "rm ** /\\* **", "rm ** ~ **", "rm ** ~/ **", "rm ** ~/\\* **"].map((command) => ({
+  tool: "*",
+  command,
+  decision: "deny" as const,
+  reason: "it deletes the whole system or home folder",
+}));
+
+/** Deleting the root or the home folder by `find`, and by `rm` through the spellings the policy folds (`//`, `/.`, `$HOME`, `cd /` first). */
+const MORE_CATASTROPHIC: PolicyRule[] = ["find ** / ** -delete", "find ** ~ ** -delete", "find ** /\\* ** -delete", "find ** ~/\\* ** -delete"].map((command) => ({
   tool: "*",
   command,
   decision: "deny" as const,
@@ -209,10 +326,12 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   readonly: {
     default: "ask",
     rules: [
+      // `read` and `write` are kinds of access here, not tools: every declared read, every declared write.
       { tool: "read", path: "${workspace}/**", decision: "allow" },
-      { tool: WRITERS, decision: "deny", reason: "the policy is read-only" },
+      { tool: "write", decision: "deny", reason: "the policy is read-only" },
       ...SECRETS,
       ...LOOKING,
+      { tool: "*", kind: "read-only", decision: "allow" },
     ],
   },
   workspace: {
@@ -223,6 +342,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...LOOKING,
       ...BUILDING,
       ...CATASTROPHIC,
+      { tool: "*", kind: ["read-only", "writes", "runner"], decision: "allow" },
+      ...MORE_CATASTROPHIC,
     ],
   },
   recommended: {
@@ -230,14 +351,19 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
     rules: [
       { tool: "*", path: "${workspace}/**", decision: "allow" },
       ...SECRETS,
-      { tool: "*", command: "*", decision: "allow" },
+      // What toolhost understands (the inventory's kinds); everything else is judged by BY_KIND below.
+      { tool: "*", kind: ["read-only", "writes", "runner", "build"], decision: "allow" },
       ...DESTRUCTIVE,
       ...FORCE_PUSH,
       ...NETWORK,
       ...INLINE,
       ...CATASTROPHIC,
-      // Last, so that the ids of the rules above stay as they were.
+      // After the rules above, so that their ids stay as they were.
       ...SANDBOXED,
+      ...BY_KIND,
+      ...MORE_CATASTROPHIC,
+      ...MORE_SECRETS,
+      ...PLANTED,
     ],
   },
 });

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentHarness, type AgentTool, type PolicyService } from "@toolhost/core";
 import { ACCESS, accessTool, TOOL_NAMES as ACCESS_TOOL_NAMES } from "./fixtures/access-tools.mjs";
-import policyPlugin, { type Policy, type PolicyExplanation, type PolicyOptions } from "../src/index.js";
+import type { PolicyExplanation } from "@toolhost/core";
+import policyPlugin, { type Policy, type PolicyOptions } from "../src/index.js";
 
 /** A case of policy-cases.json. */
 export interface PolicyCase {

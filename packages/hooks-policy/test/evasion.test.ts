@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_COMMAND_LENGTH, parseCommand } from "../src/_shell.js";
+import { MAX_COMMAND_LENGTH, parseCommand } from "../src/shell/_parse.js";
 import { createPolicy } from "../src/index.js";
 import { decide as decideWith } from "./_helpers.js";
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AskingPart, createPolicy, type PolicyLayer, type PolicyOptions } from "../src/index.js";
+import type { AskingPart } from "@toolhost/core";
+import { createPolicy, type PolicyLayer, type PolicyOptions } from "../src/index.js";
 import { harnessWith, makeWorkspace, withAccess } from "./_helpers.js";
 
 let ws = "";

@@ -25,7 +25,9 @@ const RECOMMENDED: Row[] = [
   ["write", { path: "/tmp/elsewhere.txt", content: "x" }, "ask"],
   ["edit", { path: "config/server.pem" }, "deny"],
   ["ls", {}, "allow"],
-  ["bash", { command: "ls -la && git status && npm test" }, "allow"],
+  // Issue 33: in a workspace not trusted, unconfined, the project's test runner runs the repository's
+  // code, so it asks (allowed in a trusted workspace or in the sandbox: below).
+  ["bash", { command: "ls -la && git status && npm test" }, "ask"],
   ["bash", { command: "echo done > out.txt" }, "allow"],
   ["bash", { command: "echo done > /tmp/elsewhere.txt" }, "ask"],
   ["bash", { command: "cat .env" }, "deny"],
@@ -76,6 +78,16 @@ describe.each([
   it.each(rows)("%s %j → %s", (tool, args, expected) => {
     const explanation = preset(name).decide(tool, args);
     expect(explanation.decision, explanation.reason).toBe(expected);
+  });
+});
+
+describe("recommended in a trusted workspace", () => {
+  it("allows the project's build and test runners, and still asks for the rest", () => {
+    const policy = withAccess(createPolicy({ extends: ["recommended"] }, { cwd: ws, workspace: ws, trustedWorkspace: true }), ws);
+    expect(policy.decide("bash", { command: "ls -la && git status && npm test" }).decision).toBe("allow");
+    expect(policy.decide("bash", { command: "make && cargo test" }).decision).toBe("allow");
+    expect(policy.decide("bash", { command: "npm install left-pad" }).decision).toBe("ask");
+    expect(policy.decide("bash", { command: "python3 /tmp/elsewhere.py" }).decision).toBe("ask");
   });
 });
 

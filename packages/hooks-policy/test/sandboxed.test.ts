@@ -7,6 +7,7 @@ import type { ToolAccess, ToolConfinement } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPolicy, type PolicyOptions } from "../src/index.js";
 import { makeWorkspace } from "./_helpers.js";
+import { HIDEABLE } from "./fixtures/hideable.js";
 
 let ws = "";
 let cleanup = () => {};
@@ -14,26 +15,6 @@ beforeEach(() => {
   ({ ws, cleanup } = makeWorkspace());
 });
 afterEach(() => cleanup());
-
-/**
- * `recommended`'s shape with secrets a sandbox can hide (anchored paths, no names at any depth):
- * the trust of its last rule holds for a call whose sandbox hides them.
- */
-const HIDEABLE: PolicyOptions = {
-  default: "ask",
-  rules: [
-    { tool: "*", path: "${workspace}/**", decision: "allow" },
-    { tool: "*", path: "${workspace}/.env", decision: "deny", reason: "it holds secrets" },
-    { tool: "*", path: "~/.ssh/**", decision: "deny", reason: "it holds secrets" },
-    { tool: "*", command: "*", decision: "allow" },
-    ...["rm", "git push *", "git reset *", "sudo"].map((command) => ({ tool: "*", command, decision: "ask" as const })),
-    { tool: "*", command: "git push --force", decision: "ask" },
-    { tool: "*", command: "curl", decision: "ask" },
-    { tool: "*", inline: true, sandboxed: false, decision: "ask" },
-    { tool: "*", command: "rm ** / **", decision: "deny" },
-    { id: "boxed", tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox" },
-  ],
-};
 
 const policyOf = (options: PolicyOptions = HIDEABLE) => createPolicy(options, { cwd: ws, workspace: ws });
 
@@ -108,7 +89,8 @@ describe("recommended, whose secret names cannot be hidden outside the workspace
       expect({ decision: boxed.decision, rules: boxed.rules }).toEqual({ decision: open.decision, rules: open.rules });
       // An ask says why the sandbox made no difference.
       if (boxed.decision === "ask") {
-        expect(boxed.reason).toContain("the call runs in a sandbox, but no sandbox can hide what .env, .env.local, .env.production, *.pem, and 6 more name outside the workspace, so sandboxed rules do not apply");
+        // 20 more since issue 33 added secret stores at any depth (.env.*, *.env, .envrc, *.p12, …).
+        expect(boxed.reason).toContain("the call runs in a sandbox, but no sandbox can hide what .env, .env.local, .env.production, *.pem, and 20 more name outside the workspace, so sandboxed rules do not apply");
       } else {
         expect(boxed).toEqual(open);
       }

@@ -52,11 +52,12 @@ export class Approvals {
     if (state.canAsk) {
       state.question = this.#question(request);
       if (state.question !== undefined) return { approved: false, reason: "the MCP client's user was asked" };
-      return { approved: false, reason: `${request.reason}; the question could not be shown without a secret in it, so the call is refused.` };
+      return { approved: false, reason: "the question could not be shown without a secret in it, so the call is refused" };
     }
+    // The refusal already says why the call asked (core's "needs approval (…), and <this>"): not again here.
     return {
       approved: false,
-      reason: `${request.reason}. This MCP client cannot ask its user (it does not support elicitation), so the call is refused. To allow it, ${this.allowHint}`,
+      reason: `no one could approve it. This MCP client cannot ask its user (it does not support elicitation), so the call is refused. To allow it, ${this.allowHint}`,
     };
   }
 

@@ -1,4 +1,4 @@
 export { default, type ModelService } from "./plugin.js";
 export { createOpenAIStreamFn, OPENAI_BASE_URL, type OpenAIStreamOptions } from "./stream.js";
-export { toChatMessages, toChatTools } from "./_convert.js";
-export { ProviderErrorCode } from "./_errors.js";
+export { toChatMessages, toChatTools } from "./convert.js";
+export { ProviderErrorCode } from "./errors.js";

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { definePlugin, ToolhostError, Type, type ModelService, type StreamFn } from "@toolhost/core";
-import { ProviderErrorCode } from "./_errors.js";
+import { ProviderErrorCode } from "./errors.js";
 import { createOpenAIStreamFn } from "./stream.js";
 
 export type { ModelService };
@@ -12,13 +12,14 @@ const options = Type.Object(
   {
     model: Type.String({ minLength: 1, description: "The model name the endpoint knows, e.g. gpt-4o-mini or qwen2.5-coder:7b." }),
     baseURL: Type.Optional(
-      Type.String({ description: "The endpoint up to /v1. Default OPENAI_BASE_URL, else https://api.openai.com/v1." }),
+      // Where the conversation and the API key are sent: only a trusted config may choose it (docs/trust.md).
+      Type.String({ description: "The endpoint up to /v1. Default OPENAI_BASE_URL, else https://api.openai.com/v1.", trustedOnly: true }),
     ),
-    apiKey: Type.Optional(Type.String({ description: "The API key. Prefer the environment: OPENAI_API_KEY, or apiKeyEnv." })),
+    apiKey: Type.Optional(Type.String({ description: "The API key. Prefer the environment: OPENAI_API_KEY, or apiKeyEnv.", trustedOnly: true })),
     apiKeyEnv: Type.Optional(
-      Type.String({ minLength: 1, description: "The environment variable holding the key. Default OPENAI_API_KEY." }),
+      Type.String({ minLength: 1, description: "The environment variable holding the key. Default OPENAI_API_KEY.", trustedOnly: true }),
     ),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Extra HTTP headers for every request." })),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Extra HTTP headers for every request.", trustedOnly: true })),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     maxTokens: Type.Optional(Type.Integer({ minimum: 1, description: "The most tokens the model may write per answer." })),
     maxRetries: Type.Optional(Type.Integer({ minimum: 0, description: "Retries of a failed request. Default 2." })),

@@ -2,8 +2,8 @@ import { ToolhostError, type AgentContext, type AssistantStreamEvent, type Model
 import OpenAI, { APIUserAbortError, type ClientOptions } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { type ChatChunk, MessageAssembler } from "./_assemble.js";
-import { toChatMessages, toChatTools } from "./_convert.js";
-import { ProviderErrorCode, describeFailure } from "./_errors.js";
+import { toChatMessages, toChatTools } from "./convert.js";
+import { ProviderErrorCode, describeFailure } from "./errors.js";
 
 /** The endpoint used when neither `baseURL` nor `OPENAI_BASE_URL` names one. */
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -81,8 +81,7 @@ async function* streamMessage(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<AssistantStreamEvent> {
   const assembler = new MessageAssembler();
-  let attempts = 0;
-  let unparsedChunk: string | undefined;
+  const counted = { attempts: 0, unparsedChunk: undefined as string | undefined };
   const aborted = (): AssistantStreamEvent => ({
     type: "done",
     message: assembler.message(model.id, {
@@ -95,50 +94,42 @@ async function* streamMessage(
       yield aborted();
       return;
     }
-    const client = new OpenAI({
-      ...setup.clientOptions,
-      // The SDK logs the chunk it could not parse and then throws a SyntaxError without it; kept
-      // here so the error message can quote it. Its other logging stays off unless OPENAI_LOG asks.
-      ...sdkLogging((chunk) => {
-        unparsedChunk ??= chunk;
-      }),
-      // Counted here so that an error can say how many attempts the retries made.
-      fetch: (input, init) => {
-        attempts += 1;
-        return fetch(input, init);
-      },
-    });
-    const request = client.chat.completions.create(requestBody(setup, model, context), signal ? { signal } : {});
+    const request = clientOf(setup, counted).chat.completions.create(requestBody(setup, model, context), signal ? { signal } : {});
     const stream = await untilAborted(request, signal);
-    if (stream === undefined) {
-      yield aborted();
-      return;
-    }
-    for await (const chunk of stream) {
-      yield* assembler.push(chunk as ChatChunk);
-    }
+    if (stream !== undefined) for await (const chunk of stream) yield* assembler.push(chunk as ChatChunk);
     // The SDK ends the iteration quietly when the signal aborts it.
-    if (signal?.aborted) {
+    if (stream === undefined || signal?.aborted) {
       yield aborted();
       return;
     }
     const message = assembler.message(model.id);
-    if (attempts > 1) message.retries = attempts - 1;
+    if (counted.attempts > 1) message.retries = counted.attempts - 1;
     yield { type: "done", message };
   } catch (error) {
     if (signal?.aborted || error instanceof APIUserAbortError) {
       yield aborted();
       return;
     }
-    const errorMessage = describeFailure(error, {
-      url: setup.url,
-      model: model.id,
-      attempts,
-      timeoutMs: setup.timeoutMs,
-      unparsedChunk,
-    });
+    const errorMessage = describeFailure(error, { url: setup.url, model: model.id, timeoutMs: setup.timeoutMs, ...counted });
     yield { type: "done", message: assembler.message(model.id, { stopReason: "error", errorMessage }) };
   }
+}
+
+/** The SDK's client for one request, counting its attempts and keeping the chunk it could not parse. */
+function clientOf(setup: StreamSetup, counted: { attempts: number; unparsedChunk: string | undefined }): OpenAI {
+  return new OpenAI({
+    ...setup.clientOptions,
+    // The SDK logs the chunk it could not parse and then throws a SyntaxError without it; kept
+    // here so the error message can quote it. Its other logging stays off unless OPENAI_LOG asks.
+    ...sdkLogging((chunk) => {
+      counted.unparsedChunk ??= chunk;
+    }),
+    // Counted here so that an error can say how many attempts the retries made.
+    fetch: (input, init) => {
+      counted.attempts += 1;
+      return fetch(input, init);
+    },
+  });
 }
 
 /**

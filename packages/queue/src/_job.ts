@@ -1,25 +1,36 @@
+import { createHash } from "node:crypto";
 import type { AgentToolResult, AnyAgentTool, ToolAccess } from "@toolhost/core";
+import type { JobDecision } from "./_decision.js";
+import { canonicalJson } from "./_signing.js";
+import { QueueErrorCode } from "./errors.js";
 
 /** How a call is delivered: run again after a worker crash, or at most once. */
 export type Delivery = "retry" | "at-most-once";
 
-/** What travels with a job: the call as the producer's pipeline left it, and who decided it may run. */
+/** The call as the host's pipeline left it and who decided it may run: the text the host signs. */
 export interface CallJob {
-  v: 1;
+  v: 3;
+  /** The queue it was sent to: a job moved to another queue is refused there. */
+  queue: string;
   call: { id: string; name: string };
   /** The prepared and validated arguments. */
   args: unknown;
   delivery: Delivery;
-  decision: {
-    /** The producing host (hostname:pid) whose policy let the call run. */
+  decision: JobDecision & {
+    /** The producing host (its id) whose pipeline let the call run. */
     decidedBy: string;
     /** Whether someone approved it there (the policy asked). */
     approved: boolean;
-    /** What the call touches, as the producer's tool declared it. */
+    /** What the call touches, as the host's tool declared it (without a confinement: the worker's is what bounds it). */
     access?: ToolAccess;
-    at: number;
   };
+  /** The host's id: its answers go to the host's reply stream. */
+  reply: string;
+  /** When the host signed it (ms since the epoch): a worker refuses it after `signing.maxAgeSeconds`. */
+  at: number;
   limits: { maxResultBytes: number; maxUpdateBytes: number; updateIntervalMs: number };
+  /** How long the call's record (and answer) stays after it finished, in seconds. */
+  retention: { completedSeconds: number; failedSeconds: number };
 }
 
 /** A tool as workers publish it in Redis, for producers that do not have it. */
@@ -30,16 +41,10 @@ export interface PublishedTool {
   parameters: unknown;
   annotations?: AnyAgentTool["annotations"];
   executionMode?: AnyAgentTool["executionMode"];
+  /** Whether the worker's tool declares its calls' access (`AgentTool.access`): a host's policy cannot judge those without the tool. */
+  declares?: boolean;
   worker: string;
   at: number;
-}
-
-/**
- * The job id of a call: the call id, prefixed so that BullMQ accepts every id (it refuses
- * integer-like custom ids and `:`), and escaped so that two call ids never meet.
- */
-export function jobIdOf(callId: string): string {
-  return `call-${encodeURIComponent(callId)}`;
 }
 
 /** A tool that says it only reads, or that a second run changes nothing, may be run again. */
@@ -48,24 +53,26 @@ export function deliveryOf(tool: Pick<AnyAgentTool, "annotations"> | undefined):
   return hints?.readOnly === true || hints?.idempotent === true ? "retry" : "at-most-once";
 }
 
-/** Redis key names of the plugin's own data beside BullMQ's. */
-export function keysOf(prefix: string, queue: string) {
-  const base = `${prefix}:${queue}:toolhost`;
-  return {
-    tools: `${base}:tools`,
-    cancel: `${base}:cancel`,
-    worker: (id: string) => `${base}:worker:${id}`,
-  };
+/** The hash of a call's content (tool and arguments): a call id sent again with another content is another call. */
+export function contentHash(name: string, args: unknown): string {
+  return createHash("sha256").update(canonicalJson({ name, args })).digest("base64url").slice(0, 22);
 }
 
-/** Checks a job's data read from Redis: anything there may have been written by another program. */
-export function parseCallJob(data: unknown): CallJob | undefined {
-  if (typeof data !== "object" || data === null) return undefined;
-  const job = data as Partial<CallJob>;
-  if (job.v !== 1 || typeof job.call?.id !== "string" || typeof job.call.name !== "string") return undefined;
+/** Checks a call's text (it passed the signature check, or no check is made): anything in Redis may have been written by another program. */
+export function parseCallJob(text: string): CallJob | undefined {
+  let job: Partial<CallJob>;
+  try {
+    job = JSON.parse(text) as Partial<CallJob>;
+  } catch {
+    return undefined;
+  }
+  if (typeof job !== "object" || job === null) return undefined;
+  if (job.v !== 3 || typeof job.queue !== "string" || typeof job.call?.id !== "string" || typeof job.call.name !== "string") return undefined;
   if (job.delivery !== "retry" && job.delivery !== "at-most-once") return undefined;
-  const limits = job.limits;
+  if (typeof job.at !== "number" || typeof job.reply !== "string" || typeof job.decision !== "object" || job.decision === null) return undefined;
+  const { limits, retention } = job;
   if (!limits || ![limits.maxResultBytes, limits.maxUpdateBytes, limits.updateIntervalMs].every(Number.isFinite)) return undefined;
+  if (!retention || ![retention.completedSeconds, retention.failedSeconds].every(Number.isInteger)) return undefined;
   return job as CallJob;
 }
 
@@ -73,7 +80,16 @@ export function errorResult(code: string, text: string, details: Record<string, 
   return { content: [{ type: "text", text }], details: { code, ...details }, isError: true };
 }
 
-/** Whether a value read from an event is a result. */
+/** Whether a value read from Redis is a result. */
 export function isResult(value: unknown): value is AgentToolResult {
   return typeof value === "object" && value !== null && Array.isArray((value as AgentToolResult).content);
+}
+
+/** The result of a call whose worker stopped while running it. */
+export function workerLostResult(details: Record<string, unknown> = {}): AgentToolResult {
+  return errorResult(
+    QueueErrorCode.WORKER_LOST,
+    "Not known whether it ran: the worker running this call stopped; the command may or may not have run. Check its effects before running it again.",
+    details,
+  );
 }

@@ -16,8 +16,32 @@ export const QueueErrorCode = Object.freeze({
   WORKER_FAILED: "TOOLHOST_QUEUE_WORKER_FAILED",
   /** The worker shut down while the call ran, and the call could not be handed to another worker. */
   WORKER_SHUT_DOWN: "TOOLHOST_QUEUE_WORKER_SHUT_DOWN",
+  /**
+   * A call sent to the queue of a tool this host does not have, on a host whose policy judges
+   * declared access: refused (at load for a tool named in `tools`), since the policy cannot judge it.
+   */
+  UNDECLARED: "TOOLHOST_QUEUE_UNDECLARED",
   /** A tool known only from the workers' list was called where no worker runs it. */
   REMOTE_ONLY: "TOOLHOST_QUEUE_REMOTE_ONLY",
+  /** The queue's key (signing.keyFile or the key variable) is unusable: too short, unreadable, readable by others. */
+  BAD_KEY: "TOOLHOST_QUEUE_BAD_KEY",
+  /** `toolhost worker` has no key to check jobs with, and was not told to run without the check. */
+  NO_KEY: "TOOLHOST_QUEUE_NO_KEY",
+  /** A worker with the key refused a job that carries no signature: it did not run. */
+  JOB_UNSIGNED: "TOOLHOST_QUEUE_JOB_UNSIGNED",
+  /** A worker refused a job whose signature is wrong, or made with a key it does not hold: it did not run. */
+  JOB_SIGNATURE_INVALID: "TOOLHOST_QUEUE_JOB_SIGNATURE_INVALID",
+  /** A worker refused a job signed longer ago than `signing.maxAgeSeconds` (or in the future): it did not run. */
+  JOB_EXPIRED: "TOOLHOST_QUEUE_JOB_EXPIRED",
+  /** A worker refused a job whose signed call id, queue or content does not match the job it came in: it did not run. */
+  JOB_REPLAYED: "TOOLHOST_QUEUE_JOB_REPLAYED",
+  /**
+   * A worker did not run a call that may not run twice, because its start could not be confirmed on
+   * a replica of the queue's Redis master (a failover could then hand it to a second worker).
+   */
+  START_UNCONFIRMED: "TOOLHOST_QUEUE_START_UNCONFIRMED",
+  /** The host refused a worker's answer that is unsigned or wrongly signed: the call may or may not have run. */
+  REPLY_REFUSED: "TOOLHOST_QUEUE_REPLY_REFUSED",
 } as const);
 
 export type QueueErrorCode = (typeof QueueErrorCode)[keyof typeof QueueErrorCode];

@@ -1,3 +1,3 @@
 export { default } from "./plugin.js";
 export { QueueErrorCode } from "./errors.js";
-export { QueueOptionsSchema, type QueueOptions } from "./_options.js";
+export { QueueOptionsSchema, type QueueOptions } from "./options.js";

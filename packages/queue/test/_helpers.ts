@@ -1,13 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { AgentToolResult, ToolResultMessage } from "@toolhost/core";
-import { type Host, createHost } from "@toolhost/core/config";
-import { afterEach, beforeEach } from "vitest";
+import { type Host, createHost, trustFolder } from "@toolhost/core/config";
+import { afterAll, afterEach, beforeEach } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
@@ -16,11 +17,20 @@ export const QUEUE_PLUGIN = join(root, "queue", "dist", "index.js");
 /** Configs give it `sandbox: "off"`: the tests read pids a command writes, which in the sandbox are its own namespace's. */
 export const BASH_PLUGIN = join(root, "tool-bash", "dist", "index.js");
 export const CLI_BIN = join(root, "cli", "dist", "bin.js");
+export const POLICY_PLUGIN = join(root, "hooks-policy", "dist", "index.js");
 const CORE = realpathSync(join(here, "..", "node_modules", "@toolhost", "core"));
 
-/** A temporary folder (real path) whose node_modules has @toolhost/core, for the test's own plugin. */
+// The user's and the managed config folders of this test file and the CLIs it starts: fresh, so the
+// machine's configs and trusted folders never count. The configs name plugins by path (code), which
+// loads only from a folder the user trusts: each project is trusted there.
+const testHome = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-queue-home-")));
+Object.assign(process.env, { XDG_CONFIG_HOME: join(testHome, "config"), TOOLHOST_MANAGED_CONFIG_DIR: join(testHome, "managed") });
+afterAll(() => rmSync(testHome, { recursive: true, force: true }));
+
+/** A temporary folder (real path), trusted, whose node_modules has @toolhost/core, for the test's own plugin. */
 export function tempProject(): { dir: string; remove: () => void } {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-queue-")));
+  trustFolder(dir);
   mkdirSync(join(dir, "node_modules", "@toolhost"), { recursive: true });
   symlinkSync(CORE, join(dir, "node_modules", "@toolhost", "core"), "dir");
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
@@ -90,12 +100,20 @@ export interface TestWorker {
   exited: Promise<number | null>;
 }
 
-/** Starts the built CLI's `toolhost worker` in `dir` (its config) and waits for its "ready" line. */
-export async function startWorker(dir: string, args: string[] = []): Promise<TestWorker> {
+/** A key for the queue's signed jobs: 64 hex characters, as `openssl rand -hex 32` makes. */
+export function newKey(): string {
+  return randomBytes(32).toString("hex");
+}
+
+/**
+ * Starts the built CLI's `toolhost worker` in `dir` (its config) and waits for its "ready" line.
+ * It inherits this process's environment (the testbed's `TOOLHOST_QUEUE_KEY`), changed by `env`.
+ */
+export async function startWorker(dir: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<TestWorker> {
   const child = spawn(process.execPath, [CLI_BIN, "worker", "--queue", "calls", "--health-interval", "1", ...args], {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: "1" },
+    env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: "1", ...env },
   });
   const lines: Array<Record<string, unknown>> = [];
   let stdout = "";
@@ -185,8 +203,9 @@ export function killGroup(pid: number): void {
 /**
  * A plugin of the test's own, for workers: `slow_read` says it only reads; the first attempt of a
  * call waits (so the test can kill its worker), later attempts answer at once. Each attempt adds
- * its worker's pid to `attempts.log` in the call's folder. `remote_echo` echoes its text; the
- * plugin's policy asks about the text "ask me".
+ * its worker's pid to `attempts.log` in the call's folder. `held_echo` (read-only) logs each attempt
+ * to `echoes.log` and, on its first attempt, waits while a file `hold` exists. `remote_echo` echoes
+ * its text; the plugin's policy asks about the text "ask me".
  */
 export function writeProbePlugin(dir: string): string {
   const file = join(dir, "probe-plugin.mjs");
@@ -212,6 +231,20 @@ export default definePlugin({
         appendFileSync(log, process.pid + "\\n");
         if (first) await new Promise((resolve) => { const t = setTimeout(resolve, 600000); signal.addEventListener("abort", () => { clearTimeout(t); resolve(); }); });
         return { content: [{ type: "text", text: "read by " + process.pid + ": " + readFileSync(path, "utf8") }], details: {} };
+      },
+    });
+    harness.registerTool({
+      name: "held_echo",
+      label: "Held echo",
+      description: "Echoes its text; says it only reads. A first attempt waits while the file hold exists.",
+      parameters: Type.Object({ text: Type.String() }),
+      annotations: { readOnly: true },
+      async execute(_id, { text }, signal) {
+        const log = join(harness.cwd, "echoes.log");
+        const first = !(existsSync(log) && readFileSync(log, "utf8").split("\\n").some((line) => line.startsWith(text + " ")));
+        appendFileSync(log, text + " " + process.pid + "\\n");
+        while (first && existsSync(join(harness.cwd, "hold")) && !signal.aborted) await new Promise((resolve) => setTimeout(resolve, 50));
+        return { content: [{ type: "text", text: "echo: " + text }], details: {} };
       },
     });
     harness.registerTool({
@@ -241,13 +274,16 @@ export function useTestbed(workerPlugins: (bed: Testbed) => unknown[]): Testbed 
   const hosts: Host[] = [];
   const bed = {
     groups: [] as number[],
-    async worker(args: string[] = []): Promise<TestWorker> {
-      const started = await startWorker(bed.workerDir, args);
+    async worker(args: string[] = [], env: Record<string, string | undefined> = {}): Promise<TestWorker> {
+      const started = await startWorker(bed.workerDir, args, env);
       workers.push(started);
       return started;
     },
     async host(options: Record<string, unknown> = {}): Promise<Host> {
-      writeConfig(bed.producerDir, [queueEntry(bed.redis, options)]);
+      return bed.hostWith([queueEntry(bed.redis, options)]);
+    },
+    async hostWith(plugins: unknown[]): Promise<Host> {
+      writeConfig(bed.producerDir, plugins);
       const made = await producer(bed.producerDir);
       hosts.push(made);
       return made;
@@ -255,6 +291,10 @@ export function useTestbed(workerPlugins: (bed: Testbed) => unknown[]): Testbed 
   } as Testbed;
   let remove = () => {};
   beforeEach(async () => {
+    // The hosts (in this process) and the workers (its children) share the key, as a deployment's
+    // environment gives it to both.
+    bed.key = newKey();
+    process.env.TOOLHOST_QUEUE_KEY = bed.key;
     bed.redis = await startRedis();
     ({ dir: bed.dir, remove } = tempProject());
     bed.workerDir = join(bed.dir, "worker");
@@ -268,6 +308,7 @@ export function useTestbed(workerPlugins: (bed: Testbed) => unknown[]): Testbed 
     for (const worker of workers.splice(0)) await stopProcess(worker.process, "SIGKILL");
     for (const pid of bed.groups.splice(0)) killGroup(pid);
     await bed.redis.stop();
+    delete process.env.TOOLHOST_QUEUE_KEY;
     remove();
   });
   return bed;
@@ -280,8 +321,12 @@ export interface Testbed {
   producerDir: string;
   /** Process groups a test started itself: killed after it. */
   groups: number[];
-  /** Starts `toolhost worker` in the worker folder. */
-  worker(args?: string[]): Promise<TestWorker>;
+  /** The key hosts and workers share (`TOOLHOST_QUEUE_KEY` while the test runs). */
+  key: string;
+  /** Starts `toolhost worker` in the worker folder (its environment changed by `env`). */
+  worker(args?: string[], env?: Record<string, string | undefined>): Promise<TestWorker>;
   /** A producer host: the queue plugin alone (with `options`), so its tools come from the workers. */
   host(options?: Record<string, unknown>): Promise<Host>;
+  /** A producer host with these plugins in its config. */
+  hostWith(plugins: unknown[]): Promise<Host>;
 }

@@ -152,6 +152,22 @@ describe("call ids and sizes", () => {
     expect(codeOf(other!)).toBe("TOOLHOST_QUEUE_CALL_ID_REUSED");
   });
 
+  it("gives a second host that sends a running call again (a restart, say) that call's result, without a second run", async () => {
+    await bed.worker();
+    const first = await bed.host();
+    const second = await bed.host();
+    const effect = join(bed.dir, "effect.log");
+    const started = join(bed.dir, "started");
+    const call = { id: "in-flight", name: "bash", arguments: { command: `echo ran >> ${effect}; echo > ${started}; sleep 2; echo done` } };
+    const pending = first.harness.executeToolCalls([call]);
+    await waitForFile(started);
+    const [again] = await second.harness.executeToolCalls([call]);
+    const [original] = await pending;
+    expect(textOf(original!)).toBe("done");
+    expect(textOf(again!)).toBe("done");
+    expect(readFileSync(effect, "utf8")).toBe("ran\n");
+  });
+
   it("bounds a large result in Redis, keeping its head and its tail", async () => {
     writeConfig(bed.workerDir, [[BASH_PLUGIN, { sandbox: "off", maxOutputBytes: 1024 * 1024 }], queueEntry(bed.redis)]);
     await bed.worker();

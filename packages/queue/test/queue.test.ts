@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "@toolhost/core";
 import { describe, expect, it } from "vitest";
@@ -150,6 +150,23 @@ describe("calls on a pool of workers", () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+  });
+
+  it("sends a read-only call again when Redis restarts under it, and gives its result", async () => {
+    await bed.worker();
+    const { harness } = await bed.host();
+    const echoes = join(bed.workerDir, "echoes.log");
+    const attempts = () => (existsSync(echoes) ? readFileSync(echoes, "utf8").trim().split("\n").length : 0);
+    writeFileSync(join(bed.workerDir, "hold"), "");
+    const pending = harness.executeToolCalls([{ id: "restart-read", name: "held_echo", arguments: { text: "kept" } }]);
+    await waitUntil(() => attempts() === 1);
+    await bed.redis.stop();
+    bed.redis = await startRedis([], bed.redis.port);
+    // The restarted Redis lost the job; the host sends it again, and a worker runs it again.
+    await waitUntil(() => attempts() === 2);
+    rmSync(join(bed.workerDir, "hold"));
+    const [result] = await pending;
+    expect(textOf(result!)).toBe("echo: kept");
   });
 
   it("runs a tool the producer does not have, with the schema and hints its workers published", async () => {

@@ -2,9 +2,10 @@ import { constants } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, rename, rmdir, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
+import { isInside } from "@toolhost/core";
 import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
-import { type CheckedPath, handlePath, isInside, kindOf, whereIs } from "./_paths.js";
+import { type CheckedPath, handlePath, kindOf, whereIs } from "./_paths.js";
 import { FsErrorCode } from "./errors.js";
 
 export interface AtomicWriteResult {

@@ -5,14 +5,19 @@ import { FsErrorCode } from "./errors.js";
 /** Thrown inside the tools; the tool helper turns it into an error result carrying `code` and `details`. */
 export class FsError extends ToolhostError {
   override name = "FsError";
-  constructor(
-    code: FsErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(code, message);
+  declare readonly details: Record<string, unknown>;
+  constructor(code: FsErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(code, message, { details });
   }
 }
+
+/**
+ * Codes of refusals: the tool's own rules said no (the roots, a policy that could not answer, a
+ * read-only file) and nothing was changed or shown. Their results carry `refused: true`, the mark a
+ * host reads to count a call as refused rather than failed (the CLI's exit 2). A refusal found
+ * before the call runs is thrown from `access` instead, and the kernel ends the call there.
+ */
+const REFUSALS: ReadonlySet<string> = new Set([FsErrorCode.OUTSIDE_ROOTS, FsErrorCode.POLICY_FAILED, FsErrorCode.READ_ONLY]);
 
 function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true || (error instanceof Error && error.name === "AbortError");
@@ -39,7 +44,9 @@ export async function asResult<T>(
 /** The error result for something a tool body threw; rethrows what is neither ours nor the file system's. */
 export function errorFrom(error: unknown, path: string | undefined): AgentToolResult<Record<string, unknown>> {
   const where = path === undefined ? {} : { path: capped(path) };
-  if (error instanceof FsError) return errorResult(error.message, { code: error.code, ...where, ...error.details });
+  if (error instanceof FsError) {
+    return errorResult(error.message, { code: error.code, ...where, ...error.details, ...(REFUSALS.has(error.code) && { refused: true }) });
+  }
   const errno = error as NodeJS.ErrnoException;
   if (typeof errno?.code === "string") {
     if (errno.code === "ELOOP") {

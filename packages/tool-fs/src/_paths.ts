@@ -1,9 +1,10 @@
 import { constants, existsSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, readdir, readlink, realpath, stat } from "node:fs/promises";
-import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { isInside } from "@toolhost/core";
 import type { FsContext } from "./_context.js";
 import { echo } from "./_echo.js";
+import { expandHome } from "./_home.js";
 import { FsError } from "./_errors.js";
 import { closestNames } from "./_similar.js";
 import { FsErrorCode } from "./errors.js";
@@ -16,18 +17,6 @@ export interface CheckedPath {
   absolute: string;
   /** Symlinks followed for the part that exists; inside a root. */
   real: string;
-}
-
-export function expandHome(path: string): string {
-  if (path === "~") return homedir();
-  if (path.startsWith("~/")) return join(homedir(), path.slice(2));
-  return path;
-}
-
-/** Whether `child` is `root` or below it, segment by segment (`/a` does not contain `/ab`). */
-export function isInside(child: string, root: string): boolean {
-  if (child === root) return true;
-  return child.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
 const MAX_LINK_HOPS = 40;

@@ -1,8 +1,9 @@
 import { realpath } from "node:fs/promises";
+import { isInside } from "@toolhost/core";
 import type { FsContext } from "./_context.js";
 import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
-import { type CheckedPath, isInside } from "./_paths.js";
+import type { CheckedPath } from "./_paths.js";
 import { FsErrorCode } from "./errors.js";
 
 /** The paths under a tree that the policy denies to read, and a count of what was left out for them. */

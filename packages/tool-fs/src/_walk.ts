@@ -1,7 +1,9 @@
 import { type Dirent, readdir } from "node:fs";
+import { sep } from "node:path";
 import picomatch from "picomatch";
 import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
+import type { WalkFilter } from "./_ignore.js";
 import { FsErrorCode } from "./errors.js";
 
 /** The longest glob or regular expression accepted, in bytes: far beyond any real one, far below what breaks a matcher. */
@@ -43,6 +45,8 @@ export interface WalkOptions {
   pattern: string;
   ignore?: string[];
   expandDirectories?: boolean;
+  /** Told each folder's entries before the walk sees them: what it leaves out is neither listed nor entered. */
+  filter?: WalkFilter;
   signal?: AbortSignal;
 }
 
@@ -69,16 +73,7 @@ export async function walk(options: WalkOptions): Promise<string[]> {
     };
   });
   failed.catch(() => undefined);
-  const guardedReaddir = ((path: string, opts: unknown, callback: (error: Error | null, entries: Dirent[]) => void) => {
-    readdir(path, opts as { withFileTypes: true }, (error, entries) => {
-      if (failure !== undefined) return;
-      try {
-        callback(error, error ? entries : (entries ?? []).filter((entry) => !isSpecial(entry)));
-      } catch (thrown) {
-        fail(thrown);
-      }
-    });
-  }) as unknown as typeof readdir;
+  const guardedReaddir = readdirFor(options.filter, () => failure !== undefined, fail);
   try {
     const found = glob(options.pattern, {
       cwd: options.cwd,
@@ -98,4 +93,30 @@ export async function walk(options: WalkOptions): Promise<string[]> {
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * The `readdir` the walk is given: special files left out, the filter asked, and an exception
+ * thrown by the walk's own callback (its matchers run there) handed to `fail`; once something has
+ * failed, nothing more is answered.
+ */
+function readdirFor(filter: WalkFilter | undefined, failed: () => boolean, fail: (error: unknown) => void): typeof readdir {
+  return ((path: string, opts: unknown, callback: (error: Error | null, entries: Dirent[]) => void) => {
+    readdir(path, opts as { withFileTypes: true }, (error, entries) => {
+      if (failed()) return;
+      const answer = (found: Dirent[]): void => {
+        if (failed()) return;
+        try {
+          callback(error, found);
+        } catch (thrown) {
+          fail(thrown);
+        }
+      };
+      if (error) return answer(entries);
+      const plain = (entries ?? []).filter((entry) => !isSpecial(entry));
+      if (!filter) return answer(plain);
+      // fdir names folders with a trailing separator.
+      filter.entries(path.length > 1 && path.endsWith(sep) ? path.slice(0, -1) : path, plain).then(answer, fail);
+    });
+  }) as unknown as typeof readdir;
 }

@@ -9,3 +9,4 @@ export { createFindTool, FindParameters, type FindDetails } from "./find.js";
 export { createGrepTool, GrepParameters, type GrepDetails } from "./grep.js";
 export { FsErrorCode } from "./errors.js";
 export type { FsToolOptions, ImageInfo, ImageProcessor } from "./options.js";
+export { SKIPPED_FOLDERS } from "./skipped.js";

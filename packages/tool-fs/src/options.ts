@@ -21,7 +21,16 @@ export type ImageProcessor = (
 export interface FsToolOptions {
   /** Relative paths resolve against it. Default `process.cwd()` (the plugin uses the harness's `cwd`). */
   cwd?: string;
-  /** The folders the tools may touch, after symlinks are resolved. Default `[cwd]`. */
+  /**
+   * The project folder: the default root, and the folder relative roots resolve against. Default
+   * `cwd`; the plugin uses the harness's `workspace` (the config file's folder), so a host started
+   * in a subfolder still has the whole project as its root.
+   */
+  workspace?: string;
+  /**
+   * The folders the tools may touch, after symlinks are resolved. Default `[workspace]`. Relative
+   * ones resolve against `workspace`; `~` is the home folder and `${workspace}` the workspace.
+   */
   roots?: string[];
   /** Bytes: the most `read` returns in one call, and the largest image it returns. Default 1 MiB. */
   maxSize?: number;
@@ -33,6 +42,13 @@ export interface FsToolOptions {
   imageProcessor?: ImageProcessor;
   /** `false` makes `grep` use its plain Node search even when ripgrep is installed. Default `true`. */
   ripgrep?: boolean;
+  /**
+   * Folders `grep` and `find` skip below the searched folder unless an ignore file brings them back
+   * (`!node_modules/`) or a call sends `includeSkipped: true`: names or a path's end
+   * (`.yarn/cache`), matched at any depth. Default `SKIPPED_FOLDERS` (node_modules, .venv, the
+   * caches of build tools…); `[]` skips none.
+   */
+  skipFolders?: string[];
   /**
    * `true` lets `write` and `edit` replace a read-only file (no write permission bit), keeping its
    * mode. Default `false`: they refuse, as editors do.

@@ -9,7 +9,8 @@ export const FsPluginOptions = Type.Object(
   {
     roots: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
-        description: "Folders the tools may touch (after symlinks are resolved). Default: the working directory.",
+        description:
+          "Folders the tools may touch (after symlinks are resolved). Default: the workspace (the config file's folder). Relative ones resolve against it; ${workspace} stands for it.",
       }),
     ),
     maxSize: Type.Integer({ minimum: 1, default: DEFAULTS.maxSize, description: "Bytes read returns at most per call." }),
@@ -20,6 +21,12 @@ export const FsPluginOptions = Type.Object(
       description: "Bytes ls, find and grep return at most per call.",
     }),
     ripgrep: Type.Boolean({ default: true, description: "false: grep uses its plain Node search even when ripgrep is installed." }),
+    skipFolders: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        description:
+          'Folders grep and find skip unless an ignore file brings them back or a call sends includeSkipped: names or path ends such as ".yarn/cache", at any depth. Default: node_modules, .venv and the caches of common build tools (SKIPPED_FOLDERS); [] skips none.',
+      }),
+    ),
     overwriteReadOnly: Type.Boolean({
       default: false,
       description: "true: write and edit replace read-only files (keeping their mode). Default: they refuse, as editors do.",
@@ -48,6 +55,8 @@ export default definePlugin({
     }
     const ctx = createContext({
       cwd: harness.cwd,
+      // The project's folder, not where the host was started: the same workspace tool-bash writes in.
+      workspace: harness.workspace,
       maxSize: options.maxSize,
       maxLines: options.maxLines,
       maxTotalSize: options.maxTotalSize,
@@ -56,6 +65,7 @@ export default definePlugin({
       // Looked up at each call: a policy plugin may be applied after this one.
       policy: () => harness.getService("policy"),
       ...(options.roots ? { roots: options.roots } : {}),
+      ...(options.skipFolders ? { skipFolders: options.skipFolders } : {}),
       ...(imageProcessor ? { imageProcessor: imageProcessor as ImageProcessor } : {}),
     });
     // A missing root is a configuration mistake: say so at start-up, not at the first call.

@@ -44,7 +44,11 @@ export function writeTool(ctx: FsContext): AgentTool<typeof WriteParameters, Wri
       return args;
     },
     target: (params) => params.path,
-    access: async (ctx, params) => ({ writes: both(await checkPath(ctx, params.path)) }),
+    access: async (ctx, params) => {
+      const path = await checkPath(ctx, params.path);
+      // The new content, for an approver's diff (core's ToolAccess.contents); it is the arguments' own string, not a copy.
+      return { writes: both(path), contents: [{ path: path.absolute, content: params.content }] };
+    },
     run: write,
   });
 }

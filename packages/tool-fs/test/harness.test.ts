@@ -50,7 +50,8 @@ describe("what each tool declares it touches, before the policy is asked", () =>
     await call(harness, "grep", { pattern: "x", path: "src/b.ts" });
     expect(asked).toEqual([
       { tool: "read", access: { reads: [join(root, "src/a.ts")] } },
-      { tool: "write", access: { writes: [join(root, "src/b.ts")] } },
+      // A write also says what the file will hold (for an approver's diff); the policy judges `writes`.
+      { tool: "write", access: { writes: [join(root, "src/b.ts")], contents: [{ path: join(root, "src/b.ts"), content: "x" }] } },
       { tool: "edit", access: { writes: [join(root, "src/a.ts")] } },
       { tool: "ls", access: { readTrees: [join(root, "src")] } },
       { tool: "find", access: { readTrees: [join(root, "src")] } },

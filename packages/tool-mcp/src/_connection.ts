@@ -1,8 +1,10 @@
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool, type Transport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { messageOf } from "@toolhost/core";
-import { McpErrorCode } from "./_errors.js";
-import type { ServerSpec } from "./_options.js";
+import { McpErrorCode } from "./errors.js";
+import { faultOf } from "./_faults.js";
+import { boundedFetch } from "./_http-bounds.js";
+import type { ServerSpec } from "./options.js";
 import { ProcessTransport } from "./_process-transport.js";
 
 /** Why a server could not start: which, why, after how long, and what it printed on stderr. */
@@ -27,10 +29,36 @@ function indent(text: string): string {
     .join("\n");
 }
 
+/** What a server's process had done when a call of it failed. */
+export interface ServerState {
+  exit: ProcessTransport["exit"];
+  stderrTail: string;
+  /** Bytes of a message it began and did not end. */
+  unfinishedBytes: number;
+}
+
+/** A call that failed, with the state of the server it was sent to (not of one started since). */
+export class CallFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly server: ServerState,
+  ) {
+    super(messageOf(error));
+  }
+}
+
+/** How long a server has to start, and the longest message it may send. */
+export interface ConnectionLimits {
+  startupTimeoutMs: number;
+  maxMessageBytes: number;
+}
+
 export interface CallOptions {
   signal: AbortSignal;
   timeoutMs: number | undefined;
   onProgress: (message: string | undefined, progress: number, total: number | undefined) => void;
+  /** What the call hands on to the server in `_meta` (its trace context), beside the SDK's own `progressToken`. */
+  meta?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -47,7 +75,7 @@ export class McpConnection {
     readonly name: string,
     private readonly spec: ServerSpec,
     private readonly cwd: string,
-    private readonly startupTimeoutMs: number,
+    private readonly limits: ConnectionLimits,
     private readonly version: string,
   ) {}
 
@@ -71,7 +99,7 @@ export class McpConnection {
     const started = performance.now();
     try {
       const client = await this.#connect();
-      const { tools } = await client.listTools(undefined, { timeout: this.startupTimeoutMs });
+      const { tools } = await client.listTools(undefined, { timeout: this.limits.startupTimeoutMs });
       return tools;
     } catch (error) {
       const ms = performance.now() - started;
@@ -82,9 +110,11 @@ export class McpConnection {
   }
 
   #startReason(error: unknown, ms: number): string {
+    const fault = faultOf(error);
+    if (fault) return `the server ${fault.text}`;
     const message = messageOf(error);
-    if (ms >= this.startupTimeoutMs - 50 || /timed? ?out/i.test(message)) {
-      return `it did not answer initialize within ${this.startupTimeoutMs / 1000} s (startupTimeout)`;
+    if (ms >= this.limits.startupTimeoutMs - 50 || /timed? ?out/i.test(message)) {
+      return `it did not answer initialize within ${this.limits.startupTimeoutMs / 1000} s (startupTimeout)`;
     }
     const exit = this.exit;
     if (exit) return `its process exited (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`}) before it was ready: ${message}`;
@@ -94,6 +124,12 @@ export class McpConnection {
   /** The connected client: the running one, or a new connection after the server stopped. */
   #connect(): Promise<Client> {
     if (this.#closed) return Promise.reject(new Error(`MCP server "${this.name}" was stopped (the harness was disposed).`));
+    // A process that exited or that the transport is stopping (for what it sent) is replaced at
+    // once, not only when its pipes have closed: a call right after must not meet the old one.
+    if (this.#client && this.#transport instanceof ProcessTransport && !this.#transport.running) {
+      void this.#client.close().catch(() => {});
+      this.#client = undefined;
+    }
     if (this.#client) return Promise.resolve(this.#client);
     this.#starting ??= this.#open().finally(() => {
       this.#starting = undefined;
@@ -116,9 +152,9 @@ export class McpConnection {
       // The SDK's own timeout covers the initialize request; the race also covers a spawn or a
       // connection that never settles.
       await Promise.race([
-        client.connect(transport, { timeout: this.startupTimeoutMs }),
+        client.connect(transport, { timeout: this.limits.startupTimeoutMs }),
         new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error(`timed out after ${this.startupTimeoutMs} ms`)), this.startupTimeoutMs);
+          timer = setTimeout(() => reject(new Error(`timed out after ${this.limits.startupTimeoutMs} ms`)), this.limits.startupTimeoutMs);
         }),
       ]);
     } catch (error) {
@@ -135,27 +171,43 @@ export class McpConnection {
     if ("url" in this.spec) {
       return new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
+        fetch: boundedFetch(this.limits.maxMessageBytes),
       });
     }
-    return new ProcessTransport({
-      command: this.spec.command,
-      args: this.spec.args ?? [],
-      env: { ...getDefaultEnvironment(), ...this.spec.env },
-      cwd: this.spec.cwd ?? this.cwd,
-    });
+    return new ProcessTransport(
+      {
+        command: this.spec.command,
+        args: this.spec.args ?? [],
+        env: { ...getDefaultEnvironment(), ...this.spec.env },
+        cwd: this.spec.cwd ?? this.cwd,
+      },
+      this.limits.maxMessageBytes,
+    );
   }
 
-  /** Calls a tool by the server's own name; restarts a server that stopped since the last call. */
+  /**
+   * Calls a tool by the server's own name; restarts a server that stopped since the last call.
+   * Rejects with a `CallFailure` that carries the state of the server the call went to.
+   */
   async call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
-    const client = await this.#connect();
-    return (await client.callTool(
-      { name: tool, arguments: args },
-      {
-        signal: options.signal,
-        ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : { timeout: 2 ** 31 - 1 }),
-        onprogress: (progress) => options.onProgress(progress.message, progress.progress, progress.total),
-      },
-    )) as CallToolResult;
+    let transport: Transport | undefined;
+    try {
+      const client = await this.#connect();
+      transport = this.#transport;
+      const meta = options.meta && Object.keys(options.meta).length > 0 ? { _meta: { ...options.meta } } : {};
+      return (await client.callTool(
+        { name: tool, arguments: args, ...meta },
+        {
+          signal: options.signal,
+          ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : { timeout: 2 ** 31 - 1 }),
+          onprogress: (progress) => options.onProgress(progress.message, progress.progress, progress.total),
+        },
+      )) as CallToolResult;
+    } catch (error) {
+      const used = transport ?? this.#transport;
+      const child = used instanceof ProcessTransport ? used : undefined;
+      throw new CallFailure(error, { exit: child?.exit, stderrTail: child?.stderrTail ?? "", unfinishedBytes: child?.unfinishedBytes ?? 0 });
+    }
   }
 
   /** Ends the connection and, for stdio servers, the process tree. */

@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { ToolhostError } from "@toolhost/core";
-import { McpErrorCode } from "./_errors.js";
+import { McpErrorCode } from "./errors.js";
 
 const MAX_NAME = 64;
 

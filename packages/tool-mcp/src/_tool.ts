@@ -1,9 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Tool } from "@modelcontextprotocol/client";
-import { type AgentTool, type AccessEnvironment, type TSchema, type ToolAccess, type ToolAnnotations, Type, messageOf } from "@toolhost/core";
+import { type AgentTool, type AccessEnvironment, type TSchema, type ToolAccess, type ToolAnnotations, Type } from "@toolhost/core";
 import type { McpConnection } from "./_connection.js";
-import { McpErrorCode } from "./_errors.js";
-import { type McpResultDetails, errorResult, toolhostResult } from "./_results.js";
+import { failedCall } from "./_failure.js";
+import { type McpResultDetails, toolhostResult } from "./results.js";
+import { latestOnly } from "./_updates.js";
 import type { ArgumentCheck } from "./_schema.js";
 
 /** Argument fields that name files, judged by path rules of a policy. */
@@ -60,51 +61,23 @@ export function createMcpTool(options: McpToolOptions): { tool: AgentTool<TSchem
     annotations: coreAnnotations(tool.annotations),
     executionMode: readOnly ? "parallel" : "sequential",
     access: (args, env) => accessOf(args, env, readOnly),
-    async execute(_id, params, signal, onUpdate) {
+    async execute(_id, params, signal, onUpdate, _context, execution) {
+      const updates = latestOnly((text: string) => onUpdate({ content: [{ type: "text", text }], details: { server: connection.name, tool: tool.name } }));
       try {
         const result = await connection.call(tool.name, params as Record<string, unknown>, {
           signal,
+          // The call's trace context (traceparent, tracestate) at the root of _meta, so a trace crosses into the server.
+          meta: execution?.carrier(),
           timeoutMs: options.toolTimeoutMs,
-          onProgress: (message, progress, total) =>
-            onUpdate({
-              content: [{ type: "text", text: message ?? `${progress}${total !== undefined ? ` of ${total}` : ""}` }],
-              details: { server: connection.name, tool: tool.name },
-            }),
+          onProgress: (message, progress, total) => updates.push(message ?? `${progress}${total !== undefined ? ` of ${total}` : ""}`),
         });
         return toolhostResult(result, connection.name, tool.name, options.maxResultChars);
       } catch (error) {
-        return failure(error, options, signal);
+        return failedCall(error, { server: connection.name, tool: tool.name, toolTimeoutMs: options.toolTimeoutMs }, signal);
+      } finally {
+        updates.stop();
       }
     },
   };
   return { tool: agentTool, schema };
-}
-
-function failure(error: unknown, options: McpToolOptions, signal: AbortSignal): ReturnType<typeof errorResult> {
-  const { connection, tool } = options;
-  const server = connection.name;
-  const message = messageOf(error);
-  if (signal.aborted) {
-    return errorResult("TOOLHOST_ABORTED", `The call of ${tool.name} on MCP server "${server}" was aborted; the server was sent a cancellation.`, server, tool.name);
-  }
-  if (/time(d)? ?out/i.test(message) && options.toolTimeoutMs !== undefined) {
-    return errorResult(
-      McpErrorCode.TIMED_OUT,
-      `MCP server "${server}" did not answer ${tool.name} within ${options.toolTimeoutMs / 1000} s (tool-mcp's toolTimeout); the call was cancelled.`,
-      server,
-      tool.name,
-    );
-  }
-  const exit = connection.exit;
-  if (exit || /closed|not running|did not start|ECONNREFUSED|fetch failed/i.test(message)) {
-    const how = exit ? ` (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})` : "";
-    const stderr = connection.stderrTail ? `\nIts stderr ended with:\n${connection.stderrTail.split("\n").slice(-12).join("\n")}` : "";
-    return errorResult(
-      McpErrorCode.SERVER_EXITED,
-      `MCP server "${server}" stopped during the call of ${tool.name}${how}: ${message}. The next call starts it again.${stderr}`,
-      server,
-      tool.name,
-    );
-  }
-  return errorResult(McpErrorCode.CALL_FAILED, `MCP server "${server}" refused the call of ${tool.name}: ${message}`, server, tool.name);
 }

@@ -3,7 +3,7 @@ import { type AgentHarness, type AnyAgentTool, definePlugin } from "@toolhost/co
 import type { Tool } from "@modelcontextprotocol/client";
 import { McpConnection, ServerStartError } from "./_connection.js";
 import { NameRegistry, toolFilter, toolhostName } from "./_names.js";
-import { McpPluginOptions, resolveSpec } from "./_options.js";
+import { McpPluginOptions, resolveSpec } from "./options.js";
 import { type ArgumentCheck, compileInputSchema } from "./_schema.js";
 import { createMcpTool } from "./_tool.js";
 
@@ -42,7 +42,8 @@ export const mcpPlugin = definePlugin({
       Object.entries(options.servers).map(async ([server, spec]) => {
         const begin = performance.now();
         try {
-          const connection = new McpConnection(server, resolveSpec(server, spec, harness.workspace), harness.cwd, options.startupTimeout * 1000, VERSION);
+          const limits = { startupTimeoutMs: options.startupTimeout * 1000, maxMessageBytes: options.maxMessageBytes };
+          const connection = new McpConnection(server, resolveSpec(server, spec, harness.workspace), harness.cwd, limits, VERSION);
           connections.push(connection);
           return { server, connection, tools: await connection.start(), ms: performance.now() - begin };
         } catch (error) {

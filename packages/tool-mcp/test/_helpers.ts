@@ -14,6 +14,12 @@ const require = createRequire(import.meta.url);
 export const FILESYSTEM_SERVER = join(dirname(require.resolve("@modelcontextprotocol/server-filesystem/package.json")), "dist", "index.js");
 /** Our probe server: the official v2 server SDK, logging every call it receives. */
 export const PROBE_SERVER = join(here, "fixtures", "probe-server.mjs");
+/** A malicious server, plain Node over stdio: each tool misbehaves in its own way. */
+export const HOSTILE_SERVER = join(here, "fixtures", "hostile-server.mjs");
+/** A malicious server over Streamable HTTP; prints its URL. */
+export const HOSTILE_HTTP_SERVER = join(here, "fixtures", "hostile-http-server.mjs");
+/** A host in a process of its own (the built tool-mcp), printing each result and its peak memory. */
+export const HOST = join(here, "fixtures", "host.mjs");
 
 export function tempDir(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), "toolhost-mcp-")));

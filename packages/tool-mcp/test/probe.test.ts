@@ -144,4 +144,16 @@ describe("tool-mcp with a v2 server", () => {
     harness = undefined;
     expect(isRunning(pid)).toBe(false);
   });
+
+  it("hands the call's trace context to the server in _meta (traceparent at its root), beside the progress token", async () => {
+    ({ harness } = await harnessWith(dir, { servers: { probe: probe() } }));
+    const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    harness.hooks.propagate.tap("test-trace", (carrier) => {
+      carrier.traceparent = traceparent;
+    });
+    const result = await call(harness, "probe__echo", { text: "traced" });
+    expect(text(result)).toBe("traced");
+    expect(probeLog(log)).toEqual([{ tool: "echo", args: { text: "traced" }, meta: { traceparent, progressToken: true } }]);
+  });
 });
+

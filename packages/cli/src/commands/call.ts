@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import type { ToolResultMessage } from "@toolhost/core";
 import type { Command } from "commander";
-import { approveOption, type Cli, type CommandModule } from "../_cli.js";
+import { approveOption, type Cli, type CommandModule } from "../cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
 import { ExitCode, contentText, jsonLine } from "../_output.js";
+import { terminalText } from "../_terminal-text.js";
 
 export const call: CommandModule = {
   register(program: Command, cli: Cli) {
@@ -31,15 +33,18 @@ Examples:
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
           const found = host.harness.getTool(tool);
-          const [result] = await runBatch(cli, host, [{ id: "call-1", name: tool, arguments: args }], found?.label ?? tool);
+          // Its own id: a queue (or anything else that keys on call ids) never meets this call's id again.
+          const id = `call-${randomUUID()}`;
+          const { results, ran } = await runBatch(cli, host, [{ id, name: tool, arguments: args }], found?.label ?? tool);
+          const [result] = results;
           if (!result) return ExitCode.TOOL_ERROR;
-          const code = exitCodeOf(result, cli.interrupted);
+          const code = exitCodeOf(result, cli.interrupted, ran);
           if (cli.globals.json) {
             await cli.out(jsonLine(result));
           } else {
             const text = contentText(result.content);
-            if (code === ExitCode.OK || code === ExitCode.TOOL_ERROR) await cli.out(text.endsWith("\n") || text === "" ? text : `${text}\n`);
-            else await cli.err(`${cli.paintErr("red", "toolhost:")} ${text}${await didYouMean(result, host.harness.tools)}\n`);
+            if (code === ExitCode.OK || code === ExitCode.TOOL_ERROR) await cli.out(cli.toolOutput(text.endsWith("\n") || text === "" ? text : `${text}\n`));
+            else await cli.err(`${cli.paintErr("red", "toolhost:")} ${terminalText(text)}${await didYouMean(result, host.harness.tools)}\n`);
           }
           return code;
         }),
@@ -49,11 +54,7 @@ Examples:
 
 /** For a tool that is not there: the registered name it most likely meant. */
 async function didYouMean(result: ToolResultMessage, tools: ReadonlyArray<{ name: string }>): Promise<string> {
-  const [{ ErrorCode }, { closestName }, { resultCode }] = await Promise.all([
-    import("@toolhost/core"),
-    import("@toolhost/core/config"),
-    import("../_batch.js"),
-  ]);
+  const { ErrorCode, closestName, resultCode } = await import("@toolhost/core");
   if (resultCode(result) !== ErrorCode.TOOL_NOT_FOUND) return "";
   const close = closestName(result.toolName, tools.map((tool) => tool.name));
   return close === undefined ? "" : `\nDid you mean "${close}"?`;

@@ -1,7 +1,12 @@
+import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { type Cli, type CommandModule, UsageError } from "../_cli.js";
-import { SERVER_ENV } from "../_hook-args.js";
+import { type Cli, type CommandModule, UsageError } from "../cli.js";
+import { SERVER_ENV } from "../hook/args.js";
+import { TOKEN_ENV, tokenFile } from "../hook/token.js";
 import { ExitCode } from "../_output.js";
+
+/** The hook's bundled entry (dist/_hook-command.js, see build.mjs), which finds the in-process path beside it. */
+const HOOK_COMMAND = "../_hook-command.js";
 
 const HOSTS = ["claude-code", "gemini"] as const;
 type HostId = (typeof HOSTS)[number];
@@ -16,93 +21,145 @@ export const hook: CommandModule = {
     const group = program
       .command("hook")
       .description("decide other agents' tool calls with this config's policy (Claude Code, Gemini CLI hooks)");
-    for (const id of HOSTS) {
-      group
-        .command(id)
-        .description(`answer one ${id === "claude-code" ? "Claude Code PreToolUse" : "Gemini CLI BeforeTool"} hook payload read on standard input`)
-        .option("--on-allow <mode>", 'on allow: "defer" to the host\'s own permissions (default) or "allow" outright', "defer")
-        .option("--server <url>", `ask a running \`toolhost hook serve\` at this URL (default: $${SERVER_ENV}); decides here when it cannot be used`)
-        .action(async (options: { onAllow: string; server?: string }) => {
-          // Reached only through commander (e.g. after global options); bin.ts takes the fast path.
-          const { runHookCommand } = await import("../_hook-command.js");
-          const { config } = cli.globals;
-          cli.exitCode = await runHookCommand(id, [
-            "--on-allow",
-            options.onAllow,
-            ...(options.server !== undefined ? ["--server", options.server] : []),
-            ...(config !== undefined ? ["--config", config] : []),
-          ]);
-        });
-    }
-    group
-      .command("serve")
-      .description("answer hook payloads over HTTP (Claude Code's http hooks): POST /claude-code, POST /gemini")
-      .requiredOption("--http <[host:]port>", "where to listen; 127.0.0.1 unless a host is given")
-      .option("--token <token>", "require Authorization: Bearer <token> (default: $TOOLHOST_HOOK_TOKEN); needed beyond loopback")
-      .option("--on-allow <mode>", 'on allow: "defer" (default) or "allow"', "defer")
-      .action(
-        cli.action(async (options: { http: string; token?: string; onAllow: string }) => {
-          const { parseListen, serveHooks } = await import("../_hook-serve.js");
-          if (options.onAllow !== "defer" && options.onAllow !== "allow") throw new UsageError(`--on-allow takes "defer" or "allow", not "${options.onAllow}".`);
-          const listen = parseListen(options.http);
-          const token = options.token ?? process.env.TOOLHOST_HOOK_TOKEN;
-          const server = await serveHooks({ ...listen, token, config: cli.globals.config, onAllow: options.onAllow });
-          const address = server.address();
-          const port = typeof address === "object" && address ? address.port : listen.port;
-          const shown = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
-          await cli.out(`toolhost hook server on http://${shown}:${port} (POST /claude-code, /gemini)\n`);
-          await new Promise<void>((resolve) => {
-            const signal = cli.interruptSignal();
-            signal.addEventListener("abort", () => server.close(() => resolve()), { once: true });
-          });
-          return ExitCode.OK;
-        }),
-      );
-    group
-      .command("install")
-      .description("add toolhost's hook to Claude Code's or Gemini CLI's settings, keeping what is there")
-      .argument("<host>", HOSTS.join(" | "))
-      .option("--project", "the project's settings (.claude/settings.json, .gemini/settings.json) (default)")
-      .option("--user", "your user settings (~/.claude/settings.json, ~/.gemini/settings.json)")
-      .option("--write", "write the file (asks first on a terminal; give --yes without one); default: print it")
-      .option("-y, --yes", "with --write: do not ask")
-      .option("--server <url>", "the hook forwards each call to this running `toolhost hook serve` (deciding itself when it cannot be used)")
-      .option("--http-hook", "with --server, Claude Code only: its own http hook posts to the server, no process per call (a call goes ahead when the server is down)")
-      .action(
-        cli.action(async (hostText: string, options: { project?: boolean; user?: boolean; write?: boolean; yes?: boolean; server?: string; httpHook?: boolean }) => {
-          const { hookHandler, mergeSettings, readSettings, settingsPath, writeSettings } = await import("../_hook-install.js");
-          const host = hostId(hostText);
-          if (options.project && options.user) throw new UsageError("Give --project or --user, not both.");
-          const scope = options.user ? "user" : "project";
-          const handler = hookHandler(host, scope, options.server, options.httpHook === true);
-          const file = settingsPath(host, scope, cli.globals.cwd);
-          const { settings, changed } = mergeSettings(await readSettings(file), host, handler, file);
-          if (!changed) {
-            await cli.note(`${file} already runs toolhost's ${host} hook; nothing to change. To change its form (--server, --http-hook), edit or remove that entry first.`);
-            return ExitCode.OK;
-          }
-          if (handler.type === "http") {
-            await cli.note(`Claude Code lets a call through when its http hook gets no answer: keep \`toolhost hook serve\` running at ${options.server}, or install without --http-hook (the command decides itself when the server is down).`);
-          }
-          const text = `${JSON.stringify(settings, null, 2)}\n`;
-          if (!options.write) {
-            await cli.out(text);
-            await cli.note(`This is ${file} with toolhost's hook added. Run again with --write to write it.`);
-            return ExitCode.OK;
-          }
-          if (!options.yes) {
-            if (!cli.interactive) throw new UsageError(`Writing ${file} needs a yes: run on a terminal to be asked, or add --yes.`);
-            const { confirm, isCancel } = await import("@clack/prompts");
-            const answer = await confirm({ message: `Add toolhost's hook to ${file}?`, initialValue: false });
-            if (isCancel(answer) || answer !== true) {
-              await cli.note("Nothing written.");
-              return ExitCode.REFUSED;
-            }
-          }
-          await writeSettings(file, settings);
-          await cli.note(`Wrote ${file}.`);
-          return ExitCode.OK;
-        }),
-      );
+    for (const id of HOSTS) registerHost(group, cli, id);
+    registerServe(group, cli);
+    registerInstall(group, cli);
   },
 };
+
+/** `toolhost hook claude-code|gemini`: one payload on standard input (bin.ts takes a faster path to the same). */
+function registerHost(group: Command, cli: Cli, id: HostId): void {
+  group
+    .command(id)
+    .description(`answer one ${id === "claude-code" ? "Claude Code PreToolUse" : "Gemini CLI BeforeTool"} hook payload read on standard input`)
+    .option("--on-allow <mode>", 'on allow: "defer" to the host\'s own permissions (default) or "allow" outright', "defer")
+    .option("--server <url>", `ask a running \`toolhost hook serve\` at this URL (default: $${SERVER_ENV}); decides here when it cannot be used`)
+    .action(async (options: { onAllow: string; server?: string }) => {
+      // Reached only through commander (e.g. after global options); bin.ts takes the fast path.
+      const { runHookCommand } = (await import(HOOK_COMMAND)) as typeof import("../hook/command.js");
+      const { config } = cli.globals;
+      cli.exitCode = await runHookCommand(id, [
+        "--on-allow",
+        options.onAllow,
+        ...(options.server !== undefined ? ["--server", options.server] : []),
+        ...(config !== undefined ? ["--config", config] : []),
+      ]);
+    });
+}
+
+function registerServe(group: Command, cli: Cli): void {
+  group
+    .command("serve")
+    .description("answer hook payloads over HTTP (Claude Code's http hooks): POST /claude-code, POST /gemini; every request needs the token")
+    .requiredOption("--http <[host:]port>", "where to listen; 127.0.0.1 unless a host is given")
+    .option("--token <token>", `the bearer token every request must carry (default: $${TOKEN_ENV}, else the token file, made on the first start)`)
+    .option("--no-token", "on loopback only: take requests without a token (any local user can then send calls to judge)")
+    .option("--on-allow <mode>", 'on allow: "defer" (default) or "allow"', "defer")
+    .action(
+      cli.action(async (options: { http: string; token?: string | false; onAllow: string }) => {
+        const { parseListen, serveHooks } = await import("../hook/serve.js");
+        const { serverToken } = await import("../hook/token.js");
+        if (options.onAllow !== "defer" && options.onAllow !== "allow") throw new UsageError(`--on-allow takes "defer" or "allow", not "${options.onAllow}".`);
+        const listen = parseListen(options.http);
+        const token = options.token === false ? undefined : serverToken(options.token);
+        const server = await serveHooks({ ...listen, token: token?.token ?? false, config: cli.globals.config, onAllow: options.onAllow });
+        const address = server.address();
+        const port = typeof address === "object" && address ? address.port : listen.port;
+        const shown = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
+        await cli.out(`toolhost hook server on http://${shown}:${port} (POST /claude-code, /gemini)\n`);
+        if (token) await cli.note(tokenNote(token));
+        else await cli.note("serving without a token (--no-token): any local user can send calls for this server to judge.");
+        await new Promise<void>((resolve) => {
+          const signal = cli.interruptSignal();
+          signal.addEventListener("abort", () => server.close(() => resolve()), { once: true });
+        });
+        return ExitCode.OK;
+      }),
+    );
+}
+
+/** Where the server's token is, and how each client gets it; the token itself only when it was just made. */
+function tokenNote(token: { token: string; source: string; file: string }): string {
+  const clients = `The forwarding hook (toolhost hook <host> --server) sends $${TOKEN_ENV}, else the token in ${token.file}; Claude Code's http hook sends $${TOKEN_ENV} (export it where Claude Code starts).`;
+  if (token.source === "new file") return `a new token for this server is in ${token.file} (readable by you alone): ${token.token}\n${clients}`;
+  const from = token.source === "option" ? "--token" : token.source === "environment" ? `$${TOKEN_ENV}` : token.file;
+  return `every request needs the token from ${from}. ${clients}`;
+}
+
+interface InstallOptions {
+  project?: boolean;
+  user?: boolean;
+  write?: boolean;
+  yes?: boolean;
+  server?: string;
+  httpHook?: boolean;
+}
+
+function registerInstall(group: Command, cli: Cli): void {
+  group
+    .command("install")
+    .description("add toolhost's hook to Claude Code's or Gemini CLI's settings, keeping what is there")
+    .argument("<host>", HOSTS.join(" | "))
+    .option("--project", "the project's settings (.claude/settings.json, .gemini/settings.json) (default)")
+    .option("--user", "your user settings (~/.claude/settings.json, ~/.gemini/settings.json)")
+    .option("--write", "write the file (asks first on a terminal; give --yes without one); default: print it")
+    .option("-y, --yes", "with --write: do not ask")
+    .option("--server <url>", "the hook forwards each call to this running `toolhost hook serve` (deciding itself when it cannot be used)")
+    .option("--http-hook", "with --server, Claude Code only: its own http hook posts to the server, no process per call (a call goes ahead when the server is down)")
+    .action(cli.action((hostText: string, options: InstallOptions) => install(cli, hostId(hostText), options)));
+}
+
+/** Adds the hook to the host's settings (and the config it needs, when the project has none): printed, or written after a yes. */
+async function install(cli: Cli, host: HostId, options: InstallOptions): Promise<number> {
+  const { hookHandler, mergeSettings, readSettings, settingsPath, writeSettings } = await import("../hook/install.js");
+  const { planHookConfig } = await import("../hook/install-config.js");
+  if (options.project && options.user) throw new UsageError("Give --project or --user, not both.");
+  const scope = options.user ? "user" : "project";
+  const handler = hookHandler(host, scope, options.server, options.httpHook === true);
+  const file = settingsPath(host, scope, cli.globals.cwd);
+  const { settings, changed } = mergeSettings(await readSettings(file), host, handler, file);
+  // The hook must find a config with a policy where it runs, or it would refuse every call.
+  const { create } = await planHookConfig(cli.globals.cwd, cli.globals.config, scope);
+  if (!changed && create === undefined) {
+    await cli.note(`${file} already runs toolhost's ${host} hook; nothing to change. To change its form (--server, --http-hook), edit or remove that entry first.`);
+    return ExitCode.OK;
+  }
+  if (handler.type === "http") {
+    await cli.note(`Claude Code lets a call through when its http hook gets no answer: keep \`toolhost hook serve\` running at ${options.server}, or install without --http-hook (the command decides itself when the server is down).`);
+  }
+  if (options.server !== undefined) await cli.note(tokenHint(handler.type));
+  const created = create ? `\n${create.file} does not exist; the hook needs a config with a policy, so this is written too:\n${create.text}` : "";
+  if (!options.write) {
+    if (changed) await cli.out(`${JSON.stringify(settings, null, 2)}\n`);
+    await cli.note(`${changed ? `This is ${file} with toolhost's hook added.` : `${file} already runs toolhost's ${host} hook.`}${created} Run again with --write to write it.`);
+    return ExitCode.OK;
+  }
+  if (!options.yes && !(await confirmed(cli, create ? `${file} and ${create.file}` : file))) {
+    await cli.note("Nothing written.");
+    return ExitCode.REFUSED;
+  }
+  if (create) {
+    await writeFile(create.file, create.text, { flag: "wx" });
+    await cli.note(`Wrote ${create.file}: the policy the hook decides with (docs/hooks.md says how to change it).`);
+  }
+  if (changed) {
+    await writeSettings(file, settings);
+    await cli.note(`Wrote ${file}.`);
+  }
+  return ExitCode.OK;
+}
+
+/** Where the hook's token comes from, for the form installed. */
+function tokenHint(type: "command" | "http"): string {
+  if (type === "http") {
+    return `\`toolhost hook serve\` needs a token on every request: Claude Code's http hook sends $${TOKEN_ENV} (set it where Claude Code starts, e.g. export ${TOKEN_ENV}="$(cat ${tokenFile()})").`;
+  }
+  return `\`toolhost hook serve\` needs a token on every request: the forwarding hook sends $${TOKEN_ENV}, else the token file the server made (${tokenFile()}), which it reads as you.`;
+}
+
+async function confirmed(cli: Cli, file: string): Promise<boolean> {
+  if (!cli.interactive) throw new UsageError(`Writing ${file} needs a yes: run on a terminal to be asked, or add --yes.`);
+  const { confirm, isCancel } = await import("@clack/prompts");
+  const answer = await confirm({ message: `Add toolhost's hook to ${file}?`, initialValue: false });
+  return !isCancel(answer) && answer === true;
+}

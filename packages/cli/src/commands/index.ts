@@ -1,4 +1,4 @@
-import type { CommandModule } from "../_cli.js";
+import type { CommandModule } from "../cli.js";
 import { agent } from "./agent.js";
 import { call } from "./call.js";
 import { config } from "./config.js";
@@ -9,7 +9,8 @@ import { mcp } from "./mcp.js";
 import { policy } from "./policy.js";
 import { run } from "./run.js";
 import { schema } from "./schema.js";
+import { trust } from "./trust.js";
 import { worker } from "./worker.js";
 
 /** Every command, in the order `toolhost --help` lists them. Add a command here. */
-export const commands: readonly CommandModule[] = [list, call, run, agent, config, init, schema, policy, hook, worker, mcp];
+export const commands: readonly CommandModule[] = [list, call, run, agent, config, trust, init, schema, policy, hook, worker, mcp];

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import type { Cli, CommandModule } from "../_cli.js";
+import type { Cli, CommandModule } from "../cli.js";
 import { ExitCode } from "../_output.js";
 import { parameterLines } from "../_schema-text.js";
+import { terminalLine, terminalText } from "../_terminal-text.js";
 
 export const list: CommandModule = {
   register(program: Command, cli: Cli) {
@@ -29,8 +30,9 @@ export const list: CommandModule = {
           }
           const paint = cli.paintOut;
           const blocks = tools.map((tool) => {
-            const lines = [`${paint("bold", tool.name)}  ${paint("dim", `(${tool.plugin})`)}`, `  ${tool.description}`];
-            for (const line of parameterLines(tool.parameters)) lines.push(`    ${line}`);
+            // Names, descriptions and schemas come from plugins and MCP servers: shown escaped.
+            const lines = [`${paint("bold", terminalLine(tool.name))}  ${paint("dim", `(${terminalLine(tool.plugin ?? "")})`)}`, `  ${terminalText(tool.description)}`];
+            for (const line of parameterLines(tool.parameters)) lines.push(`    ${terminalLine(line)}`);
             return lines.join("\n");
           });
           await cli.out(`${blocks.join("\n\n")}\n`);

@@ -1,8 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Command, Option } from "commander";
-import { type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { type Cli, type CommandModule, UsageError } from "../cli.js";
 import type { Host } from "@toolhost/core/config";
 import { watchHost } from "../_host-watch.js";
 import { ExitCode } from "../_output.js";
@@ -10,12 +11,16 @@ import { ExitCode } from "../_output.js";
 interface ServeOptions {
   http?: string | true;
   tokenEnv?: string;
+  /** false with --no-token (loopback only). */
+  token: boolean;
   allowedHost?: string[];
   elicitation: boolean;
   printConfig?: "claude" | "codex" | "gemini" | "opencode";
 }
 
 const DEFAULT_PORT = 8765;
+/** The variable that holds the HTTP server's bearer token when --token-env names no other. */
+const TOKEN_ENV = "TOOLHOST_MCP_TOKEN";
 
 /** `[host:]port` → host and port; the host defaults to 127.0.0.1. */
 export function parseListen(value: string | true): { host: string; port: number } {
@@ -36,7 +41,8 @@ export const mcp: CommandModule = {
       .command("serve")
       .description("serve the tools of the config over MCP (stdio, or Streamable HTTP with --http); every call goes through the pipeline")
       .option("--http [host:port]", `serve Streamable HTTP at http://host:port/mcp (default 127.0.0.1:${DEFAULT_PORT})`)
-      .option("--token-env <name>", "require the bearer token held by this environment variable (needed off loopback)")
+      .option("--token-env <name>", `with --http: the environment variable that holds the bearer token every request must carry (default ${TOKEN_ENV}; without it, a token is made and shown once)`)
+      .option("--no-token", "with --http on loopback only: take requests without a token (any local user can then run the tools)")
       .option("--allowed-host <name...>", "more host names to accept in the Host and Origin headers")
       .option("--no-elicitation", "never ask the client's user: refuse every call a policy would ask about")
       .addOption(
@@ -56,8 +62,12 @@ elicitation (default no); otherwise they are refused with the reason.
 
 Examples:
   toolhost mcp serve --print-config claude
-  toolhost mcp serve --http 127.0.0.1:8765
-  TOOLHOST_MCP_TOKEN=secret toolhost mcp serve --http 0.0.0.0:8765 --token-env TOOLHOST_MCP_TOKEN`,
+  TOOLHOST_MCP_TOKEN=secret toolhost mcp serve --http 127.0.0.1:8765
+  MY_TOKEN=secret toolhost mcp serve --http 0.0.0.0:8765 --token-env MY_TOKEN
+
+Over HTTP every request needs Authorization: Bearer <token>, on every address (loopback too):
+the token is $TOOLHOST_MCP_TOKEN (or the variable --token-env names), else one made for this run
+and shown once. --print-config with --http prints a client config that sends it.`,
       )
       .action(cli.action((options: ServeOptions) => serve(cli, options)));
   },
@@ -65,8 +75,8 @@ Examples:
 
 async function serve(cli: Cli, options: ServeOptions): Promise<number> {
   const listen = options.http === undefined ? undefined : parseListen(options.http);
-  const token = tokenOf(options.tokenEnv);
-  if (options.printConfig) return printConfig(cli, options.printConfig, listen, options.tokenEnv);
+  if (options.printConfig) return printConfig(cli, options.printConfig, listen, options.token ? (options.tokenEnv ?? TOKEN_ENV) : undefined);
+  const token = listen && options.token ? tokenOf(options.tokenEnv) : undefined;
   const server = await mcpServer();
   const host = await cli.host();
   refuseWhenStale(host, cli.globals.cwd, cli.globals.config);
@@ -79,11 +89,14 @@ async function serve(cli: Cli, options: ServeOptions): Promise<number> {
     ? await server.serveToolsOverHttp(host.harness, {
         ...serveOptions,
         ...listen,
-        ...(token !== undefined ? { token } : {}),
+        ...(token !== undefined ? { token: token.token } : {}),
         ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
       })
     : server.serveToolsOverStdio(host.harness, serveOptions);
-  if ("url" in running) await cli.note(`serving ${host.harness.tools.length} tools at ${running.url} (Ctrl-C stops)`);
+  if ("url" in running) {
+    await cli.note(`serving ${host.harness.tools.length} tools at ${running.url} (Ctrl-C stops)`);
+    await cli.note(token === undefined ? "serving without a token (--no-token): any local user can run these tools." : tokenNote(token));
+  }
   await Promise.race([running.closed, new Promise((resolve) => interrupted.addEventListener("abort", resolve, { once: true }))]);
   await running.close();
   return ExitCode.OK;
@@ -126,13 +139,32 @@ async function mcpServer(): Promise<typeof import("@toolhost/mcp-server")> {
   }
 }
 
-function tokenOf(name: string | undefined): string | undefined {
-  if (name === undefined) return undefined;
-  const token = process.env[name];
-  if (!token) throw new UsageError(`--token-env ${name}: the environment variable ${name} is not set or empty. Set it to the bearer token.`);
-  return token;
+/**
+ * The HTTP server's bearer token: the variable --token-env names (which must be set), else
+ * TOOLHOST_MCP_TOKEN, else a random one made for this run.
+ */
+function tokenOf(name: string | undefined): { token: string; from: string } {
+  if (name !== undefined) {
+    const token = process.env[name];
+    if (!token) throw new UsageError(`--token-env ${name}: the environment variable ${name} is not set or empty. Set it to the bearer token.`);
+    return { token, from: `$${name}` };
+  }
+  const given = process.env[TOKEN_ENV];
+  if (given) return { token: given, from: `$${TOKEN_ENV}` };
+  return { token: randomBytes(32).toString("base64url"), from: "new" };
 }
 
+function tokenNote(token: { token: string; from: string }): string {
+  if (token.from !== "new") return `every request needs Authorization: Bearer <the token in ${token.from}>.`;
+  return `every request needs Authorization: Bearer ${token.token} (a token made for this run, shown once; set ${TOKEN_ENV} to choose one that lasts).`;
+}
+
+/**
+ * The snippet an MCP host's config needs, on stdout as it goes in the file (valid JSON, or TOML for
+ * Codex), and where it goes on stderr (a comment would make the JSON invalid). The command names
+ * the config with `-c` (the folder with `-C`): the MCP Inspector takes `--config` as its own option,
+ * so `--config` in a server's arguments would never reach toolhost when run under it.
+ */
 async function printConfig(
   cli: Cli,
   client: NonNullable<ServeOptions["printConfig"]>,
@@ -142,16 +174,19 @@ async function printConfig(
   const { clientConfig } = await mcpServer();
   const { findConfig } = await import("@toolhost/core/config");
   const { config, cwd } = cli.globals;
+  let snippet: string;
   if (listen) {
     const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
-    const url = `http://${host}:${listen.port}/mcp`;
-    await cli.out(clientConfig(client, { url, ...(tokenEnv ? { tokenEnv } : {}) }));
-    return ExitCode.OK;
+    snippet = clientConfig(client, { url: `http://${host}:${listen.port}/mcp`, ...(tokenEnv ? { tokenEnv } : {}) });
+  } else {
+    const found = await findConfig({ cwd, ...(config !== undefined ? { configPath: config } : {}) });
+    const bin = resolve(fileURLToPath(new URL("../bin.js", import.meta.url)));
+    snippet = clientConfig(client, { command: process.execPath, args: [bin, ...(found ? ["-c", found.path] : ["-C", cwd]), "mcp", "serve"] });
   }
-  const found = await findConfig({ cwd, ...(config !== undefined ? { configPath: config } : {}) });
-  const bin = resolve(fileURLToPath(new URL("../bin.js", import.meta.url)));
-  const where = found ? ["--config", found.path] : ["--cwd", cwd];
-  await cli.out(clientConfig(client, { command: process.execPath, args: [bin, ...where, "mcp", "serve"] }));
+  const [first = "", ...rest] = snippet.split("\n");
+  const comment = /^(\/\/|#) ?(.*)$/.exec(first);
+  if (comment) await cli.note(`put this in ${comment[2]}`);
+  await cli.out(comment ? rest.join("\n") : snippet);
   return ExitCode.OK;
 }
 

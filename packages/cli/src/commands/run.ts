@@ -1,6 +1,7 @@
+import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { preview, type ToolCall } from "@toolhost/core";
-import { approveOption, type Cli, type CommandModule, UsageError } from "../_cli.js";
+import { approveOption, type Cli, type CommandModule, UsageError } from "../cli.js";
 import { readInput } from "../_input.js";
 import { ExitCode, jsonLine } from "../_output.js";
 
@@ -25,10 +26,10 @@ Exit codes: 0 every call done, 1 some result is an error, 2 bad input or config,
           const host = await cli.host();
           const { exitCodeOf, runBatch } = await import("../_batch.js");
           if (options.events) host.harness.subscribe((event) => cli.stdout.write(jsonLine(event)));
-          const results = await runBatch(cli, host, calls, `${calls.length} tool call${calls.length === 1 ? "" : "s"}`);
+          const { results, ran } = await runBatch(cli, host, calls, `${calls.length} tool call${calls.length === 1 ? "" : "s"}`);
           if (!options.events) await cli.out(results.map(jsonLine).join(""));
           if (cli.interrupted) return ExitCode.INTERRUPTED;
-          return results.some((result) => exitCodeOf(result, false) !== ExitCode.OK) ? ExitCode.TOOL_ERROR : ExitCode.OK;
+          return results.some((result) => exitCodeOf(result, false, ran) !== ExitCode.OK) ? ExitCode.TOOL_ERROR : ExitCode.OK;
         }),
       );
   },
@@ -54,22 +55,24 @@ export function parseBatch(text: string): ToolCall[] {
     });
   }
   const calls: ToolCall[] = [];
+  // A call without an id gets its place in the batch and this run's own tag: unique across runs.
+  const run = randomBytes(4).toString("hex");
   for (const { value, where } of items) {
     const message = value as { role?: unknown; content?: unknown };
     if (message !== null && typeof message === "object" && message.role === "assistant") {
       const blocks: unknown[] = Array.isArray(message.content) ? message.content : [];
       for (const block of blocks) {
-        if (block !== null && typeof block === "object" && (block as { type?: unknown }).type === "toolCall") calls.push(toCall(block, where, calls.length));
+        if (block !== null && typeof block === "object" && (block as { type?: unknown }).type === "toolCall") calls.push(toCall(block, where, calls.length, run));
       }
     } else {
-      calls.push(toCall(value, where, calls.length));
+      calls.push(toCall(value, where, calls.length, run));
     }
   }
   if (calls.length === 0) throw new UsageError("The batch has no tool calls.");
   return calls;
 }
 
-function toCall(value: unknown, where: string, index: number): ToolCall {
+function toCall(value: unknown, where: string, index: number, run: string): ToolCall {
   const call = value as { id?: unknown; name?: unknown; arguments?: unknown };
   if (call === null || typeof call !== "object" || typeof call.name !== "string" || call.name === "") {
     throw new UsageError(`${where} of the batch is not a tool call: expected { "id"?, "name", "arguments" }, got ${preview(value, 200)}.`);
@@ -83,5 +86,5 @@ function toCall(value: unknown, where: string, index: number): ToolCall {
       // left as the string: validation reports it with the arguments received
     }
   }
-  return { id: typeof call.id === "string" && call.id !== "" ? call.id : `call-${index + 1}`, name: call.name, arguments: args };
+  return { id: typeof call.id === "string" && call.id !== "" ? call.id : `call-${index + 1}-${run}`, name: call.name, arguments: args };
 }

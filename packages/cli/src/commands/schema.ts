@@ -1,8 +1,9 @@
 import type { Command } from "commander";
-import { CLI_DIR, type Cli, type CommandModule } from "../_cli.js";
-import { KNOWN_PLUGINS } from "../_defaults.js";
+import { CLI_DIR, type Cli, type CommandModule } from "../cli.js";
+import { CONFIG_HINTS, KNOWN_PLUGINS } from "../_defaults.js";
 import { ExitCode } from "../_output.js";
 import { nestedParameterLines } from "../_schema-text.js";
+import { terminalLine } from "../_terminal-text.js";
 
 export const schema: CommandModule = {
   register(program: Command, cli: Cli) {
@@ -32,6 +33,7 @@ Examples:
             cwd: cli.globals.cwd,
             resolveFrom: [{ dir: CLI_DIR, what: "the toolhost CLI's install location" }],
             knownPlugins: KNOWN_PLUGINS,
+            hints: CONFIG_HINTS,
           });
           const options = found.plugin.options ? (JSON.parse(JSON.stringify(found.plugin.options)) as Record<string, unknown>) : undefined;
           if (cli.globals.json) {
@@ -39,9 +41,10 @@ Examples:
             return ExitCode.OK;
           }
           const paint = cli.paintOut;
-          const lines = [`${paint("bold", found.plugin.name)} ${paint("dim", `${found.version ?? "(no version)"}  ${found.file}`)}`];
+          // A plugin's name and its options' descriptions are the plugin's words: shown escaped.
+          const lines = [`${paint("bold", terminalLine(found.plugin.name))} ${paint("dim", terminalLine(`${found.version ?? "(no version)"}  ${found.file}`))}`];
           if (options === undefined) lines.push("  takes no options");
-          else for (const line of nestedParameterLines(options)) lines.push(`  ${line}`);
+          else for (const line of nestedParameterLines(options)) lines.push(`  ${terminalLine(line)}`);
           await cli.out(`${lines.join("\n")}\n`);
           return ExitCode.OK;
         }),

@@ -1,11 +1,11 @@
-import { realpathSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
 import { isPlugin, type ToolhostPlugin } from "../plugin.js";
 import { ConfigError, ConfigErrorCode } from "./errors.js";
-import { editDistance, isPathSpecifier, resolvePackage, type ResolvedModule, type ResolvePlace } from "./_resolve.js";
+import { editDistance, isPathSpecifier, packageEntry, resolvePackage, type ResolvedModule, type ResolvePlace } from "./_resolve.js";
 
 /** The folders to resolve plugins from, each with what it is (for messages). */
 export function resolvePlaces(resolveFrom: ReadonlyArray<string | ResolvePlace> | undefined): ResolvePlace[] {
@@ -21,24 +21,62 @@ export async function locate(
   if (!isPathSpecifier(name)) return resolvePackage(name, places);
   const file = resolve(configDir, name);
   try {
-    if ((await stat(file)).isFile()) return { file };
+    const info = await stat(file);
+    if (info.isFile()) return { file };
+    // A folder is a package, as npm's `file:` installs it: its package.json says the entry.
+    if (info.isDirectory()) {
+      const entry = await packageEntry(file, "");
+      if (entry) return entry;
+      return { tried: [`${file} (a folder: it needs a package.json whose "exports" or "main" names an existing module, or an index.js)`] };
+    }
   } catch {
     // reported below with the path tried
   }
   return { tried: [`${file} (relative to the config file's folder)`] };
 }
 
-export function notFound(name: string, configPath: string, tried: string[], known: readonly string[]): ConfigError {
+/**
+ * A plugin that was not found: where it was looked for, and the fix. Only a name the host knows is
+ * given an install command: installing a misspelled name is how typo-squatted packages get in, so
+ * another name gets the closest known or installed one (from `places`) instead, or a word to check it.
+ */
+export function notFound(name: string, configPath: string, tried: string[], known: readonly string[], places: readonly ResolvePlace[] = []): ConfigError {
   const lines = [`Plugin "${name}" was not found (named in ${configPath}).`, "Looked in:", ...tried.map((place) => `  - ${place}`)];
   if (isPathSpecifier(name)) {
     lines.push(`Fix the path in ${configPath}: a relative path is relative to the config file's folder.`);
+  } else if (known.includes(name)) {
+    lines.push(`Install it next to the config: npm i -D ${name}`);
   } else {
-    // The likely typo first: installing a misspelled name is how typo-squatted packages get in.
-    const close = suggestion(name, known);
-    if (close) lines.push(`Did you mean "${close}"? Fix the name in ${configPath}.`);
-    lines.push(`${close ? "If it is another package, install" : "Install"} it next to the config: npm i -D ${name}`);
+    const close = suggestion(name, [...known, ...installedPlugins(places)]);
+    lines.push(
+      close
+        ? `Did you mean "${close}"? Fix the name in ${configPath}.`
+        : `No plugin toolhost knows or finds installed is named like it: check the name in ${configPath}; if it is a plugin package you trust, install it next to the config first.`,
+    );
   }
   return new ConfigError(ConfigErrorCode.PLUGIN_NOT_FOUND, lines.join("\n"), { configPath, plugin: name });
+}
+
+/** The toolhost packages installed where plugins resolve from (`@toolhost/*` and `*toolhost*` in each node_modules up the tree). */
+function installedPlugins(places: readonly ResolvePlace[]): string[] {
+  const names = new Set<string>();
+  for (const { dir } of places) {
+    for (let current = resolve(dir); ; current = dirname(current)) {
+      const modules = join(current, "node_modules");
+      for (const entry of entries(join(modules, "@toolhost"))) names.add(`@toolhost/${entry}`);
+      for (const entry of entries(modules)) if (entry.includes("toolhost") && !entry.startsWith("@")) names.add(entry);
+      if (dirname(current) === current) break;
+    }
+  }
+  return [...names];
+}
+
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 function suggestion(name: string, knownPlugins: readonly string[]): string | undefined {

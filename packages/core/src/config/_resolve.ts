@@ -64,7 +64,8 @@ export async function resolvePackage(
   return { tried };
 }
 
-async function packageEntry(packageDir: string, subpath: string): Promise<ResolvedModule | undefined> {
+/** The module a package folder gives for `subpath` (its `exports`, `main` or `index.js`), as Node's import resolves it; undefined when it has no package.json or no such file. */
+export async function packageEntry(packageDir: string, subpath: string): Promise<ResolvedModule | undefined> {
   let manifest: { version?: unknown; exports?: unknown; main?: unknown; toolhost?: { provides?: unknown } };
   try {
     manifest = JSON.parse(await readFile(join(packageDir, "package.json"), "utf8"));

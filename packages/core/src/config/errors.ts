@@ -8,6 +8,12 @@ export const ConfigErrorCode = Object.freeze({
   PLUGIN_NOT_FOUND: "TOOLHOST_PLUGIN_NOT_FOUND",
   PLUGIN_LOAD_FAILED: "TOOLHOST_PLUGIN_LOAD_FAILED",
   NOT_A_PLUGIN: "TOOLHOST_NOT_A_PLUGIN",
+  /** Code (a JS/TS config, a plugin by path, a package installed in the project) from a folder the user has not trusted. */
+  UNTRUSTED_CODE: "TOOLHOST_UNTRUSTED_CODE",
+  /** A config, plugin or trust list that another user can change or owns. */
+  UNSAFE_FILE: "TOOLHOST_UNSAFE_FILE",
+  /** `toolhost trust` given something that is not an existing folder. */
+  TRUST_FOLDER: "TOOLHOST_TRUST_FOLDER",
   INCOMPATIBLE_PLUGIN: ErrorCode.INCOMPATIBLE_PLUGIN,
   INVALID_PLUGIN_OPTIONS: ErrorCode.INVALID_PLUGIN_OPTIONS,
   PLUGIN_APPLY_FAILED: ErrorCode.PLUGIN_APPLY_FAILED,

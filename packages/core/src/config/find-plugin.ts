@@ -1,8 +1,13 @@
+import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import type { ConfigHints } from "./hints.js";
 import { findConfigFile } from "./load.js";
 import { importPlugin, locate, notFound, resolvePlaces } from "./_locate-plugin.js";
-import { resolvePackage, type ResolvePlace } from "./_resolve.js";
+import { refusalError, unsafeFile, untrustedPlugin } from "./refusal.js";
+import { isPathSpecifier, resolvePackage, type ResolvePlace } from "./_resolve.js";
+import { unsafeFileReason } from "./safety.js";
+import { readTrustedFolders, trustedFolderOf } from "./trust.js";
 
 export type { ResolvePlace };
 import type { ToolhostPlugin } from "../plugin.js";
@@ -14,6 +19,18 @@ export interface FindPluginOptions {
   resolveFrom?: ReadonlyArray<string | ResolvePlace>;
   /** Package names the host knows, for "Did you mean". */
   knownPlugins?: readonly string[];
+  /** Folders the host itself trusts to run code from, besides the user's trusted folders. */
+  trustedFolders?: readonly string[];
+  /** The host's wording for its fixes (how to trust a folder). */
+  hints?: ConfigHints;
+}
+
+function realpathOr(folder: string): string {
+  try {
+    return realpathSync.native(resolve(folder));
+  } catch {
+    return resolve(folder);
+  }
 }
 
 /** A plugin found and imported, not applied: for showing its options. */
@@ -32,10 +49,23 @@ export async function findPlugin(name: string, options: FindPluginOptions = {}):
   const cwd = resolve(options.cwd ?? process.cwd());
   const configPath = findConfigFile(cwd);
   const base = configPath ? dirname(configPath) : cwd;
-  const places = [...(configPath ? [{ dir: base, what: "the config file's folder" }] : []), ...resolvePlaces(options.resolveFrom)];
+  // Importing runs the plugin: from the project's folder only when the user trusts it, as createHost.
+  const trust = readTrustedFolders();
+  const trusted = trustedFolderOf(realpathOr(base), [...trust.folders, ...(options.trustedFolders ?? []).map(realpathOr)]) !== undefined;
+  const projectPlace = configPath && trusted ? [{ dir: base, what: "the config file's folder" }] : [];
+  const places = [...projectPlace, ...resolvePlaces(options.resolveFrom)];
   const found = await locate(name, base, places);
   const where = configPath ? `looked up from ${configPath}` : "looked up without a config file";
-  if ("tried" in found) throw notFound(name, configPath ?? cwd, found.tried, options.knownPlugins ?? []);
+  if ("tried" in found && !trusted && configPath && !isPathSpecifier(name)) {
+    const inProject = await resolvePackage(name, [{ dir: base, what: "the config file's folder" }]);
+    if (!("tried" in inProject)) throw refusalError(untrustedPlugin({ owner: "project", configPath, plugin: name, file: inProject.file, installedInProject: true }, trust, options.hints));
+  }
+  if ("tried" in found) throw notFound(name, configPath ?? cwd, found.tried, options.knownPlugins ?? [], places);
+  if (isPathSpecifier(name) && !trusted) {
+    throw refusalError(untrustedPlugin({ owner: "project", configPath: configPath ?? join(base, "toolhost.config.json"), plugin: name, file: found.file, installedInProject: false }, trust, options.hints));
+  }
+  const unsafe = unsafeFileReason(found.file);
+  if (unsafe) throw refusalError(unsafeFile({ owner: "project", kind: "plugin", configPath, plugin: name, file: found.file }, unsafe));
   const plugin = await importPlugin(name, found.file, where, { configPath, plugin: name });
   return { plugin, file: found.file, version: plugin.version ?? found.packageVersion };
 }

@@ -12,6 +12,8 @@ export interface ConfigHints {
   showConfigSchema?: string;
   /** How to see the options a plugin takes, e.g. `(name) => \`"toolhost schema ${name}" shows them\``. */
   showPluginSchema?: (plugin: string) => string;
+  /** How to trust a folder to run code from, e.g. `(folder) => \`run "toolhost trust ${folder}"\`` (a sentence's end). */
+  trustFolder?: (folder: string) => string;
 }
 
 /** The wording of each hint, with the neutral default when the host gave none. */
@@ -22,5 +24,6 @@ export function hintText(hints: ConfigHints | undefined) {
     createConfig: hints?.createConfig ?? "create a toolhost.config.json in your project",
     showConfigSchema: hints?.showConfigSchema ?? "the JSON Schema @toolhost/core/config/schema.json lists every key the config takes",
     showPluginSchema: (plugin: string) => hints?.showPluginSchema?.(plugin) ?? "the plugin's options schema lists what it takes",
+    trustFolder: (folder: string, file: string) => hints?.trustFolder?.(folder) ?? `add ${JSON.stringify(folder)} to the "folders" of ${file}`,
   };
 }

@@ -1,14 +1,18 @@
-import { dirname, isAbsolute, resolve } from "node:path";
-import { ToolhostError, messageOf } from "../errors.js";
-import { AgentHarness, type AgentHarnessOptions } from "../harness.js";
-import type { PluginReport, PluginSetting, ToolhostPlugin } from "../plugin.js";
-import { ConfigError, ConfigErrorCode } from "./errors.js";
+import { dirname, resolve } from "node:path";
+import { Type } from "@sinclair/typebox";
+import { AgentHarness, type AgentHarnessOptions, HarnessStage } from "../harness.js";
+import type { ConfigOwner } from "../types/config.js";
+import { type ApplyScope, applyPlanned, locatePlanned, reportedSettings } from "./_apply.js";
 import { type ConfigHints, hintText } from "./hints.js";
-import { findConfig } from "./load.js";
-import { importPlugin, locate, notFound, resolvePlaces } from "./_locate-plugin.js";
-import { optionProblems } from "./_option-problems.js";
-import { isPathSpecifier, type ResolvePlace } from "./_resolve.js";
+import { type ConfigLayer, readConfigLayers } from "./layers.js";
+import type { LoadedPlugin } from "./loaded-plugin.js";
+import { resolvePlaces } from "./_locate-plugin.js";
+import { effectiveSettings, type PlannedPlugin, planPlugins } from "./_plan.js";
+import type { Refusal } from "./refusal.js";
+import type { ResolvePlace } from "./_resolve.js";
 import type { PluginEntry, ToolhostConfig } from "./schema.js";
+
+export type { LoadedPlugin };
 
 export interface CreateHostOptions {
   /** The working directory: where the config search starts and what tools resolve paths against. Default `process.cwd()`. */
@@ -38,188 +42,177 @@ export interface CreateHostOptions {
   knownPlugins?: readonly string[];
   /** The host's wording for its fixes (its config flag, its commands). */
   hints?: ConfigHints;
+  /**
+   * Folders the host itself trusts to run code from (a JS/TS config, plugins by path, the packages
+   * installed there), besides the user's trusted folders: e.g. an application that made the project.
+   */
+  trustedFolders?: readonly string[];
+  /** Where the owners' folders and the user's trusted folders are found. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
 }
 
-/** A plugin the host applied. */
-export interface LoadedPlugin {
-  /** The plugin's name (its `definePlugin` name). */
-  name: string;
-  /** Its version: the plugin's own, or its package's. */
-  version: string | undefined;
-  /** The file it was imported from. */
-  resolvedFrom: string;
-  /** The tools it registered, in order. */
-  tools: string[];
-  /**
-   * The settings it reported it runs with (its `apply`'s `PluginReport`), each text passed through
-   * the harness's `redact` hook (a text the hook fails on is withheld); `{}` when it reported none.
-   */
-  settings: Record<string, PluginSetting>;
-  /** The files it reported it read its settings from (its `PluginReport.sources`, absolute paths only). */
-  sources: string[];
-}
+
 
 /** A harness with the configured plugins applied. Call `harness.dispose()` when done. */
 export interface Host {
   harness: AgentHarness;
-  /** The config file in use, or undefined when the default was used. */
+  /** The project's config file found (named, or found upward from the working directory), or undefined; see `refused` for whether it was read. */
   configPath: string | undefined;
-  /** The config as loaded, or undefined when the default was used. */
+  /**
+   * The config in force: each owner's settings combined (see `settingsFrom`), and every plugin
+   * applied with the options it was given; undefined when no owner has a config file.
+   */
   config: ToolhostConfig | undefined;
-  /** The project folder: the config file's folder, or the working directory without one. */
+  /** Whose config each setting in force came from (`toolExecution`, `agent.maxTurns`, …). */
+  settingsFrom: Record<string, ConfigOwner>;
+  /** Each owner's config, highest first: managed, user, project (each listed, with or without a file). */
+  layers: ConfigLayer[];
+  /** The project folder: the project config file's folder, or the working directory without one. */
   workspace: string;
   plugins: LoadedPlugin[];
-  /** Default plugins that are not installed (only without a config file). */
+  /** Default plugins that are not installed (only without a project config file). */
   missing: string[];
-  /** Config files beside the one in use that were not read (a folder's first config file wins). */
+  /**
+   * What the configs would have read or run that was left out (code from a folder the user has not
+   * trusted, a file another user can change). When it is not empty, every call is refused with
+   * these messages (`details.notLoaded`: each with its `code`, `TOOLHOST_UNTRUSTED_CODE` or `TOOLHOST_UNSAFE_FILE`),
+   * by a `beforeToolCall` tap before any other, so the decision event records it.
+   */
+  refused: Refusal[];
+  /** Config files beside the project's that were not read (a folder's first config file wins). */
   ignoredConfigs: string[];
   /**
-   * The files this host was made from, absolute, each once: the config file, the package.json of
-   * each package the config names (applied, or left out by `onlyProviding`), each applied plugin's
-   * module, and what each plugin reported in `PluginReport.sources`. A long-lived host compares
-   * their state with what it was at load to know when to make a new host; whether the config search
-   * would now find another file, `findConfigFile` says. Not listed: modules a config or plugin
-   * imports, and packages that were not found.
+   * The files this host was made from, absolute, each once: every owner's config file (the managed
+   * and user config folders too, so a config created there shows, and the trusted-folders file),
+   * the package.json of each package the configs name (applied, or left out by `onlyProviding`),
+   * each applied plugin's module, and what each plugin reported in `PluginReport.sources`. A
+   * long-lived host compares their state with what it was at load to know when to make a new host;
+   * whether the config search would now find another project file, `findConfigFile` says. Not
+   * listed: modules a config or plugin imports, and packages that were not found.
    */
   sources: string[];
 }
 
+/** The `beforeToolCall` tap that refuses every call of a host with a refusal; before every other tap. */
+export const REFUSED_TAP = { name: "toolhost config", stage: -10_000_000 };
+
 /**
- * Finds the config, creates the harness and applies each plugin it names, in order, importing only
- * those. Every failure is a `ConfigError` (a `ToolhostError`) naming the plugin, the config file and
+ * Reads every owner's config (managed, user, project), creates the harness and applies each plugin
+ * they name once, in order, importing only those; each plugin gets the options in force and every
+ * owner's layer (`PluginContext.layers`). Code from a folder the user has not trusted, and files
+ * another user can change, are left out and listed in `Host.refused` (and every call is refused).
+ * Every other failure is a `ConfigError` (a `ToolhostError`) naming the plugin, the config file and
  * the fix; the harness is disposed before it is thrown.
  */
 export async function createHost(options: CreateHostOptions = {}): Promise<Host> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const loaded = await findConfig({
-    cwd,
-    ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
-    ...(options.hints !== undefined ? { hints: options.hints } : {}),
-  });
-  const config = loaded?.config;
-  const configPath = loaded?.path;
-  const workspace = configPath ? dirname(configPath) : cwd;
-  const extra = resolvePlaces(options.resolveFrom);
-  const places = configPath ? [{ dir: workspace, what: "the config file's folder" }, ...extra] : extra;
-  const where = configPath ? `named in ${configPath}` : "a default plugin: no toolhost config file was found";
-
+  const read = await readConfigLayers({ ...options, cwd });
+  const project = read.layers.find((layer) => layer.owner === "project");
+  const workspace = project?.file !== undefined ? dirname(project.file) : cwd;
+  const settings = effectiveSettings(read.layers);
+  const { toolExecution, maxConcurrency, toolTimeoutMs } = settings.config;
   const harness = new AgentHarness({
     cwd,
     workspace,
-    ...(config?.toolExecution !== undefined ? { toolExecution: config.toolExecution } : {}),
-    ...(config?.maxConcurrency !== undefined ? { maxConcurrency: config.maxConcurrency } : {}),
-    ...(config?.toolTimeoutMs !== undefined ? { toolTimeoutMs: config.toolTimeoutMs } : {}),
+    ...(toolExecution !== undefined && { toolExecution }),
+    ...(maxConcurrency !== undefined && { maxConcurrency }),
+    ...(toolTimeoutMs !== undefined && { toolTimeoutMs }),
     ...options.harnessOptions,
   });
-  const plugins: LoadedPlugin[] = [];
-  const reports: unknown[] = [];
-  const missing: string[] = [];
-  const sources = new Set(configPath ? [configPath] : []);
+  const planned = planPlugins(read.layers, options.defaultPlugins ?? [], cwd, (folder) => hintText(options.hints).trustFolder(folder, read.trust.file));
+  const scope: ApplyScope = {
+    harness,
+    cwd,
+    places: resolvePlaces(options.resolveFrom),
+    onlyProviding: options.onlyProviding,
+    knownPlugins: options.knownPlugins ?? [],
+    hints: options.hints,
+    trust: read.trust,
+  };
+  const sources = new Set(read.layers.flatMap((layer) => (layer.file !== undefined ? [layer.file] : [])));
+  const refused = [...read.refused];
+  let applied: Applied;
   try {
-    for (const entry of config?.plugins ?? options.defaultPlugins ?? []) {
-      const [name, pluginOptions] = typeof entry === "string" ? [entry, undefined] : entry;
-      const at = { configPath, plugin: name };
-      const found = await locate(name, workspace, places);
-      if ("tried" in found) {
-        if (!configPath) {
-          missing.push(name);
-          continue;
-        }
-        throw notFound(name, configPath, found.tried, options.knownPlugins ?? []);
-      }
-      if (found.manifest !== undefined) sources.add(found.manifest);
-      if (options.onlyProviding !== undefined && !isPathSpecifier(name) && !("provides" in found && found.provides?.includes(options.onlyProviding))) {
-        continue;
-      }
-      sources.add(found.file);
-      const plugin = await importPlugin(name, found.file, where, at);
-      const before = new Set(harness.tools.map((tool) => tool.name));
-      let report: void | PluginReport = undefined;
-      // The plugin as given, its `apply`'s report kept: the harness itself has no use for it.
-      const reporting: ToolhostPlugin = {
-        ...plugin,
-        apply: async (target, value, context) => {
-          report = await plugin.apply(target, value, context);
-        },
-      };
-      // One owner for now: the config that was found (a project's), or the host's defaults.
-      const context = { layers: [{ owner: "project" as const, ...(configPath && { file: configPath }), trusted: true, options: pluginOptions }] };
-      try {
-        await harness.use(reporting, pluginOptions, context);
-      } catch (error) {
-        throw applyError(error, plugin, pluginOptions, { name, where, at, hints: options.hints });
-      }
-      plugins.push({
-        name: plugin.name,
-        version: plugin.version ?? found.packageVersion,
-        resolvedFrom: found.file,
-        tools: harness.tools.map((tool) => tool.name).filter((tool) => !before.has(tool)),
-        settings: {},
-        sources: reportedSources(report),
-      });
-      reports.push(report);
-    }
+    applied = await applyAll(planned, scope, refused, sources);
+    for (const place of ownerPlaces(read.layers, read.trust.file)) sources.add(place);
+    if (refused.length > 0) refuseEveryCall(harness, refused);
   } catch (error) {
     await harness.dispose().catch(() => undefined);
     throw error;
   }
+  const anyConfig = read.layers.some((layer) => layer.config !== undefined);
+  const config = anyConfig ? { ...settings.config, plugins: planned.filter((plan) => plan.home !== undefined).map(entryOf) } : undefined;
+  const ignoredConfigs = project?.ignored ?? [];
+  const { plugins, missing } = applied;
+  return { harness, configPath: project?.file, config, settingsFrom: settings.from, layers: read.layers, workspace, plugins, missing, refused, ignoredConfigs, sources: [...sources] };
+}
+
+interface Applied {
+  plugins: LoadedPlugin[];
+  missing: string[];
+}
+
+/** Locates and applies each planned plugin in order; a refusal is recorded, and a plugin not found fails the load. */
+async function applyAll(planned: readonly PlannedPlugin[], scope: ApplyScope, refused: Refusal[], sources: Set<string>): Promise<Applied> {
+  const plugins: LoadedPlugin[] = [];
+  const reports: unknown[] = [];
+  const missing: string[] = [];
+  for (const plan of planned) {
+    const where = await locatePlanned(plan, scope);
+    if ("missing" in where) missing.push(plan.name);
+    if ("manifest" in where && where.manifest !== undefined) sources.add(where.manifest);
+    if ("refusal" in where) refused.push(where.refusal);
+    if (!("found" in where)) continue;
+    if (where.found.manifest !== undefined) sources.add(where.found.manifest);
+    sources.add(where.found.file);
+    const applied = await applyPlanned(plan, where.found, scope);
+    if ("refusal" in applied) {
+      refused.push(applied.refusal);
+      continue;
+    }
+    plugins.push(applied.loaded);
+    reports.push(applied.report);
+  }
   // Redacted once every plugin is applied: the redact taps may come from a plugin named later.
   plugins.forEach((plugin, index) => {
-    plugin.settings = reportedSettings(reports[index], harness);
+    plugin.settings = reportedSettings(reports[index], scope.harness);
     plugin.sources.forEach((source) => sources.add(source));
   });
-  return { harness, configPath, config, workspace, plugins, missing, ignoredConfigs: loaded?.ignored ?? [], sources: [...sources] };
+  return { plugins, missing };
 }
 
-
-/** A plugin whose `apply` (or options check) failed; wrong options get each problem once, in words. */
-function applyError(
-  error: unknown,
-  plugin: ToolhostPlugin,
-  options: unknown,
-  context: { name: string; where: string; at: { configPath: string | undefined; plugin: string }; hints: ConfigHints | undefined },
-): ConfigError {
-  const code = error instanceof ToolhostError ? error.code : ConfigErrorCode.PLUGIN_APPLY_FAILED;
-  const problems = code === ConfigErrorCode.INVALID_PLUGIN_OPTIONS && plugin.options !== undefined ? optionProblems(plugin.options, options) : [];
-  if (problems.length > 0) {
-    const entry = context.name === plugin.name ? "" : `${context.name}, `;
-    const lines = [
-      `Invalid options for plugin "${plugin.name}" (${entry}${context.where}):`,
-      ...problems,
-      `Fix them in the plugin's options; ${hintText(context.hints).showPluginSchema(context.name)}.`,
-    ];
-    return new ConfigError(code, lines.join("\n"), context.at, { cause: error });
-  }
-  return new ConfigError(code, `${messageOf(error)}\n(plugin "${context.name}", ${context.where})`, context.at, { cause: error });
+/**
+ * A host with a refusal refuses every call, saying what was left out and how to fix it; a call of a
+ * tool no plugin registered (the left-out code may have been its plugin) gets a stand-in, so that it
+ * too is refused with the reason, not "not found", and its decision is recorded.
+ */
+function refuseEveryCall(harness: AgentHarness, refused: readonly Refusal[]): void {
+  const first = refused[0];
+  if (!first) return;
+  const more = refused.length > 1 ? `\n(and ${refused.length - 1} more: ${refused.slice(1).map((each) => each.file).join(", ")})` : "";
+  const reason = `the config in force is not whole, so every call is refused. ${first.message} (${first.code})${more}`;
+  // Not `code`: the result's own code stays the kernel's (TOOLHOST_BLOCKED); each refusal has its
+  // code. Not `refused` either: the kernel's `details.refused: true` marks a call its tool refused.
+  const details = { notLoaded: refused.map(({ code, owner, kind, file, configPath, plugin, folder }) => ({ code, owner, kind, file, configPath, plugin, folder })) };
+  harness.hooks.beforeToolCall.tap(REFUSED_TAP, () => ({ block: true, reason, details }));
+  harness.hooks.resolveTool.tap({ name: REFUSED_TAP.name, stage: HarnessStage.BUILT_IN_LAST + 1 }, (call) => ({
+    name: call.name,
+    label: call.name,
+    description: "a tool of a config that was not loaded whole",
+    parameters: ANY_ARGUMENTS,
+    execute: async () => {
+      throw new Error(reason);
+    },
+  }));
 }
 
-/** The absolute paths of a plugin's reported sources, each once; what is not one is left out. */
-function reportedSources(report: unknown): string[] {
-  const given = (report as PluginReport | undefined)?.sources;
-  if (!Array.isArray(given)) return [];
-  return [...new Set(given.filter((source): source is string => typeof source === "string" && isAbsolute(source)).map((source) => resolve(source)))];
+const ANY_ARGUMENTS = Type.Object({}, { additionalProperties: true });
+
+/** The managed and user config folders and the trusted-folders file: what a new config there, or new trust, changes. */
+function ownerPlaces(layers: readonly ConfigLayer[], trustFile: string): string[] {
+  return [...layers.filter((layer) => layer.owner !== "project").map((layer) => layer.dir), trustFile];
 }
 
-const WITHHELD = "[withheld: redaction failed]";
-
-/** A plugin's reported settings, checked (what is not a setting is left out) and redacted. */
-function reportedSettings(report: unknown, harness: AgentHarness): Record<string, PluginSetting> {
-  const given = (report as PluginReport | undefined)?.settings;
-  if (typeof given !== "object" || given === null) return {};
-  const redact = (text: string): string => {
-    if (!harness.hooks.redact.isUsed()) return text;
-    try {
-      const redacted: unknown = harness.hooks.redact.call(text);
-      return typeof redacted === "string" ? redacted : WITHHELD;
-    } catch {
-      return WITHHELD;
-    }
-  };
-  const settings: Record<string, PluginSetting> = {};
-  for (const [name, value] of Object.entries(given)) {
-    if (typeof value === "string") settings[name] = redact(value);
-    else if (typeof value === "number" || typeof value === "boolean" || value === null) settings[name] = value;
-    else if (Array.isArray(value) && value.every((item) => typeof item === "string")) settings[name] = value.map(redact);
-  }
-  return settings;
+function entryOf(plan: PlannedPlugin): PluginEntry {
+  return plan.options === undefined ? plan.name : [plan.name, plan.options as Record<string, unknown>];
 }

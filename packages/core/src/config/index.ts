@@ -1,7 +1,13 @@
 export { ConfigSchema, PluginEntrySchema, configJsonSchema, defineConfig, type PluginEntry, type ToolhostConfig } from "./schema.js";
 export { ConfigError, ConfigErrorCode, type ConfigErrorLocation } from "./errors.js";
-export { CONFIG_FILE_NAMES, findConfig, findConfigFile, validateConfig, type FindConfigOptions, type LoadedConfig } from "./load.js";
-export { createHost, type CreateHostOptions, type Host, type LoadedPlugin } from "./host.js";
+export { CONFIG_FILE_NAMES, findConfigFile, firstConfigIn, isCodeConfig, locateConfig, validateConfig, type FindConfigOptions, type LoadedConfig } from "./load.js";
+export { findConfig, readConfigLayers, type ConfigLayer, type ReadLayers, type ReadLayersOptions } from "./layers.js";
+export { createHost, REFUSED_TAP, type CreateHostOptions, type Host, type LoadedPlugin } from "./host.js";
+export { managedConfigDir, MANAGED_DIR_ENV, SYSTEM_MANAGED_DIR, userConfigDir } from "./owners.js";
+export { readTrustedFolders, realFolder, TRUST_FILE, trustedFolderOf, trustFile, trustFolder, untrustFolder, type TrustedFolders } from "./trust.js";
+export { unsafeFileReason, userName } from "./safety.js";
+export type { Refusal } from "./refusal.js";
+export { TRUSTED_ONLY, trustedOnlyPaths } from "./trusted-options.js";
 export { findPlugin, installedSchemaPath, type FindPluginOptions, type FoundPlugin, type ResolvePlace } from "./find-plugin.js";
 export type { ConfigHints } from "./hints.js";
 export { closestName } from "../suggest.js";

@@ -24,8 +24,10 @@ export interface FindConfigOptions {
   cwd?: string;
   /** A config file to load instead of searching; an error when it does not exist. */
   configPath?: string;
-  /** The host's wording for its fixes (its config flag, its init command). */
+  /** The host's wording for its fixes (its config flag, its init command, how to trust a folder). */
   hints?: ConfigHints;
+  /** Folders the host itself trusts to run code from, besides the user's trusted folders. */
+  trustedFolders?: readonly string[];
 }
 
 /** A config file, read and checked against `ConfigSchema`. */
@@ -41,47 +43,40 @@ export interface LoadedConfig {
 }
 
 /**
- * Finds the config (upward from `cwd`, or the file `configPath` names), loads and validates it.
- * Resolves to undefined when a search finds nothing; throws a `ConfigError` for everything else.
+ * The project's config file: the one `configPath` names (checked: it exists, is a file, has an
+ * extension toolhost reads), else the first a search upward from `cwd` finds (`findConfigFile`).
+ * Not read. Undefined when a search finds nothing; a `ConfigError` for a named file that cannot be one.
  */
-export async function findConfig(options: FindConfigOptions = {}): Promise<LoadedConfig | undefined> {
+export async function locateConfig(options: Pick<FindConfigOptions, "cwd" | "configPath" | "hints"> = {}): Promise<string | undefined> {
   const cwd = resolve(options.cwd ?? process.cwd());
+  if (options.configPath === undefined) return findConfigFile(cwd);
   const hints = hintText(options.hints);
-  let found: string | undefined;
-  if (options.configPath !== undefined) {
-    const path = isAbsolute(options.configPath) ? options.configPath : resolve(cwd, options.configPath);
-    let isFolder = false;
-    try {
-      isFolder = (await stat(path)).isDirectory();
-    } catch {
-      throw new ConfigError(
-        ConfigErrorCode.CONFIG_NOT_FOUND,
-        `Config file not found: ${path}. Check ${hints.configOption}, or ${hints.createConfig}.`,
-        { configPath: path },
-      );
-    }
-    if (isFolder) {
-      throw new ConfigError(
-        ConfigErrorCode.CONFIG_NOT_FOUND,
-        `${hints.configNames} the folder ${path}; name the config file in it (e.g. ${join(path, "toolhost.config.json")}), or work from that folder.`,
-        { configPath: path },
-      );
-    }
-    if (!LOADERS[extname(path)]) {
-      throw new ConfigError(
-        ConfigErrorCode.CONFIG_INVALID,
-        `Config file ${path} has an extension toolhost cannot read. Use one of: ${CONFIG_FILE_NAMES.map((n) => extname(n)).join(", ")}.`,
-        { configPath: path },
-      );
-    }
-    found = path;
-  } else {
-    found = findConfigFile(cwd);
+  const path = isAbsolute(options.configPath) ? options.configPath : resolve(cwd, options.configPath);
+  let isFolder = false;
+  try {
+    isFolder = (await stat(path)).isDirectory();
+  } catch {
+    throw new ConfigError(
+      ConfigErrorCode.CONFIG_NOT_FOUND,
+      `Config file not found: ${path}. Check ${hints.configOption}, or ${hints.createConfig}.`,
+      { configPath: path },
+    );
   }
-  if (found === undefined) return undefined;
-  const config = await loadConfigFile(found);
-  const ignored = options.configPath === undefined ? await siblings(found) : [];
-  return { path: found, config: validateConfig(config, found, options.hints), ignored };
+  if (isFolder) {
+    throw new ConfigError(
+      ConfigErrorCode.CONFIG_NOT_FOUND,
+      `${hints.configNames} the folder ${path}; name the config file in it (e.g. ${join(path, "toolhost.config.json")}), or work from that folder.`,
+      { configPath: path },
+    );
+  }
+  if (!LOADERS[extname(path)]) {
+    throw new ConfigError(
+      ConfigErrorCode.CONFIG_INVALID,
+      `Config file ${path} has an extension toolhost cannot read. Use one of: ${CONFIG_FILE_NAMES.map((n) => extname(n)).join(", ")}.`,
+      { configPath: path },
+    );
+  }
+  return path;
 }
 
 /**
@@ -105,6 +100,27 @@ export function findConfigFile(cwd: string = process.cwd(), known?: string): str
   }
 }
 
+/** The first of `CONFIG_FILE_NAMES` in `dir` (not above it), or undefined. */
+export function firstConfigIn(dir: string): string | undefined {
+  for (const name of CONFIG_FILE_NAMES) {
+    const path = join(dir, name);
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/** Whether loading this config file runs it (`.js`, `.mjs`, `.ts`), rather than reading data. */
+export function isCodeConfig(path: string): boolean {
+  return CODE_EXTENSIONS.has(extname(path));
+}
+
+const CODE_EXTENSIONS = new Set([".js", ".mjs", ".ts"]);
+
+/** A config file read and checked against `ConfigSchema`; a JS/TS config is run. Throws a `ConfigError` saying what is wrong. */
+export async function readConfigFile(path: string, hints?: ConfigHints): Promise<ToolhostConfig> {
+  return validateConfig(await loadConfigFile(path), path, hints);
+}
+
 /** A config file's value, read with the loader of its extension; undefined for an empty file. */
 async function loadConfigFile(path: string): Promise<unknown> {
   const content = await readFile(path, "utf8");
@@ -112,8 +128,8 @@ async function loadConfigFile(path: string): Promise<unknown> {
   return LOADERS[extname(path)]?.(path, content);
 }
 
-/** The other config files in the folder of the one found: a search reads only the first. */
-async function siblings(configPath: string): Promise<string[]> {
+/** The other config files in the folder of `configPath`: a search reads only the first. */
+export async function configsBeside(configPath: string): Promise<string[]> {
   const dir = dirname(configPath);
   const others = CONFIG_FILE_NAMES.map((name) => join(dir, name)).filter((path) => path !== configPath);
   const present = await Promise.all(others.map((path) => stat(path).then((info) => info.isFile(), () => false)));

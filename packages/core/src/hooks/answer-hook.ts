@@ -24,7 +24,7 @@ async function firstAnswer<TArgs extends unknown[]>(hook: AnswerHook<TArgs>, arg
     for (const tap of taps) {
       if (watchers) for (const each of watchers) each.tap?.(tap);
       try {
-        let answer = callTap(tap, ...args);
+        let answer = callTap(tap, args);
         if (isThenable(answer)) answer = await answer;
         if (answer === null || typeof answer !== "object") continue;
         found = { ...(answer as ApprovalResult), answeredBy: tap.name };

@@ -59,20 +59,78 @@ type KernelHookConstructor = new <TArgs extends unknown[], TAnswer, TResult>(
 /** tapable's `Hook`, typed as the kernel's hooks use it. */
 export const KernelHookBase = TapableHook as unknown as KernelHookConstructor;
 
+/** Where a kernel hook keeps the function its `promise` runs, for the pipeline to call without a promise when no tap made one. */
+const RUN = Symbol("toolhost:run");
+
+type Run<TArgs extends unknown[], TResult> = (...args: TArgs) => TResult | Promise<TResult>;
+
 /**
  * Installs `run` as a hook's `promise` and `callAsync`, where tapable would compile code from its
  * taps: tapable resets both to `_promise` / `_callAsync` whenever a tap or interceptor is added, so
- * those are set too. `call` (synchronous) is not offered: these hooks run promise taps.
+ * those are set too. `call` (synchronous) is not offered: these hooks run promise taps. `run` gives
+ * its answer at once when no tap gave a promise (`runHook`, the pipeline's way in); `promise`
+ * wraps that same answer in a promise.
  */
-export function install<TArgs extends unknown[], TResult>(hook: object, run: (...args: TArgs) => Promise<TResult>): void {
+export function install<TArgs extends unknown[], TResult>(hook: object, run: Run<TArgs, TResult>): void {
+  const promise = (...args: TArgs): Promise<TResult> => {
+    try {
+      return Promise.resolve(run(...args));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
   const callAsync = (...args: unknown[]): void => {
     const callback = args.pop() as (error: Error | null, result?: TResult) => void;
-    run(...(args as TArgs)).then(
+    promise(...(args as TArgs)).then(
       (result) => callback(null, result),
       (error: Error) => callback(error),
     );
   };
-  Object.assign(hook, { promise: run, _promise: run, callAsync, _callAsync: callAsync, call: undefined, _call: undefined });
+  Object.assign(hook, { [RUN]: run, promise, _promise: promise, callAsync, _callAsync: callAsync, call: undefined, _call: undefined });
+}
+
+/**
+ * Runs a kernel hook as its `promise` does, but gives the answer itself when no tap made a promise
+ * (a throw is thrown): the pipeline's way in, so that a call costs a promise only where a tap is async.
+ */
+// biome-ignore lint: any answer type; the hook is known by its arguments and result.
+export function runHook<TArgs extends unknown[], TResult>(hook: KernelHook<TArgs, any, TResult>, ...args: TArgs): TResult | Promise<TResult> {
+  return (hook as unknown as { [RUN]: Run<TArgs, TResult> })[RUN](...args);
+}
+
+/** `run`'s answer, with the interceptors told how it ended (at once, or when its promise settles). */
+export function watched<TArgs extends unknown[], TResult>(
+  interceptors: HookInterceptor<TArgs, TResult>[],
+  args: TArgs,
+  run: () => TResult | Promise<TResult>,
+): TResult | Promise<TResult> {
+  if (interceptors.length === 0) return run();
+  watchCall(interceptors, args);
+  let out: TResult | Promise<TResult>;
+  try {
+    out = run();
+  } catch (error) {
+    watchEnd(interceptors, { error: error as Error });
+    throw error;
+  }
+  if (!isThenable(out)) {
+    watchEnd(interceptors, { result: out });
+    return out;
+  }
+  return Promise.resolve(out).then(
+    (result) => {
+      watchEnd(interceptors, { result });
+      return result;
+    },
+    (error: Error) => {
+      watchEnd(interceptors, { error });
+      throw error;
+    },
+  );
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === "object" && typeof (value as PromiseLike<unknown>).then === "function";
 }
 
 /** Tells the interceptors of a call that it started; the `tap` interceptors, per tap, are told by `tapWatchers`. */

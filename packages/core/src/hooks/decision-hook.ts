@@ -1,6 +1,6 @@
 import { callTap, isThenable, named } from "../_taps.js";
 import type { BeforeToolCallResult, ToolDecision } from "../types/index.js";
-import { install, KernelHookBase, tapWatchers, watchCall, watchEnd } from "./base.js";
+import { type HookInterceptor, type HookTap, install, KernelHookBase, tapWatchers, watched } from "./base.js";
 
 /**
  * A hook whose taps decide, in order (`beforeToolCall`): the first `block` or `ask` answer is the
@@ -14,44 +14,62 @@ import { install, KernelHookBase, tapWatchers, watchCall, watchEnd } from "./bas
 export class DecisionHook<TArgs extends unknown[]> extends KernelHookBase<TArgs, BeforeToolCallResult, ToolDecision | undefined> {
   constructor(args: readonly string[], name: string) {
     super(args, name);
-    install<TArgs, ToolDecision | undefined>(this, (...callArgs) => decide(this, callArgs));
+    install<TArgs, ToolDecision | undefined>(this, (...callArgs) =>
+      watched(this.interceptors, callArgs, () => decideFrom(this, callArgs, 0, undefined, tapWatchers(this.interceptors))),
+    );
   }
 }
 
-async function decide<TArgs extends unknown[]>(hook: DecisionHook<TArgs>, args: TArgs): Promise<ToolDecision | undefined> {
-  const { taps, interceptors } = hook;
-  if (interceptors.length > 0) watchCall(interceptors, args);
-  const watchers = tapWatchers(interceptors);
-  let allowed: ToolDecision | undefined;
-  try {
-    for (const tap of taps) {
-      if (watchers) for (const each of watchers) each.tap?.(tap);
-      let decided: ToolDecision | undefined;
-      try {
-        let answer = callTap(tap, ...args);
-        if (isThenable(answer)) answer = await answer;
-        decided = decisionOf(answer, tap.name);
-      } catch (error) {
-        throw named(error, tap.name, hook.name ?? "beforeToolCall");
-      }
-      if (decided === undefined) continue;
-      if ("allow" in decided) {
-        allowed ??= decided;
-        continue;
-      }
-      if (interceptors.length > 0) watchEnd(interceptors, { result: decided });
-      return decided;
+type Answer = ToolDecision | undefined;
+
+/** The taps from `start` on, in order; a promise only from the first tap that gives one. */
+function decideFrom<TArgs extends unknown[]>(
+  hook: DecisionHook<TArgs>,
+  args: TArgs,
+  start: number,
+  allowed: Answer,
+  watchers: HookInterceptor<TArgs, Answer>[] | undefined,
+): Answer | Promise<Answer> {
+  const { taps } = hook;
+  for (let i = start; i < taps.length; i++) {
+    const tap = taps[i] as HookTap;
+    if (watchers) for (const each of watchers) each.tap?.(tap);
+    let answer: unknown;
+    try {
+      answer = callTap(tap, args);
+    } catch (error) {
+      throw named(error, tap.name, hook.name ?? "beforeToolCall");
     }
-  } catch (error) {
-    if (interceptors.length > 0) watchEnd(interceptors, { error: error as Error });
-    throw error;
+    if (isThenable(answer)) {
+      return Promise.resolve(answer).then(
+        (value) => {
+          const decided = decisionNamed(value, tap, hook);
+          if (decided !== undefined && !("allow" in decided)) return decided;
+          return decideFrom(hook, args, i + 1, allowed ?? decided, watchers);
+        },
+        (error: unknown) => {
+          throw named(error, tap.name, hook.name ?? "beforeToolCall");
+        },
+      );
+    }
+    const decided = decisionNamed(answer, tap, hook);
+    if (decided === undefined) continue;
+    if (!("allow" in decided)) return decided;
+    allowed ??= decided;
   }
-  if (interceptors.length > 0) watchEnd(interceptors, { result: allowed });
   return allowed;
 }
 
+function decisionNamed(answer: unknown, tap: HookTap, hook: { name: string | undefined }): Answer {
+  try {
+    return decisionOf(answer, tap.name);
+  } catch (error) {
+    throw named(error, tap.name, hook.name ?? "beforeToolCall");
+  }
+}
+
 /** A tap's answer as a decision named after the tap, or undefined when it is no answer. */
-function decisionOf(answer: unknown, tapName: string): ToolDecision | undefined {
+function decisionOf(answer: unknown, tapName: string): Answer {
   if (answer === null || typeof answer !== "object") return undefined;
   const given = answer as Record<string, unknown>;
   const details = given.details !== null && typeof given.details === "object" ? { details: given.details as Record<string, unknown> } : {};

@@ -3,7 +3,7 @@ import { preview } from "../preview.js";
 import { checkedResult } from "../results.js";
 import { callTap, isThenable, named } from "../_taps.js";
 import type { AfterToolCallResult, AgentToolResult } from "../types/index.js";
-import { install, KernelHookBase, tapWatchers, watchCall, watchEnd } from "./base.js";
+import { type HookInterceptor, type HookTap, install, KernelHookBase, tapWatchers, watched } from "./base.js";
 
 /** A merge hook tap's answer that is not fields of a result: the result is withheld. */
 export class MalformedAnswerError extends ToolhostError {
@@ -31,37 +31,54 @@ export class MergeHook<TArgs extends unknown[]> extends KernelHookBase<
 > {
   constructor(args: readonly string[], name: string) {
     super(args, name);
-    install<[AgentToolResult, ...TArgs], AgentToolResult>(this, (...callArgs) => merge(this, callArgs));
+    install<[AgentToolResult, ...TArgs], AgentToolResult>(this, (...callArgs) =>
+      watched(this.interceptors, callArgs, () => mergeFrom(this, callArgs, 0, callArgs[0], tapWatchers(this.interceptors))),
+    );
   }
 }
 
-async function merge<TArgs extends unknown[]>(hook: MergeHook<TArgs>, args: [AgentToolResult, ...TArgs]): Promise<AgentToolResult> {
-  const { taps, interceptors } = hook;
-  if (interceptors.length > 0) watchCall(interceptors, args);
-  const watchers = tapWatchers(interceptors);
+type Watchers<TArgs extends unknown[]> = HookInterceptor<[AgentToolResult, ...TArgs], AgentToolResult>[] | undefined;
+
+/** The taps from `start` on, each merged into `result`; a promise only from the first tap that gives one. */
+function mergeFrom<TArgs extends unknown[]>(
+  hook: MergeHook<TArgs>,
+  args: [AgentToolResult, ...TArgs],
+  start: number,
+  first: AgentToolResult,
+  watchers: Watchers<TArgs>,
+): AgentToolResult | Promise<AgentToolResult> {
+  const { taps } = hook;
   const hookName = hook.name ?? "afterToolCall";
-  let [result] = args;
-  try {
-    for (const tap of taps) {
-      if (watchers) for (const each of watchers) each.tap?.(tap);
-      let fields: unknown;
-      try {
-        fields = callTap(tap, result, args[1], args[2]);
-        if (isThenable(fields)) fields = await fields;
-      } catch (error) {
-        throw named(error, tap.name, hookName);
-      }
-      if (fields === undefined || fields === null || fields === result) continue;
-      const merged = mergeFields(result, fields);
-      if (merged === undefined) throw new MalformedAnswerError(tap.name, hookName, preview(fields, 200));
-      result = merged;
+  let result = first;
+  for (let i = start; i < taps.length; i++) {
+    const tap = taps[i] as HookTap;
+    if (watchers) for (const each of watchers) each.tap?.(tap);
+    let fields: unknown;
+    try {
+      fields = callTap(tap, result === args[0] ? args : [result, ...args.slice(1)]);
+    } catch (error) {
+      throw named(error, tap.name, hookName);
     }
-  } catch (error) {
-    if (interceptors.length > 0) watchEnd(interceptors, { error: error as Error });
-    throw error;
+    if (isThenable(fields)) {
+      const before = result;
+      return Promise.resolve(fields).then(
+        (value) => mergeFrom(hook, args, i + 1, merged(before, value, tap, hookName), watchers),
+        (error: unknown) => {
+          throw named(error, tap.name, hookName);
+        },
+      );
+    }
+    result = merged(result, fields, tap, hookName);
   }
-  if (interceptors.length > 0) watchEnd(interceptors, { result });
   return result;
+}
+
+/** The result with a tap's fields merged in; throws when they are not fields of a result. */
+function merged(result: AgentToolResult, fields: unknown, tap: HookTap, hookName: string): AgentToolResult {
+  if (fields === undefined || fields === null || fields === result) return result;
+  const next = mergeFields(result, fields);
+  if (next === undefined) throw new MalformedAnswerError(tap.name, hookName, preview(fields, 200));
+  return next;
 }
 
 /** The result with the fields a tap replaces; undefined when they are not fields of a result. */

@@ -16,6 +16,11 @@ export interface PluginLayer {
    * trusts its folder. A plugin must not start a program an untrusted layer names.
    */
   trusted: boolean;
+  /**
+   * For a layer that is not trusted: how the user trusts its folder, in the host's words (the end
+   * of a sentence, e.g. `run "toolhost trust /p"`), for the refusal of what it would have run.
+   */
+  trust?: string;
   /** The plugin's options in that config, as written (defaults not filled, not validated). */
   options: unknown;
 }
@@ -23,7 +28,10 @@ export interface PluginLayer {
 /**
  * What a plugin's `apply` learns of where it was configured (its third argument). A plugin that
  * composes what several owners say (a policy: the administrator's locked floor, the user's rules,
- * the project's) reads `layers`; any other takes its `options` (the nearest owner's, validated).
+ * the project's) reads `layers`; any other takes its `options`, validated: those of the managed
+ * layer when there is one (an administrator's settings hold), else of the last layer (the nearest
+ * owner's). Whatever the plugin starts or loads from its options must follow `trusted` of the
+ * layer they came from.
  */
 export interface PluginContext {
   /** Every config that names the plugin, highest owner first; empty when it was applied from code. */

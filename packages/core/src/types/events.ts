@@ -1,4 +1,4 @@
-import type { ApprovalOutcome } from "./hooks.js";
+import type { ApprovalOutcome } from "./approval.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, ToolResultMessage } from "./messages.js";
 import type { PolicyDecision } from "./policy.js";
 import type { AgentToolResult, AgentToolUpdate, ToolAccess } from "./tool.js";

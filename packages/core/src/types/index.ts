@@ -3,7 +3,9 @@
  * touches, messages, the model service, the policy service, the queue service, the services map,
  * events, the hooks' contexts and answers, the harness's options.
  */
+export type * from "./content.js";
 export type * from "./tool.js";
+export type * from "./approval.js";
 export type * from "./messages.js";
 export type * from "./model.js";
 export type * from "./policy.js";

@@ -1,4 +1,4 @@
-import type { ImageContent, TextContent, Usage } from "./tool.js";
+import type { ImageContent, TextContent, Usage } from "./content.js";
 
 /** A tool call as the model wrote it. */
 export interface ToolCall {

@@ -26,6 +26,15 @@ export interface PolicyMatch {
   id: string;
   decision: PolicyDecision;
   reason?: string;
+  /** Its layer's name, and the owner of the config it came from. */
+  layer?: string;
+  owner?: ConfigOwner;
+  /**
+   * Its part in the part's decision: `decided` (the rule whose decision the part got), `overruled`
+   * (a later layer, or a stricter rule of its own layer, decided otherwise), or `agreed` (it said
+   * the same as the deciding rule). Absent when the policy does not say.
+   */
+  role?: "decided" | "overruled" | "agreed";
 }
 
 /** One judged piece of a call. */

@@ -12,6 +12,17 @@ export interface QueueWorkOptions {
   shutdownGraceMs?: number;
   /** Aborting it shuts the worker down gracefully: no new calls, running ones finish (see `shutdownGraceMs`). */
   signal: AbortSignal;
+  /**
+   * A file holding the key jobs are signed with, instead of the one the queue plugin's options name
+   * (for a worker whose key is not where its config says).
+   */
+  keyFile?: string;
+  /**
+   * Runs every job without checking who signed it. A worker refuses to start without a key unless
+   * this is set, and then says so in every health report: anyone who can write to its Redis can
+   * then run any call on it.
+   */
+  noAuthorityCheck?: boolean;
   /** Each health report (ready, periodic, stopping, stopped), for the worker's output. */
   onHealth(report: Record<string, unknown>): void;
 }

@@ -1,28 +1,8 @@
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { ApprovalOutcome } from "./hooks.js";
+import type { ApprovalOutcome, ToolDecision } from "./approval.js";
+import type { ImageContent, TextContent, Usage } from "./content.js";
 
-/** A block of text, for the model and for people. */
-export interface TextContent {
-  type: "text";
-  text: string;
-}
-
-/** An image, base64-encoded, with its MIME type (`image/png`, …). */
-export interface ImageContent {
-  type: "image";
-  data: string;
-  mimeType: string;
-}
-
-/** What a call or a model turn cost. Tools that call models report it; it is never sent to the model. */
-export interface Usage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
-}
+export type { ImageContent, TextContent, Usage };
 
 /**
  * What a tool returns. `content` goes to the model; `details` is for logs, UIs and hooks.
@@ -79,7 +59,9 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
    * commands it runs, the paths it reads or writes, the network it reaches. Policies judge this
    * declaration, so a rule about `.env` holds for every tool that declares a read of it.
    * Throw a `ToolhostError` to refuse a call the tool would refuse anyway (a path outside its
-   * roots): it ends as an error result with that code and no one is asked to approve it.
+   * roots): it ends as an error result with that code, the error's `details` and `refused: true`,
+   * and no one is asked to approve it. (A tool that refuses while it runs, before it changed
+   * anything, marks its result's details `refused: true` too: hosts count both as refusals.)
    */
   access?: (params: Static<TParameters>, env: AccessEnvironment) => ToolAccess | undefined | Promise<ToolAccess | undefined>;
   /**
@@ -136,6 +118,12 @@ export interface ToolAccess {
   readTrees?: string[];
   /** Paths it creates, changes or deletes. */
   writes?: string[];
+  /**
+   * What some of `writes` will hold once the call ran, when the tool knows it before (a write's
+   * content): for an approver to show the change as a diff against the file as it is. Policies do
+   * not judge it (they judge `writes`); a tool that does not know the outcome leaves it out.
+   */
+  contents?: Array<{ path: string; content: string }>;
   /** Network destinations it reaches. */
   network?: NetworkAccess[];
   /**
@@ -258,6 +246,12 @@ export interface ToolExecution {
   readonly onUpdate: AgentToolUpdateCallback;
   /** How the authorize stage let the call through when someone was asked; absent when no tap asked. */
   readonly approval?: ApprovalOutcome;
+  /**
+   * The `beforeToolCall` answer that let the call through, with the tap that gave it: an allow
+   * (its `details`, e.g. the policy's deciding rules), or the ask that `approval` answered yes to.
+   * Absent when no tap answered. A stand-in that hands the call on (a queue) records it.
+   */
+  readonly decision?: ToolDecision;
   /**
    * Asks the authorize stage about something this call will touch that it could not declare before
    * it ran (a destination its sandbox's proxy is asked to connect to): the same `beforeToolCall`

@@ -1,0 +1,40 @@
+import { messageOf } from "@toolhost/core";
+import { createHost } from "@toolhost/core/config";
+import { cliHostOptions } from "../_defaults.js";
+import type { HookRunOptions } from "./args.js";
+import { HookJudge, type HookVerdict } from "./decide.js";
+import { HOOK_HOSTS } from "./hosts.js";
+import { parsePayload } from "./payload.js";
+import { readStdin } from "../_input.js";
+import { write } from "../_output.js";
+
+/** The exit code both hosts read as "blocked": the reason goes on stderr. */
+const BLOCK = 2;
+
+/**
+ * Decides one hook payload (`options.input`, else standard input) and answers in the host's
+ * protocol. Resolves to the exit code; never rejects. Anything that goes wrong (no payload, bad
+ * JSON, a config error, a bug of ours) blocks the call with exit 2 and the reason on stderr: both
+ * hosts treat other non-zero codes as "go ahead".
+ */
+export async function runHook(options: HookRunOptions): Promise<number> {
+  const hookHost = HOOK_HOSTS[options.host];
+  let closeHost: (() => Promise<void>) | undefined;
+  try {
+    if (options.input === undefined && process.stdin.isTTY) {
+      throw new Error(`toolhost hook ${hookHost.id} reads one ${hookHost.title} ${hookHost.event} payload on standard input; it is run by ${hookHost.title}, not by hand (see toolhost hook install).`);
+    }
+    const call = await parsePayload(hookHost, options.input ?? (await readStdin()));
+    const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: "policy" });
+    closeHost = () => host.harness.dispose();
+    const verdict: HookVerdict = await new HookJudge(host).decide(hookHost, call);
+    await write(process.stdout, `${JSON.stringify(hookHost.answer({ ...verdict, onAllow: options.onAllow }))}\n`);
+    return 0;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    await write(process.stderr, `toolhost refused this call: ${messageOf(error)} (${typeof code === "string" ? code : "TOOLHOST_HOOK_FAILED"})\n`);
+    return BLOCK;
+  } finally {
+    await closeHost?.().catch(() => undefined);
+  }
+}

@@ -1,0 +1,188 @@
+import { dirname, resolve } from "node:path";
+import type { PolicyMatch } from "@toolhost/core";
+import picomatch from "picomatch";
+import { existingReal, LINK_TTL_MS, normalizePath, procAlias, samplesOf } from "../_paths.js";
+import { TreeGuard } from "../_protected.js";
+import type { CompiledRule } from "../_rules.js";
+import type { InventoryEntry } from "../inventory/_inventory.js";
+import { subcommandOf } from "../inventory/_kind-of.js";
+import type { Decision } from "../options.js";
+import type { ParsedArguments } from "../shell/_options.js";
+import type { Touch } from "../shell/_effect-types.js";
+import type { ShellCommandPart } from "../shell/_parse.js";
+import { type ShellWord, showWord } from "../shell/_words.js";
+import { type JudgeScope, unique } from "./_scope.js";
+import type { ToolRules } from "./_tool-rules.js";
+
+/** Programs that never open their operands: a word known only at run time given to them names no file. */
+const NO_FILE_ARGUMENTS = new Set(["echo", "printf", "test", "[", "true", "false", ":", "export", "local", "declare", "typeset", "readonly", "unset", "set", "shift", "exit", "return", "read", "sleep", "seq", "expr", "basename", "dirname", "kill", "let", "wait", "cd", "pushd", "popd"]);
+
+type Add = (rule: CompiledRule, decision: Decision, why: string) => void;
+
+/**
+ * What a command reads through its arguments: a word naming a file the read rules deny (`cat
+ * .env`, `dd if=.env`, a symlink to it) denies it; a word known only at run time that could name
+ * such a file asks; a tree it reads recursively that holds such a file asks.
+ */
+export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: PolicyMatch[], notes: string[], entry?: InventoryEntry): void {
+  const seen = new Set<string>();
+  const add: Add = (rule, decision, why) => {
+    const key = `${rule.id}:${decision}`;
+    if (seen.has(key) || matched.some((entry) => entry.id === rule.id && entry.decision === decision)) return;
+    seen.add(key);
+    matched.push({ id: rule.id, decision, reason: rule.reason ?? why });
+  };
+  const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
+  for (const word of entry ? fileWords(part, entry) : argumentWords(part)) {
+    if (word.value === undefined) {
+      // A process substitution is a pipe (`<(curl …)`): what runs in it is judged as a command.
+      if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined || /^[<>]\(/.test(word.text)) continue;
+      const rule = couldName(scope, word, rules.readCaution, cwd);
+      if (rule) {
+        add(rule, "ask", `${word.text} is known only at run time and could name a file ${rule.id} ${rule.decision === "deny" ? "denies" : "asks for"}`);
+        notes.push(`${word.text} could name a path ${rule.id} (${rule.decision}) matches`);
+      }
+      continue;
+    }
+    const value = word.value;
+    if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.rules.length === 0 || NO_FILE_ARGUMENTS.has(program)) continue;
+    for (const base of cwds) {
+      if (base === undefined) continue;
+      const through = procAlias(resolve(base, value), base);
+      if (through === undefined) {
+        const first = rules.readCaution[0] as CompiledRule;
+        add(first, "ask", `${showWord(word)} reaches a file through another process's folder or a descriptor, which may be one the read rules deny`);
+        continue;
+      }
+      for (const path of variants(scope, through === resolve(base, value) ? value : through, base, word.tilde)) {
+        for (const rule of rules.readDeny.matching(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
+      }
+    }
+  }
+  for (const touch of part.trees ?? []) treeOfCommand(touch, rules, cwd, add, notes);
+}
+
+/** The words of a command that may name a file it reads: its arguments (an option's `=value` alone), the files its options read, xargs' input. */
+function argumentWords(part: ShellCommandPart): ShellWord[] {
+  const words: ShellWord[] = [];
+  for (const word of part.words.slice(1)) {
+    const value = word.value;
+    if (value !== undefined && value.startsWith("-") && value.includes("=")) words.push({ ...word, value: value.slice(value.indexOf("=") + 1), tilde: false });
+    else words.push(word);
+  }
+  for (const touch of part.reads ?? []) words.push(touch.path);
+  // xargs' input: arguments that come at run time.
+  if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
+  return words;
+}
+
+/** Git subcommands that print names, never contents: a secret's name given to them reads nothing (`git check-ignore .env`). */
+const GIT_NAMES_ONLY = new Set(["status", "ls-files", "check-ignore", "check-attr", "add", "rm", "mv", "restore", "checkout", "switch", "stash", "commit", "reset", "clean", "branch", "tag", "fetch", "pull", "push", "clone", "init", "config", "remote", "submodule", "worktree", "sparse-checkout", "update-index", "merge", "rebase", "cherry-pick", "revert"]);
+/** `git log` prints contents only with a patch. */
+const GIT_PATCH = new Set(["-p", "--patch", "-u", "-L", "--full-diff", "--word-diff", "--stat"]);
+
+/**
+ * The words of a command the inventory knows that name files it reads: its operands as its row
+ * says (none for `ls` and `echo`, all but the first for `grep` and `jq`), the values of its options
+ * but those that are patterns, and the files its options read.
+ */
+function fileWords(part: ShellCommandPart, entry: InventoryEntry): ShellWord[] {
+  const { row } = entry;
+  const args = part.args;
+  if (!args) return argumentWords(part);
+  const values = args.options.filter((option) => option.value && !row.patterns.includes(option.name) && !row.patterns.includes(option.spelling)).map((option) => option.value as ShellWord);
+  const words = [...values, ...(part.reads ?? []).map((touch) => touch.path)];
+  if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
+  if (entry.name === "git") return [...words, ...gitFiles(args)];
+  if (row.operands === "none") return words;
+  // A subcommand's words (`npm run`, `gh pr create`) name no file.
+  const sub = subcommandOf(row, args);
+  const operands = sub === undefined ? args.operands : args.operands.slice(sub.words.split(" ").length);
+  const unless = row.operandsUnless.some((name) => args.options.some((option) => option.name === name || option.spelling === name));
+  return [...words, ...(row.operands === "after-first" && !unless ? operands.slice(1) : operands)];
+}
+
+/** The files a git command prints: the paths of `REV:path`, and the operands of the subcommands that show contents. */
+function gitFiles(args: ParsedArguments): ShellWord[] {
+  const sub = args.subcommand ?? "";
+  const operands = args.operands.slice(1);
+  const inHistory = operands.flatMap((operand) => {
+    const value = operand.value;
+    const colon = value?.indexOf(":") ?? -1;
+    if (value === undefined || colon === -1 || /^[a-z+]+:\/\//.test(value)) return [];
+    return [{ ...operand, value: value.slice(colon + 1) || ".", tilde: false }];
+  });
+  if (GIT_NAMES_ONLY.has(sub)) return inHistory;
+  if (sub === "log" && !args.options.some((option) => GIT_PATCH.has(option.spelling) || GIT_PATCH.has(option.name))) return inHistory;
+  return [...operands, ...inHistory];
+}
+
+function treeOfCommand(touch: Touch, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[]): void {
+  const word = touch.path;
+  if (rules.readDeny.rules.length === 0) return;
+  const first = rules.readDeny.rules[0] as CompiledRule;
+  if (word.value === undefined || cwd === undefined) {
+    add(first, "ask", `reads a tree known only at run time, which may hold files the read rules deny`);
+    notes.push(`reads the tree ${word.text}, known only at run time`);
+    return;
+  }
+  const normalized = normalizePath(word.value, cwd, word.tilde);
+  if (!normalized.ok) return;
+  rules.guard ??= new TreeGuard((path) => rules.readDeny.any(path), LINK_TTL_MS, true);
+  for (const root of unique([normalized.lexical, normalized.real])) {
+    const found = rules.guard.find(root);
+    // What it leaves out (hidden files and folders below the root) it does not read.
+    const paths = found.paths.filter((path) => readsIt(touch, path.slice(root.length)));
+    if (paths.length === 0 && found.complete) continue;
+    const denied = paths.map((path) => rules.readDeny.matching(path)[0]).find((rule) => rule !== undefined) ?? first;
+    const shown = paths.join(", ");
+    add(denied, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
+    notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
+  }
+}
+
+/** Whether a tree read reads the file at `relative` (below its root): not when it leaves out hidden ones, or what its options leave out. */
+function readsIt(touch: Touch, relative: string): boolean {
+  const segments = relative.split("/").filter((segment) => segment !== "");
+  const name = segments[segments.length - 1] ?? "";
+  if (touch.skipsHidden && segments.some((segment) => segment.startsWith("."))) return false;
+  const named = (globs: string[] | undefined, text: string) => (globs ?? []).some((glob) => picomatch.isMatch(text, glob, { dot: true }));
+  if ((touch.include?.length ?? 0) > 0 && !named(touch.include, name)) return false;
+  if (named(touch.exclude, name)) return false;
+  return !segments.slice(0, -1).some((segment) => named(touch.excludeDir, segment));
+}
+
+/** The path an argument names, and where it leads when it exists and symlinks are followed. */
+function variants(scope: JudgeScope, value: string, cwd: string, tilde: boolean): string[] {
+  if (value.includes("\0")) return [];
+  let path = value;
+  if (tilde && (value === "~" || value.startsWith("~/"))) path = (scope.anchors.homes[0] as string) + value.slice(1);
+  const lexical = resolve(cwd, path);
+  const real = existingReal(path.split("/").includes("..") ? `${cwd}/${path}` : lexical);
+  return real === undefined || real === lexical ? [lexical] : [lexical, real];
+}
+
+/** The first deny/ask read rule a word known only at run time could name a path of, if any. */
+function couldName(scope: JudgeScope, word: ShellWord, caution: CompiledRule[], cwd: string): CompiledRule | undefined {
+  const text = word.text.replace(/^(["'])(.*)\1$/, "$2");
+  const pureGlob = !/[$`]/.test(text) && /[*?[]/.test(text);
+  if (!pureGlob) return caution[0];
+  const path = resolve(cwd, text.startsWith("~/") ? scope.anchors.homes[0] + text.slice(1) : text);
+  let cache = couldNameCache.get(caution);
+  if (!cache) couldNameCache.set(caution, (cache = new Map()));
+  const known = cache.get(path);
+  if (known !== undefined) return known ?? undefined;
+  const glob = picomatch(path, { dot: true });
+  const folder = dirname(path);
+  const found = caution.find((rule) => rule.rule.path !== undefined && samplesOf(rule.rule.path, scope.anchors, folder).some((sample) => glob(sample) || glob(`${sample}/x`)));
+  if (cache.size >= 1024) cache.clear();
+  cache.set(path, found ?? null);
+  return found;
+}
+
+/**
+ * What `couldName` found for a glob word, by the rules asked (one list per tool of a policy) and the
+ * glob's path: the same glob (`*.ts`, `src/**`) comes back call after call, and compiling it and the
+ * rules' samples is most of its cost. The answer depends on no file, only on the glob and the rules.
+ */
+const couldNameCache = new WeakMap<readonly CompiledRule[], Map<string, CompiledRule | null>>();

@@ -1,0 +1,75 @@
+import { isAbsolute } from "node:path";
+import type { PolicyMatch, PolicyPart, PolicyPartKind } from "@toolhost/core";
+import { decideLayered, finish, merge, worst } from "../_explanation.js";
+import { normalizePath } from "../_paths.js";
+import type { PathIndex } from "../_path-index.js";
+import { type CompiledRule, matchOf } from "../_rules.js";
+import type { Decision } from "../options.js";
+import type { ShellFilePart } from "../shell/_parse.js";
+import { LIFTED, type JudgeScope } from "./_scope.js";
+
+/*
+ * Parts that are paths: a file a call declares it reads or writes, a tree it reads, and a file a
+ * command's redirect or writer touches. Judged by the path rules, and the rules without a matcher.
+ */
+
+/**
+ * A file a command writes or reads; `lifting` (writes of a confined call): the sandboxed rules
+ * that lift a run-time path's ask.
+ */
+export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: PathIndex, whole: CompiledRule[], cwds: Array<string | undefined>, lifting?: Set<string>): PolicyPart {
+  const word = part.path;
+  const kind = part.kind;
+  if (word.value === undefined) {
+    const matched = whole.map((rule) => matchOf(rule, rule.decision));
+    const lifted = lifting !== undefined && matched.some((entry) => lifting.has(entry.id));
+    const notes = [`${kind === "write" ? "writes to" : "reads from"} a path known only at run time`];
+    return finish({ kind, subject: `${part.via} ${word.text}`, decision: "allow", matched }, scope.layering, lifted ? [...notes, LIFTED] : notes, !lifted);
+  }
+  const value = word.value;
+  const relative = !isAbsolute(value) && !(word.tilde && value.startsWith("~"));
+  const targets = relative ? cwds.slice(0, part.cdCount + 1) : [cwds[0]];
+  let result: PolicyPart | undefined;
+  for (const cwd of targets) {
+    const judged =
+      cwd === undefined
+        ? finish({ kind, subject: value, decision: "allow", matched: [] }, scope.layering, ["relative to a folder known only at run time (after cd)"], true)
+        : judgeNormalized(scope, kind, value, cwd, word.tilde, fileRules, whole);
+    result = result === undefined ? judged : merge(result, judged);
+  }
+  return result as PolicyPart;
+}
+
+/** A path a call declares (`reads`, `writes`, `readTrees`). */
+export function judgePath(scope: JudgeScope, kind: PolicyPartKind, path: unknown, pathRules: PathIndex, whole: CompiledRule[], cwd: string): PolicyPart {
+  if (typeof path !== "string") {
+    return finish({ kind, subject: String(path), decision: "allow", matched: [] }, scope.layering, ["the path is not a string"], true);
+  }
+  return judgeNormalized(scope, kind, path, cwd, false, pathRules, whole);
+}
+
+/** A path as the system would walk it, judged by where it is and, for a symlink, where it leads. */
+function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string, cwd: string, tilde: boolean, pathRules: PathIndex, whole: CompiledRule[]): PolicyPart {
+  const normalized = normalizePath(value, cwd, tilde);
+  const matched: PolicyMatch[] = whole.map((rule) => matchOf(rule, rule.decision));
+  if (!normalized.ok) {
+    if (normalized.deny) return { kind, subject: JSON.stringify(value), decision: "deny", matched, note: normalized.reason };
+    return finish({ kind, subject: value, decision: "allow", matched }, scope.layering, [normalized.reason], true);
+  }
+  const variants = normalized.real === normalized.lexical ? [normalized.lexical] : [normalized.lexical, normalized.real];
+  let decision: Decision = "allow";
+  let unmatched = false;
+  for (const variant of variants) {
+    const hits = pathRules.matching(variant);
+    for (const rule of hits) if (!matched.some((entry) => entry.id === rule.id)) matched.push(matchOf(rule, rule.decision));
+    const own = [...hits, ...whole];
+    if (own.length === 0) unmatched = true;
+    decision = worst(decision, own.length === 0 ? scope.defaultDecision : decideLayered(own, scope.layering));
+  }
+  const notes: string[] = [];
+  if (variants.length > 1) notes.push(`a symlink to ${normalized.real}: judged by both`);
+  const part: PolicyPart = { kind, subject: normalized.lexical, decision, matched };
+  if (unmatched) notes.push(variants.length > 1 ? "default where no rule matched" : "default (no rule matched)");
+  if (notes.length > 0) part.note = notes.join("; ");
+  return part;
+}

@@ -1,0 +1,187 @@
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { isInside } from "@toolhost/core";
+import type { Inventory, InventoryEntry } from "../inventory/_inventory.js";
+import { hasAny, rowKind } from "../inventory/_kind-of.js";
+import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
+import { parseArguments, type ParsedArguments } from "../shell/_options.js";
+import type { ShellCommandPart } from "../shell/_parse.js";
+import type { ShellWord } from "../shell/_words.js";
+
+/** What the inventory says of one simple command. */
+export interface CommandKnowledge {
+  /** Its row; absent when the inventory does not know the program (or it is run by a path the row cannot vouch for). */
+  entry?: InventoryEntry;
+  kind: KindRole;
+  /** In words, for the explanation: `inventory: git push publishes (network:publisher)`. */
+  note: string;
+  /** Why it is at least ask whatever the rules say (a privileged container, a cluster's secrets). */
+  atLeastAsk?: string;
+}
+
+/** Folders whose programs are the system's: a program run by a path in one is what the inventory says of its name. */
+const SYSTEM_BIN = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/opt\/homebrew\/bin\/[^/]+$|^\/snap\/bin\/[^/]+$/;
+/** Python's way of running a module: `python -m pytest` is pytest. */
+const PYTHON = /^(python|pypy)[0-9.]*$/;
+
+/** What a command's program is, for a command whose program is known before it runs; undefined otherwise. */
+export function knowledgeOf(inventory: Inventory, part: ShellCommandPart, cwd: string | undefined, workspace: string): CommandKnowledge | undefined {
+  const name = part.words[0]?.value;
+  if (name === undefined) return undefined;
+  const program = name.slice(name.lastIndexOf("/") + 1);
+  if (name.includes("/") && !SYSTEM_BIN.test(name)) return pathProgram(name, program, cwd, workspace);
+  const args = part.args ?? parseArguments(program, part.words.slice(1));
+  const module = PYTHON.test(program) ? pythonModule(inventory, part.words, args) : undefined;
+  if (module) return module;
+  const entry = inventory.lookup(program);
+  if (!entry) return unknownProgram(program);
+  const { kind, by } = rowKind(entry, args, part.words);
+  const known: CommandKnowledge = { entry, kind, note: described(by, kind, entry) };
+  return adjusted(known, program, part, args, cwd, workspace);
+}
+
+function described(by: string, kind: KindRole, entry: InventoryEntry): string {
+  const role = kind.role ? ` (${ROLE_WORDS[kind.role] ?? kind.role})` : "";
+  const where = entry.source === "inventory" ? "inventory" : `inventory row of ${entry.source}`;
+  return `${where}: ${by} ${KIND_WORDS[kind.kind]}${role}`;
+}
+
+function unknownProgram(program: string): CommandKnowledge {
+  return {
+    kind: { kind: "unknown" },
+    note: `the inventory does not know ${program} (teach it: a rule { command: "${program} *", decision: allow }, or programs: { ${program}: read-only } in a policy)`,
+  };
+}
+
+/** A program run by a path (`./run-tests`, `node_modules/.bin/x`, `/tmp/cat`): the repository's own, or one the inventory cannot vouch for by its name. */
+function pathProgram(name: string, program: string, cwd: string | undefined, workspace: string): CommandKnowledge {
+  const where = cwd === undefined && !isAbsolute(name) ? undefined : resolve(cwd ?? "/", name);
+  if (where !== undefined && isInside(where, workspace)) {
+    return { kind: { kind: "runs-code", role: "build" }, note: `${name} is a program of the workspace: the repository's own code` };
+  }
+  return { kind: { kind: "unknown" }, note: `${name} is run by a path outside the system's folders, so the inventory's row of ${program} does not vouch for it: teach it with a rule ({ command: "${name} *", decision: allow })` };
+}
+
+/** `python -m MODULE …` is MODULE's row, for the words after it. */
+function pythonModule(inventory: Inventory, words: readonly ShellWord[], args: ParsedArguments): CommandKnowledge | undefined {
+  const option = args.options.find((each) => each.name === "-m");
+  const module = option?.value?.value;
+  if (module === undefined) return undefined;
+  const entry = inventory.lookup(module);
+  if (!entry) return undefined;
+  const at = words.findIndex((word) => word === option?.value || word.value === module || word.value?.endsWith(`m${module}`));
+  const rest = words.slice(at === -1 ? words.length : at);
+  const { kind, by } = rowKind(entry, parseArguments(module, rest.slice(1)), rest);
+  return { entry, kind, note: described(`python -m ${by}`, kind, entry) };
+}
+
+/** What the row alone cannot say: a script of the workspace, a container given the host, an upload, a cluster's secrets. */
+function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPart, args: ParsedArguments, cwd: string | undefined, workspace: string): CommandKnowledge {
+  const { kind } = known;
+  if (kind.role === "interpreter" || kind.role === "shell") return interpreted(known, part, args, cwd, workspace);
+  if (program === "docker" || program === "podman" || program === "nerdctl") return container(known, part.words, args);
+  if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
+  if (program === "scp" || program === "rsync") return copyDirection(known, program, args);
+  if (program === "npx" || program === "bunx" || program === "pnpx" || (program === "npm" && /^(exec|x)$/.test(args.operands[0]?.value ?? ""))) return packageRunner(known, part.words, cwd, workspace);
+  if ((program === "kubectl" || program === "oc") && /^(secret|secrets)$/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output"])) {
+    return { ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; kubectl get secret -o prints the cluster's secrets`, atLeastAsk: "kubectl get secret -o prints the cluster's secrets" };
+  }
+  return known;
+}
+
+/**
+ * `npx tsc`: a package runner runs the project's own program when `node_modules/.bin` of the
+ * folder or one above it in the workspace has it; else it downloads the package and runs it
+ * (without a terminal it does not ask), as with `--yes`, `-p` or a version (`pkg@1`).
+ */
+function packageRunner(known: CommandKnowledge, words: readonly ShellWord[], cwd: string | undefined, workspace: string): CommandKnowledge {
+  let i = words[0]?.value === "npm" ? 2 : 1;
+  for (; i < words.length; i++) {
+    const value = words[i]?.value;
+    if (value === undefined || value === "--") return value === "--" ? lookFor(known, words[i + 1]?.value, cwd, workspace) : known;
+    if (/^(-y|--yes|-p|--package|-c|--call)(=|$)/.test(value)) return known;
+    if (!value.startsWith("-")) break;
+  }
+  return lookFor(known, words[i]?.value, cwd, workspace);
+}
+
+function lookFor(known: CommandKnowledge, command: string | undefined, cwd: string | undefined, workspace: string): CommandKnowledge {
+  if (command === undefined || cwd === undefined || command.includes("@") || command.includes("/")) return known;
+  for (let folder = cwd; isInside(folder, workspace); folder = dirname(folder)) {
+    if (existsSync(join(folder, "node_modules", ".bin", command))) {
+      return { ...known, kind: { kind: "runner", role: "wrapper" }, note: `${known.note}; ${command} is the project's own (node_modules/.bin), so it runs that` };
+    }
+    if (folder === workspace || dirname(folder) === folder) break;
+  }
+  return known;
+}
+
+/** An interpreter or shell given a script of the workspace runs the project's own code (`node scripts/build.mjs`, `bash ./test.sh`). */
+function interpreted(known: CommandKnowledge, part: ShellCommandPart, args: ParsedArguments, cwd: string | undefined, workspace: string): CommandKnowledge {
+  // `deno run x.ts`, `bun run x`: the script follows the subcommand.
+  const script = part.script ?? (known.entry?.row.subcommands.size && /^(run|test)$/.test(args.operands[0]?.value ?? "") ? args.operands[1] : args.operands[0]);
+  if (part.inline !== undefined || !script || script.value === undefined || cwd === undefined || script.value.includes("://")) return known;
+  if (!isInside(resolve(cwd, script.value), workspace)) return known;
+  return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${script.value} is the workspace's own script` };
+}
+
+const HOST_NAMESPACES = /^(host)$/;
+const HOST_PATHS = /^(\/|~|\/(etc|root|home|var|run|proc|sys|dev|boot|usr|bin|sbin|lib|opt|srv|mnt)(\/.*)?|.*docker\.sock)$/;
+
+/** `docker run --privileged`, `--pid=host`, `-v /:/host`, the docker socket: the container is the host. */
+function container(known: CommandKnowledge, words: readonly ShellWord[], args: ParsedArguments): CommandKnowledge {
+  const sub = args.operands[0]?.value;
+  if (sub !== "run" && sub !== "create" && sub !== "exec" && !(sub === "container" && /^(run|create)$/.test(args.operands[1]?.value ?? ""))) return known;
+  const why = hostAccess(words, args);
+  if (why === undefined) return known;
+  return { ...known, kind: { kind: "destroys", role: "host" }, note: `${known.note}; ${why}: the container can change the host`, atLeastAsk: `${why}: the container can change the host` };
+}
+
+function hostAccess(words: readonly ShellWord[], args: ParsedArguments): string | undefined {
+  if (hasAny(args, words, ["--privileged"])) return "--privileged";
+  for (const option of ["--pid", "--network", "--net", "--ipc", "--uts", "--userns", "--cgroupns"]) {
+    for (const value of valuesOf(args, words, option)) if (HOST_NAMESPACES.test(value)) return `${option}=${value}`;
+  }
+  for (const value of valuesOf(args, words, "--cap-add")) if (/^(all|sys_admin|sys_ptrace|sys_module|dac_read_search|net_admin)$/i.test(value.replace(/^cap_/i, ""))) return `--cap-add=${value}`;
+  for (const value of valuesOf(args, words, "--security-opt")) if (/unconfined|label[:=]disable/.test(value)) return `--security-opt=${value}`;
+  if (valuesOf(args, words, "--device").length > 0) return "--device";
+  for (const value of [...valuesOf(args, words, "-v"), ...valuesOf(args, words, "--volume")]) {
+    const source = value.split(":")[0] ?? "";
+    if (HOST_PATHS.test(source.replace(/\/+$/, "") || "/")) return `-v ${value}`;
+  }
+  for (const value of valuesOf(args, words, "--mount")) {
+    const source = /(?:^|,)(?:source|src)=([^,]*)/.exec(value)?.[1];
+    if (source !== undefined && HOST_PATHS.test(source.replace(/\/+$/, "") || "/")) return `--mount ${value}`;
+  }
+  return undefined;
+}
+
+/** Every value of one option: read by the table, or from the words (`--pid host`, `--pid=host`, `-vX`). */
+function valuesOf(args: ParsedArguments, words: readonly ShellWord[], option: string): string[] {
+  const values = args.options.filter((each) => each.name === option || each.spelling === option).flatMap((each) => (each.value?.value === undefined ? [] : [each.value.value]));
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]?.value;
+    if (text === undefined) continue;
+    if (text.startsWith(`${option}=`)) values.push(text.slice(option.length + 1));
+    else if (text === option && words[i + 1]?.value !== undefined) values.push(words[i + 1]?.value as string);
+  }
+  return values;
+}
+
+/** `gh api` reads with GET; a method, fields or an input make it write. */
+function apiCall(known: CommandKnowledge, words: readonly ShellWord[], args: ParsedArguments): CommandKnowledge {
+  const method = [...valuesOf(args, words, "-X"), ...valuesOf(args, words, "--method")][0]?.toUpperCase();
+  const fields = hasAny(args, words, ["-f", "-F", "--field", "--raw-field", "--input"]);
+  if ((method === undefined || method === "GET") && !fields) return known;
+  return { ...known, kind: { kind: "network", role: "publisher" }, note: `${known.note}; gh api ${method ?? "with fields"} changes what is on GitHub (network:publisher)` };
+}
+
+/** scp and rsync: to a remote host they upload; from one they download; between local paths they only write. */
+function copyDirection(known: CommandKnowledge, program: string, args: ParsedArguments): CommandKnowledge {
+  const operands = args.operands.map((each) => each.value);
+  const remote = (value: string | undefined) => value === undefined || (/^[^/]*:/.test(value) && !value.startsWith("./"));
+  const destination = operands[operands.length - 1];
+  if (operands.length >= 2 && remote(destination)) return { ...known, kind: { kind: "network", role: "uploader" }, note: `${known.note}; ${program} to ${destination ?? "a destination known only at run time"} sends files off the machine (network:uploader)` };
+  if (operands.some(remote)) return known;
+  return { ...known, kind: { kind: "writes" }, note: `${known.note}; between local paths ${program} only writes its destination (writes)` };
+}

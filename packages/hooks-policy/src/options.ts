@@ -1,0 +1,149 @@
+import { type Static, Type } from "@toolhost/core";
+
+export const DecisionSchema = Type.Union([Type.Literal("allow"), Type.Literal("ask"), Type.Literal("deny")], {
+  description: "allow runs the call, ask sends it to the approve hook, deny refuses it.",
+});
+
+/** `allow` runs the call, `ask` sends it to the `approve` hook, `deny` refuses it. */
+export type Decision = Static<typeof DecisionSchema>;
+
+export const RuleSchema = Type.Object(
+  {
+    id: Type.Optional(Type.String({ minLength: 1, description: "Names the rule in decisions, explanations and the audit log." })),
+    tool: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+        description:
+          "Tool names or globs on them (`bash`, `*`, `mcp_*`); default every tool. In path rules, `read` and `write` also stand for every read / write any tool declares.",
+      }),
+    ),
+    command: Type.Optional(
+      Type.String({ minLength: 1, description: "A bash command pattern, word by word: `git status`, `npm run test *`, `rm`, `*`." }),
+    ),
+    path: Type.Optional(
+      Type.String({ minLength: 1, description: "A path glob: `${workspace}/**`, `~/.ssh/**`, `/etc/**`, `.env`, `src/**`." }),
+    ),
+    url: Type.Optional(
+      Type.String({ minLength: 1, description: "A glob on the URLs a tool declares it reaches: `https://api.example.com/**`." }),
+    ),
+    host: Type.Optional(
+      Type.String({ minLength: 1, description: "A glob on the host names a tool declares it reaches: `*.example.com`, `localhost`." }),
+    ),
+    inline: Type.Optional(
+      Type.Literal(true, {
+        description: "Matches every interpreter running a program given inline (`python -c`, `perl -e`, `node -e`, `python3 -` with a heredoc, awk that runs commands or writes files).",
+      }),
+    ),
+    kind: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+        description:
+          "Matches every command whose program the inventory calls one of these kinds or roles: read-only, writes, runner, runs-code, network, installs, system, destroys, unknown (not in the inventory), or a role (build, interpreter, uploader, …; see the README's inventory).",
+      }),
+    ),
+    args: Type.Optional(
+      Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+        description: "Named argument fields: a string is a glob on the field's text, a number or boolean must be equal.",
+      }),
+    ),
+    sandboxed: Type.Optional(
+      Type.Boolean({
+        description:
+          "A condition, beside any matcher: true, the rule applies only to calls that run confined (a sandbox lets them write only inside the workspace, reach no network, and read nothing the policy denies to read); false, only to the others. In a confined call, a matching `sandboxed: true` rule also lifts the ask of a part the policy cannot read (a command or script it cannot see into, a write to a path known only at run time).",
+      }),
+    ),
+    trusted: Type.Optional(
+      Type.Boolean({
+        description:
+          "A condition, beside any matcher: true, the rule applies only when the workspace is trusted (the user trusts its folder to run its code); false, only when it is not.",
+      }),
+    ),
+    decision: DecisionSchema,
+    reason: Type.Optional(Type.String({ description: "Shown to the model and the approver when this rule decides." })),
+  },
+  { additionalProperties: false },
+);
+
+/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `inline`, `kind`, `args`), whether only (un)sandboxed calls or (un)trusted workspaces, and the decision. */
+export type PolicyRule = Static<typeof RuleSchema>;
+
+export const RedactSchema = Type.Object(
+  {
+    pattern: Type.String({ minLength: 1, description: "A JavaScript regular expression." }),
+    replacement: Type.Optional(Type.String({ description: 'What replaces a match; default "[redacted]". `$1` refers to a group.' })),
+    flags: Type.Optional(Type.String({ pattern: "^[dgimsuy]*$", description: "RegExp flags; `g` is always added." })),
+  },
+  { additionalProperties: false },
+);
+
+/** A redaction of results: every match of `pattern` is replaced. */
+export type RedactRule = Static<typeof RedactSchema>;
+
+export const PresetNameSchema = Type.Union([Type.Literal("readonly"), Type.Literal("workspace"), Type.Literal("recommended")]);
+
+/** A preset shipped with the package; see README.md. */
+export type PresetName = Static<typeof PresetNameSchema>;
+
+/** Rows the inventory gains: a program's name, and its row (`read-only`, `runs-code:build | sub lint=read-only`; see the README's inventory). */
+export const ProgramsSchema = Type.Record(Type.String({ minLength: 1, pattern: "^[^\\s/]+$" }), Type.String({ minLength: 1 }), {
+  description: "Teaches the policy programs it does not know, or what a program is here: `{ mytool: read-only }`, `{ deploy: \"system:cloud | sub status=read-only\" }` (the grammar is the README's inventory table).",
+});
+
+export const LayerSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: "Names the layer in decisions and `toolhost policy rules`." }),
+    rules: Type.Array(RuleSchema),
+    programs: Type.Optional(ProgramsSchema),
+    default: Type.Optional(DecisionSchema),
+    locked: Type.Optional(
+      Type.Boolean({ description: "Later layers may make this layer's decisions stricter, never looser (an organisation's policy)." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** A layer of rules written inline in `extends`: where a preset or an organisation's policy would go. */
+export type PolicyLayer = Static<typeof LayerSchema>;
+
+/** The environment variables whose values are redacted when `redactEnv` is not given. */
+export const DEFAULT_REDACT_ENV: readonly string[] = [
+  "*_TOKEN",
+  "*_KEY",
+  "*_SECRET",
+  "*_SECRET_*",
+  "*_PASSWORD",
+  "*_PASSWD",
+  "*_PASS",
+  "*_CREDENTIALS",
+  "*_API_KEY_*",
+  "TOKEN",
+  "SECRET",
+  "PASSWORD",
+];
+
+export const PolicyOptionsSchema = Type.Object(
+  {
+    extends: Type.Optional(
+      Type.Array(Type.Union([Type.String({ minLength: 1 }), LayerSchema]), {
+        description: "Layers whose rules come before yours, in order: a preset name, an npm package, a ./file.json or .yaml, or an inline layer; a later layer's matching rule overrides an earlier one's unless that one is locked.",
+      }),
+    ),
+    default: Type.Optional(DecisionSchema),
+    rules: Type.Optional(Type.Array(RuleSchema)),
+    programs: Type.Optional(ProgramsSchema),
+    redact: Type.Optional(Type.Array(RedactSchema)),
+    redactBuiltins: Type.Optional(
+      Type.Boolean({ description: "Redact common secret formats (cloud keys, tokens, private keys). Default true." }),
+    ),
+    redactEnv: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: `Globs on the names of the host's environment variables whose values are redacted wherever they appear (case-insensitive). Default: ${DEFAULT_REDACT_ENV.join(", ")}; [] turns it off.`,
+      }),
+    ),
+    audit: Type.Optional(
+      Type.String({ minLength: 1, description: "A file (relative to the workspace) that gets one JSON line per decision." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The options of `@toolhost/hooks-policy`, as written in the config. */
+export type PolicyOptions = Static<typeof PolicyOptionsSchema>;

@@ -1,0 +1,416 @@
+import type { ProgramRow } from "../inventory/_row.js";
+import { hasOption, optionValue, type ParsedArguments } from "./_options.js";
+import type { ShellWord } from "./_words.js";
+import type { Effects } from "./_effect-types.js";
+import { PROGRAM_VARIABLES } from "../inventory/_variables.js";
+import { buildSettings, commandOptions, databaseEffects, embeddedCommands, fdExec, pagerCommands, sedEffects, sshOptions } from "./_scripts.js";
+
+export type { Effects, Touch } from "./_effect-types.js";
+
+type Reader = (program: string, args: ParsedArguments, words: ShellWord[], out: Effects) => void;
+
+const word = (value: string): ShellWord => ({ text: value, value, splits: false, tilde: false });
+const DOT = word(".");
+
+const write = (out: Effects, via: string, ...paths: Array<ShellWord | undefined>): void => {
+  for (const path of paths) if (path && path.value !== "-") out.writes.push({ path, via });
+};
+const read = (out: Effects, via: string, ...paths: Array<ShellWord | undefined>): void => {
+  for (const path of paths) if (path && path.value !== "-") out.reads.push({ path, via });
+};
+const tree = (out: Effects, via: string, ...paths: Array<ShellWord | undefined>): void => {
+  for (const path of paths) if (path && path.value !== "-") out.trees.push({ path, via });
+};
+const run = (out: Effects, via: string, words: ShellWord[], shell: boolean): void => {
+  if (words.length > 0) (out.runs ??= []).push({ words, shell, via });
+};
+const isRemote = (path: ShellWord): boolean => path.value !== undefined && /^[^/]*:/.test(path.value) && !path.value.startsWith("./");
+
+/** Interpreters whose option carries a program. */
+const INLINE_OPTIONS: Array<[RegExp, string[]]> = [
+  [/^(python|pypy)[0-9.]*$/, ["-c"]],
+  [/^perl[0-9.]*$/, ["-e", "-E"]],
+  [/^ruby[0-9.]*$/, ["-e"]],
+  [/^(node|nodejs|bun)$/, ["--eval", "-e"]],
+  [/^php[0-9.]*$/, ["-r"]],
+  [/^lua[0-9.]*$/, ["-e"]],
+  [/^(Rscript|julia|osascript|tclsh|wish)$/, ["-e"]],
+];
+const STDIN_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
+const STDIN_INTERPRETERS = /^((python|pypy|perl|ruby|php|lua)[0-9.]*|node|nodejs|bun|tclsh|Rscript)$/;
+
+const copy: Reader = (program, args, _words, out) => {
+  const target = optionValue(args, "--target-directory");
+  const operands = [...args.operands];
+  const last = target ?? (operands.length >= 2 ? operands.pop() : undefined);
+  if (program === "install" && hasOption(args, "--directory")) return write(out, "install -d", ...args.operands);
+  write(out, program, last);
+  const recursive = hasOption(args, "--recursive", "--archive", "-R", "-r");
+  if (program === "mv") write(out, "mv (the source)", ...operands);
+  else if (program === "ln") return;
+  else if (recursive) tree(out, `${program} -r`, ...operands);
+  else read(out, program, ...operands);
+};
+
+const readers: Record<string, Reader> = {
+  tee: (_p, args, _w, out) => write(out, "tee", ...args.operands),
+  touch: (_p, args, _w, out) => write(out, "touch", ...args.operands),
+  mkdir: (_p, args, _w, out) => write(out, "mkdir", ...args.operands),
+  truncate: (_p, args, _w, out) => write(out, "truncate", ...args.operands),
+  rm: (_p, args, _w, out) => write(out, "rm", ...args.operands),
+  rmdir: (_p, args, _w, out) => write(out, "rmdir", ...args.operands),
+  unlink: (_p, args, _w, out) => write(out, "unlink", ...args.operands),
+  shred: (_p, args, _w, out) => write(out, "shred", ...args.operands),
+  chmod: (p, args, _w, out) => write(out, p, ...(optionValue(args, "--reference") ? args.operands : args.operands.slice(1))),
+  cp: copy,
+  mv: copy,
+  install: copy,
+  ln: copy,
+  dd: (_p, _args, words, out) => {
+    for (const each of words.slice(1)) {
+      const value = each.value;
+      if (value?.startsWith("of=")) write(out, "dd of=", { ...each, value: value.slice(3), tilde: value.startsWith("of=~") });
+      if (value?.startsWith("if=")) read(out, "dd if=", { ...each, value: value.slice(3), tilde: value.startsWith("if=~") });
+    }
+  },
+  sed: (p, args, _w, out) => {
+    sedEffects(args, out);
+    if (!hasOption(args, "--in-place")) return;
+    const files = hasOption(args, "--expression", "--file") ? args.operands : args.operands.slice(1);
+    write(out, `${p} -i`, ...files);
+  },
+  sort: (_p, args, _w, out) => write(out, "sort -o", optionValue(args, "--output")),
+  split: (_p, args, _w, out) => {
+    const prefix = args.operands[1]?.value ?? "x";
+    write(out, "split", args.operands[1]?.value === undefined && args.operands[1] ? args.operands[1] : word(`${prefix}aa`));
+  },
+  patch: (_p, args, _w, out) => {
+    read(out, "patch -i", optionValue(args, "--input"));
+    const output = optionValue(args, "--output");
+    if (output) return write(out, "patch -o", output);
+    if (args.operands[0]) return write(out, "patch", args.operands[0]);
+    write(out, "patch", optionValue(args, "--directory") ?? DOT);
+    out.uncertain = "patch writes the files its patch names, which are known only at run time";
+  },
+  tar: (_p, args, _w, out) => {
+    const file = optionValue(args, "--file");
+    const directory = optionValue(args, "--directory");
+    if (hasOption(args, "--to-command", "--use-compress-program", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script")) {
+      out.uncertain = "tar runs a program named in its options";
+    }
+    if (hasOption(args, "--create", "--append", "--update", "--catenate")) {
+      write(out, "tar -f", file);
+      // `-C DIR` makes the operands after it relative to DIR: judged there (the last one, for all).
+      const inDirectory = (path: ShellWord): ShellWord =>
+        !directory || path.value?.startsWith("/") ? path : directory.value === undefined || path.value === undefined ? directory : { ...directory, value: `${directory.value}/${path.value}` };
+      tree(out, "tar -c", ...args.operands.map(inDirectory));
+      read(out, "tar -T", optionValue(args, "--files-from"));
+    } else if (hasOption(args, "--extract")) {
+      read(out, "tar -f", file);
+      write(out, directory ? "tar -x -C" : "tar -x", directory ?? DOT);
+    } else {
+      read(out, "tar -f", file);
+    }
+  },
+  zip: (_p, args, _w, out) => {
+    const [archive, ...files] = args.operands;
+    write(out, "zip", archive);
+    if (hasOption(args, "--recurse-paths", "-R")) tree(out, "zip -r", ...files);
+    else read(out, "zip", ...files);
+  },
+  unzip: (_p, args, _w, out) => {
+    read(out, "unzip", args.operands[0]);
+    if (!hasOption(args, "-l", "-t", "-v", "-p", "-c", "-Z")) write(out, "unzip -d", optionValue(args, "-d") ?? DOT);
+  },
+  rsync: (_p, args, _w, out) => {
+    if (hasOption(args, "--rsh", "--rsync-path")) out.uncertain = "rsync runs the program named by -e / --rsync-path";
+    const operands = [...args.operands];
+    const destination = operands.length >= 2 ? operands.pop() : undefined;
+    if (destination && !isRemote(destination)) write(out, "rsync", destination);
+    read(out, "rsync", optionValue(args, "--files-from"), optionValue(args, "--password-file"));
+    const local = operands.filter((each) => !isRemote(each));
+    if (hasOption(args, "--recursive", "--archive", "--mirror")) tree(out, "rsync -r", ...local);
+    else read(out, "rsync", ...local);
+  },
+  scp: (p, args, _w, out) => {
+    sshOptions(p, args, out);
+    const operands = [...args.operands];
+    const destination = operands.length >= 2 ? operands.pop() : undefined;
+    if (destination && !isRemote(destination)) write(out, "scp", destination);
+    const local = operands.filter((each) => !isRemote(each));
+    if (hasOption(args, "-r")) tree(out, "scp -r", ...local);
+    else read(out, "scp", ...local);
+  },
+  curl: (_p, args, _w, out) => {
+    const dir = optionValue(args, "--output-dir");
+    const inDir = (path: ShellWord): ShellWord =>
+      dir && path.value !== undefined && dir.value !== undefined && !path.value.startsWith("/") ? word(`${dir.value}/${path.value}`) : path;
+    for (const option of args.options) {
+      if (option.name === "--output" && option.value) write(out, "curl -o", inDir(option.value));
+      if (["--cookie-jar", "--dump-header", "--trace", "--trace-ascii", "--stderr"].includes(option.name) && option.value?.value !== "-") {
+        write(out, `curl ${option.name}`, option.value);
+      }
+      if (["--upload-file", "--config", "--netrc-file", "--cacert", "--cert", "--key"].includes(option.name)) read(out, `curl ${option.name}`, option.value);
+      const data = option.value?.value;
+      if (data !== undefined && ["--data", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "--form"].includes(option.name)) {
+        const at = data.indexOf("@");
+        if (at !== -1 && (at === 0 || option.name === "--form" || option.name === "--data-urlencode")) read(out, `curl ${option.name} @`, word(data.slice(at + 1).split(";")[0] as string));
+      }
+    }
+    if (hasOption(args, "--remote-name", "--remote-name-all")) {
+      for (const url of args.operands) write(out, "curl -O", url.value === undefined ? url : inDir(word(urlName(url.value))));
+      if (hasOption(args, "--remote-header-name")) out.uncertain = "curl -J names the file from the server's answer";
+    }
+  },
+  wget: (_p, args, _w, out) => {
+    const document = optionValue(args, "--output-document");
+    const prefix = optionValue(args, "--directory-prefix");
+    if (hasOption(args, "--execute")) out.uncertain = "wget -e runs wgetrc commands, which may write anywhere";
+    write(out, "wget -o", optionValue(args, "--output-file"), optionValue(args, "--append-output"));
+    read(out, "wget", optionValue(args, "--input-file"), optionValue(args, "--post-file"), optionValue(args, "--body-file"));
+    if (document) return write(out, "wget -O", document);
+    if (hasOption(args, "--recursive", "--mirror", "--page-requisites")) return write(out, "wget -r", prefix ?? DOT);
+    for (const url of args.operands) {
+      const name = url.value === undefined ? url : word(urlName(url.value));
+      write(out, "wget", prefix && prefix.value !== undefined && name.value !== undefined ? word(`${prefix.value}/${name.value}`) : name);
+    }
+  },
+  find: (_p, _args, words, out) => {
+    const roots: ShellWord[] = [];
+    let start = 1;
+    // find's own options come before its roots: -H, -L, -P, -D debug, -O level.
+    while (start < words.length && /^-([HLP]|D|O\d*)$/.test(words[start]?.value ?? "")) start += words[start]?.value === "-D" ? 2 : 1;
+    for (const each of words.slice(start)) {
+      if (each.value !== undefined && /^[-(!)]/.test(each.value) && each.value !== "-") break;
+      roots.push(each);
+    }
+    if (roots.length === 0) roots.push(DOT);
+    // A listing of names reads no file (what -exec runs is judged as a command).
+    if (words.some((each) => each.value === "-delete")) write(out, "find -delete", ...roots);
+  },
+  grep: (p, args, _w, out) => {
+    // `rg --files` lists names: it reads no file.
+    const recursive = (p === "rg" && !hasOption(args, "--files")) || p === "ag" || p === "ack" || hasOption(args, "--recursive", "--dereference-recursive") || optionValue(args, "--directories")?.value === "recurse";
+    read(out, `${p} -f`, optionValue(args, "--file"));
+    const files = hasOption(args, "--regexp", "--file") ? args.operands : args.operands.slice(1);
+    if (!recursive) return;
+    // rg and ag leave out hidden files and folders (`.env`, `.ssh/`) unless told to search them.
+    const hidden = hasOption(args, "--hidden", "-.", "--unrestricted") || args.options.filter((option) => option.name === "-u").length >= (p === "ag" ? 1 : 2);
+    const skipsHidden = (p === "rg" || p === "ag") && !hidden;
+    // grep reads only the files --include names, and none --exclude / --exclude-dir name.
+    const only = (name: string): Array<string | undefined> => args.options.filter((option) => option.name === name).map((option) => option.value?.value ?? option.value?.pattern);
+    const filter: Record<string, Array<string | undefined>> = p === "rg" || p === "ag" || p === "ack" ? {} : { include: only("--include"), exclude: only("--exclude"), excludeDir: only("--exclude-dir") };
+    if (Object.values(filter).some((values) => values.includes(undefined))) out.uncertain = `${p}'s --include / --exclude is known only at run time`;
+    const known = Object.fromEntries(Object.entries(filter).map(([key, values]) => [key, values.filter((value): value is string => value !== undefined)]));
+    for (const path of files.length > 0 ? files : [DOT]) if (path.value !== "-") out.trees.push({ path, via: `${p} -r`, ...(skipsHidden && { skipsHidden }), ...known });
+  },
+  fd: (_p, _args, words, out) => fdExec(words, out),
+  git: (_p, args, _w, out) => gitEffects(args, out),
+  psql: (p, _args, words, out) => databaseEffects(p, words, out),
+  gdb: (p, _args, words, out) => commandOptions(p, words, out),
+  vim: (p, _args, words, out) => commandOptions(p, words, out),
+  less: (p, _args, words, out) => pagerCommands(p, words, out),
+  make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => PROGRAM_VARIABLES.has(name) || name === "SHELL"),
+  npx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  bunx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  pnpx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  uvx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  ssh: (p, args, _w, out) => sshOptions(p, args, out),
+  sftp: (p, args, _w, out) => sshOptions(p, args, out),
+  npm: (p, args, words, out) => {
+    if (["exec", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} exec`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+  },
+  source: (_p, args, _w, out) => {
+    if (args.operands[0]?.value !== undefined) out.script = args.operands[0];
+  },
+  awk: (_p, args, _w, out) => {
+    if (optionValue(args, "--file") || optionValue(args, "--source")) {
+      const source = optionValue(args, "--source");
+      if (source) out.inline = source.value ?? source.text;
+      return;
+    }
+    const program = args.operands[0];
+    if (!program) return;
+    const text = program.value;
+    // It runs commands (`system`, `print | "cmd"`, `"cmd" | getline`) or writes files (`print > "f"`); a comparison (`NR>=5`, `$3 > 1`) does neither.
+    if (text === undefined || /\bsystem\s*\(|\b(print|printf)\b[^;}\n]*[>|]|\|\s*getline|\bgetline\b[^;}\n]*</.test(text)) out.inline = text ?? program.text;
+  },
+};
+readers.chown = readers.chmod as Reader;
+readers.pnpm = (p, args, words, out) => {
+  if (["exec", "dlx", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+};
+readers.yarn = (p, args, words, out) => {
+  if (["exec", "dlx"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+};
+readers.chgrp = readers.chmod as Reader;
+for (const name of ["rg", "ag", "ack", "egrep", "fgrep"]) readers[name] = readers.grep as Reader;
+for (const name of ["gawk", "mawk", "nawk"]) readers[name] = readers.awk as Reader;
+readers.gsed = readers.sed as Reader;
+readers["."] = readers.source as Reader;
+for (const name of ["mysql", "mariadb", "sqlite3", "duckdb"]) readers[name] = readers.psql as Reader;
+readers.lldb = readers.gdb as Reader;
+for (const name of ["vi", "nvim", "view", "ex", "vimdiff"]) readers[name] = readers.vim as Reader;
+readers.more = readers.less as Reader;
+for (const name of ["gmake", "cmake", "cargo"]) readers[name] = readers.make as Reader;
+
+/** git settings whose value is a command line git runs: judged as a command, at least ask unless harmless (`core.pager=cat`). */
+const COMMAND_GIT_KEYS =
+  /^(core\.(sshcommand|pager|editor|askpass|gitproxy)|sequence\.editor|diff\.external|diff\..*\.(textconv|command)|pager\..*|gpg\.(.*\.)?program|merge\..*\.driver|mergetool\..*\.cmd|difftool\..*\.cmd|filter\..*\.(clean|smudge|process)|remote\..*\.(uploadpack|receivepack)|man\..*\.cmd|browser\..*\.cmd|web\.browser)$/;
+
+/** A setting given to one git command (`-c`, `--config-env`, `clone --config`). */
+function gitSetting(option: string, given: ShellWord | undefined, out: Effects): void {
+  const value = given?.value;
+  const eq = value?.indexOf("=") ?? -1;
+  const key = value?.slice(0, eq === -1 ? undefined : eq).toLowerCase();
+  const setting = value === undefined || eq === -1 ? undefined : value.slice(eq + 1);
+  if (option !== "--config-env" && key !== undefined && setting !== undefined) {
+    const what = `git ${option} ${key}`;
+    if (COMMAND_GIT_KEYS.test(key)) return void (out.settings ??= []).push({ value: word(setting), what });
+    // An alias runs a shell command (`!…`) or git itself.
+    if (key.startsWith("alias.")) return void (out.settings ??= []).push({ value: word(setting.startsWith("!") ? setting.slice(1) : `git ${setting}`), what });
+  }
+  if (key === undefined || DANGEROUS_GIT_KEYS.test(key) || option === "--config-env") {
+    out.uncertain = `git ${option} ${given?.text ?? ""}: a setting that can make git run a program`;
+  }
+}
+
+/** git -c keys that make git run a program: at least ask. */
+const DANGEROUS_GIT_KEYS =
+  /^(alias\..*|core\.(sshcommand|pager|editor|hookspath|fsmonitor|gitproxy|askpass|worktree)|credential\..*|diff\..*\.(textconv|command)|diff\.external|filter\..*|merge\..*\.driver|mergetool\..*|difftool\..*|sequence\.editor|gpg\..*program|pager\..*|protocol\..*|remote\..*\.(uploadpack|receivepack|proxy)|uploadpack\..*|include\..*|includeif\..*|man\..*|web\.browser|browser\..*|instaweb\..*|sendemail\..*|ssh\.variant|init\.templatedir|http\..*proxy|receive\..*hook.*|submodule\..*\.update|url\..*|core\.sshcommand)$/;
+
+function gitEffects(args: ParsedArguments, out: Effects): void {
+  for (const option of args.options) {
+    if (option.name === "-c" || option.name === "--config-env" || (option.name === "--config" && args.subcommand === "clone")) gitSetting(option.name, option.value, out);
+    if (option.name === "--exec-path" || option.name === "--upload-pack" || option.name === "--receive-pack" || option.name === "--template") {
+      out.uncertain = `git ${option.name}: makes git run programs from a path or name it gives`;
+    }
+    if (option.name === "--output") write(out, `git ${args.subcommand ?? ""} --output`.replace("  ", " "), option.value);
+  }
+  const operands = args.operands.slice(1);
+  switch (args.subcommand) {
+    case "clone": {
+      const [url, dir] = operands;
+      // `git -C DIR clone` clones relative to DIR.
+      const base = optionValue(args, "-C");
+      const under = (path: ShellWord): ShellWord =>
+        base === undefined || path.value?.startsWith("/") ? path : base.value === undefined || path.value === undefined ? base : word(`${base.value}/${path.value}`);
+      if (dir) write(out, "git clone", under(dir));
+      else if (url?.value !== undefined) write(out, "git clone", under(word(urlName(url.value).replace(/\.git$/, ""))));
+      else if (url) write(out, "git clone", url);
+      break;
+    }
+    case "config": {
+      const key = operands[0]?.value?.toLowerCase();
+      if (operands.length >= 2 && (key === undefined || DANGEROUS_GIT_KEYS.test(key))) {
+        out.uncertain = `git config ${operands[0]?.text}: a setting that can make git run a program`;
+        // The settings file it writes: such a setting runs later, each time git does.
+        const file = optionValue(args, "--file") ?? (hasOption(args, "--global") ? word("~/.gitconfig") : hasOption(args, "--system") ? word("/etc/gitconfig") : word(".git/config"));
+        write(out, `git config ${operands[0]?.text}`, file.value === "~/.gitconfig" ? { ...file, tilde: true } : file);
+      }
+      break;
+    }
+    case "submodule":
+      if (operands[0]?.value === "foreach") {
+        const rest = operands.slice(1).filter((each) => !/^--(recursive|quiet)$/.test(each.value ?? ""));
+        run(out, "git submodule foreach", rest, true);
+      }
+      break;
+    case "rebase":
+      for (const option of args.options) if (option.name === "--exec" && option.value) run(out, "git rebase --exec", [option.value], true);
+      break;
+    case "bisect":
+      if (operands[0]?.value === "run") run(out, "git bisect run", operands.slice(1), false);
+      break;
+    case "archive":
+      write(out, "git archive -o", optionValue(args, "-o", "--output"));
+      break;
+    default:
+      break;
+  }
+}
+
+/** The command an `npx` / `npm exec` runs: its words after its own options (`-y`, `-p pkg`, `--`). */
+function packageCommand(words: ShellWord[]): ShellWord[] {
+  let i = 0;
+  for (; i < words.length; i++) {
+    const value = words[i]?.value;
+    if (value === undefined || !value.startsWith("-")) break;
+    if (value === "--") {
+      i += 1;
+      break;
+    }
+    if (/^(-p|--package|-c|--call|--shell|-w|--workspace|--prefix)$/.test(value)) i += 1;
+  }
+  return words.slice(i);
+}
+
+/** The file name a download of this URL gets. */
+function urlName(url: string): string {
+  const path = url.replace(/[?#].*$/, "").replace(/\/+$/, "");
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return name === "" || name.includes(":") ? "index.html" : name;
+}
+
+/** What a program's inventory row says it touches: the operands it writes, the files its options read and write. */
+function rowEffects(program: string, row: ProgramRow, args: ParsedArguments, words: ShellWord[], out: Effects): void {
+  const operands = args.operands;
+  if (row.writesOperands === "all") write(out, program, ...operands);
+  else if (row.writesOperands === "first") write(out, program, operands[0]);
+  else if (row.writesOperands === "second") write(out, program, operands[1]);
+  else if (row.writesOperands === "last" && operands.length > 1) write(out, program, operands[operands.length - 1]);
+  for (const [option, value] of valuesOf(args, words, [...row.reads, ...row.writes])) {
+    if (row.reads.includes(option)) read(out, `${program} ${option}`, value);
+    else write(out, `${program} ${option}`, value);
+  }
+}
+
+/** The values of the given options: read by the option table, or from the words when it does not know them (`-f FILE`, `--file=FILE`). */
+function valuesOf(args: ParsedArguments, words: ShellWord[], options: readonly string[]): Array<[string, ShellWord]> {
+  const found: Array<[string, ShellWord]> = [];
+  for (const option of args.options) {
+    const named = options.includes(option.spelling) ? option.spelling : options.includes(option.name) ? option.name : undefined;
+    if (named && option.value) found.push([named, option.value]);
+  }
+  if (found.length > 0) return found;
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]?.value;
+    if (text === undefined) continue;
+    if (text === "--") break;
+    const option = options.find((each) => text === each || text.startsWith(`${each}=`));
+    if (option === undefined) continue;
+    const value = text === option ? words[i + 1] : word(text.slice(option.length + 1));
+    if (value) found.push([option, value]);
+  }
+  return found;
+}
+
+/**
+ * The effects of a simple command (after wrappers), from its program and words. Interpreters
+ * given a program in an argument or on standard input (`python -c`, `perl -e`, `node -e`,
+ * `python3 -` with a heredoc), awk programs that run commands or write files, and shells reading
+ * a script file are marked.
+ */
+export function effectsOf(program: string, words: ShellWord[], args: ParsedArguments, row?: ProgramRow): Effects {
+  const out: Effects = { writes: [], reads: [], trees: [] };
+  const reader = readers[program];
+  if (reader) reader(program, args, words, out);
+  else if (row) rowEffects(program, row, args, words, out);
+  for (const [pattern, options] of INLINE_OPTIONS) {
+    if (!pattern.test(program)) continue;
+    const code = optionValue(args, ...options);
+    if (code) out.inline = code.value ?? code.text;
+    else if (/^(node|nodejs|bun)$/.test(program) && hasOption(args, "--print")) out.inline = args.operands[0]?.value ?? "(the first argument)";
+    else if (/^perl/.test(program) && hasOption(args, "-i") && args.operands.length > 1) write(out, "perl -i", ...args.operands.slice(1));
+    if (/^perl/.test(program) && code && hasOption(args, "-i")) write(out, "perl -i", ...args.operands);
+  }
+  if (out.inline === undefined && STDIN_INTERPRETERS.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c", "--test")) {
+    const first = args.operands[0];
+    if (!first || first.value === "-" || STDIN_FILES.has(first.value ?? "")) out.inline = "(standard input)";
+    else if (first.value === undefined) out.inline = `(a script known only at run time: ${first.text})`;
+  }
+  if (program === "deno" && args.operands[0]?.value === "eval") out.inline = args.operands[1]?.value ?? "(an argument)";
+  // Shell commands written in the inline program are judged as commands too.
+  if (out.inline !== undefined) for (const command of embeddedCommands(program, out.inline)) run(out, `${program}'s inline program`, [word(command)], true);
+  return out;
+}

@@ -1,0 +1,89 @@
+import type { InventoryEntry } from "../inventory/_inventory.js";
+import { hasAny, subcommandOf } from "../inventory/_kind-of.js";
+import type { Effects } from "./_effects.js";
+import type { ParsedArguments } from "./_options.js";
+import { type Analysis, basename, type ShellCommandPart } from "./_parts.js";
+import { runSetting } from "./_settings.js";
+import type { ShellWord } from "./_words.js";
+
+/** At most this many of an unknown program's arguments are judged as the commands it may run. */
+const MAX_PRESUMED = 8;
+
+/*
+ * What the inventory adds to a simple command: the command a runner runs (`poetry run pytest`),
+ * the command lines its options name (`man -P`, `tar -I`), and, for a program the inventory does
+ * not know, its arguments that name programs, judged as commands too (it may be a runner nobody
+ * listed: `mytool rm -rf /`).
+ */
+export function programEffects(analysis: Analysis, program: string, entry: InventoryEntry | undefined, words: ShellWord[], args: ParsedArguments, tail: boolean, level: number, effects: Effects): void {
+  if (!entry) return presume(analysis, program, words, 1, tail, level);
+  const { row } = entry;
+  let given = false;
+  for (const option of args.options) {
+    if ((row.program.includes(option.name) || row.program.includes(option.spelling)) && option.value) {
+      runSetting(analysis, option.value, `${program} ${option.spelling}`, level);
+      given = true;
+    }
+  }
+  // Options the table does not know to take a value: read from the words (`man -P CMD`).
+  if (row.program.length > 0 && !given) programWords(analysis, program, row.program, words, level);
+  if (effects.runs && effects.runs.length > 0) return;
+  const sub = subcommandOf(row, args);
+  const kind = sub ? row.subcommands.get(sub.key) : row.kind;
+  if (kind?.kind !== "runner" || hasAny(args, words, ["--help", "-h", "--version"])) return;
+  runWords(analysis, program, row.runs, words, sub ? words.indexOf(args.operands[sub.key.includes(".") ? 1 : 0] as ShellWord) + 1 : 1, tail, level);
+}
+
+/** A program option whose value the option table does not know to take: `--pre CMD`, `--pager=CMD`. */
+function programWords(analysis: Analysis, program: string, options: readonly string[], words: ShellWord[], level: number): void {
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]?.value;
+    if (text === undefined) continue;
+    if (text === "--") return;
+    const option = options.find((each) => text === each || text.startsWith(`${each}=`));
+    if (option === undefined) continue;
+    const value: ShellWord | undefined = text === option ? words[i + 1] : { ...(words[i] as ShellWord), value: text.slice(option.length + 1), tilde: false };
+    if (value) runSetting(analysis, value, `${program} ${option}`, level);
+  }
+}
+
+/** The command a runner runs: from its first operand after `from` (after `--` with `runs after-dash`; each operand a command line with `runs shell-operands`). */
+function runWords(analysis: Analysis, program: string, runs: "after-dash" | "shell-operands" | undefined, words: ShellWord[], from: number, tail: boolean, level: number): void {
+  if (runs === "shell-operands") {
+    for (const word of words.slice(from)) if (!(word.value?.startsWith("-") ?? false)) analysis.reparse([word], level, program);
+    return;
+  }
+  let start = from;
+  if (runs === "after-dash") {
+    const dash = words.findIndex((word, index) => index >= from && word.value === "--");
+    start = dash === -1 ? words.length : dash + 1;
+  } else {
+    while (start < words.length && /^(-|[A-Za-z_][A-Za-z0-9_]*=)/.test(words[start]?.value ?? "-")) start += 1;
+  }
+  if (start < words.length) mark(analysis, () => analysis.resolve(words.slice(start), tail, level, undefined, undefined), `the command ${program} runs`);
+  presume(analysis, program, words, start + 1, tail, level, true);
+}
+
+/**
+ * An unknown program may run its arguments: each argument that names a program (the inventory
+ * knows it, or a rule names it) is judged as the command it would be.
+ */
+function presume(analysis: Analysis, program: string, words: ShellWord[], from: number, tail: boolean, level: number, known = false): void {
+  let judged = 0;
+  for (let i = from; i < words.length && judged < MAX_PRESUMED; i++) {
+    const value = words[i]?.value;
+    if (value === undefined || value.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) continue;
+    if (!analysis.namesProgram(basename(value))) continue;
+    judged += 1;
+    const why = known ? `an argument of ${program} that names a program (it may run it)` : `an argument of ${program}, which the inventory does not know: it may run it`;
+    mark(analysis, () => analysis.resolve(words.slice(i), tail, level, undefined, undefined), why);
+  }
+}
+
+/** Runs `step` and says why the first command it added is judged. */
+function mark(analysis: Analysis, step: () => void, why: string): void {
+  const start = analysis.size;
+  step();
+  const first = analysis.partsFrom(start).find((part): part is ShellCommandPart => part.kind === "command");
+  if (first && first.via === undefined) first.via = why;
+}

@@ -1,0 +1,96 @@
+import type { Command, Redirection } from "unbash";
+import { SHELL_VALUE_OPTIONS } from "../inventory/_runners.js";
+import { parseArguments } from "./_options.js";
+import { type Analysis, basename } from "./_parts.js";
+import { evalWord, type ShellWord, showWord, type WordEnv } from "./_words.js";
+
+/** How a shell was started: `-c` (a command string), `-s` (standard input), where its operands start. */
+interface ShellStart {
+  commandMode: boolean;
+  stdinMode: boolean;
+  index: number;
+  /** An option word known only at run time. */
+  unknown?: string;
+}
+
+function readShellOptions(words: ShellWord[]): ShellStart {
+  const start: ShellStart = { commandMode: false, stdinMode: false, index: 1 };
+  while (start.index < words.length) {
+    const word = words[start.index] as ShellWord;
+    if (word.value === undefined) {
+      start.unknown = word.text;
+      break;
+    }
+    const value = word.value;
+    if (value === "--" || value === "-") {
+      start.index += 1;
+      break;
+    }
+    if (!/^[-+]./.test(value)) break;
+    if (SHELL_VALUE_OPTIONS.has(value)) {
+      start.index += 2;
+      continue;
+    }
+    if (!value.startsWith("--")) {
+      if (value.slice(1).includes("c")) start.commandMode = true;
+      if (value.slice(1).includes("s")) start.stdinMode = true;
+      if (/[oO]$/.test(value)) start.index += 1;
+    }
+    start.index += 1;
+  }
+  return start;
+}
+
+/**
+ * A shell (`sh`, `bash -c`, …): its `-c` string and a literal here-document are parsed again; a
+ * script file is judged as the shell command itself (its content is not read); standard input
+ * that is known only at run time is unknown.
+ */
+export function resolveShell(analysis: Analysis, words: ShellWord[], tail: boolean, level: number, node: Command | undefined, uncertain: string | undefined): void {
+  const { commandMode, stdinMode, index, unknown } = readShellOptions(words);
+  const shown = words.map(showWord).join(" ");
+  if (unknown !== undefined) {
+    analysis.push({ kind: "command", words, tail, uncertain: uncertain ?? "a shell whose options are known only at run time", cdCount: analysis.cds.length });
+    return;
+  }
+  if (commandMode) {
+    const script = words[index];
+    if (!script) return analysis.unknown(shown, "a shell's -c without a command string");
+    if (uncertain) analysis.unknown(shown, uncertain);
+    analysis.reparse([script], level, "a shell's -c string");
+    return;
+  }
+  if (!stdinMode && index < words.length) {
+    const program = basename(words[0]?.value ?? "sh");
+    analysis.pushCommand(words, tail, uncertain, parseArguments(program, words.slice(1)), { writes: [], reads: [], trees: [] }, level, words[index]);
+    return;
+  }
+  const input = node ? literalInput(node.redirects, analysis.env) : undefined;
+  if (input === undefined) {
+    analysis.unknown(shown, "a shell reads its script from standard input (a pipe, file or heredoc), which is known only at run time");
+    return;
+  }
+  if (uncertain) analysis.unknown(shown, uncertain);
+  analysis.parseScript(input, level + 1, "a shell's input");
+}
+
+/** The text a literal heredoc or here-string gives a command's standard input, or undefined. */
+function literalInput(redirects: readonly Redirection[], env: WordEnv): string | undefined {
+  let input: string | undefined;
+  for (const redirect of redirects) {
+    const fd = redirect.descriptor?.type === "FileDescriptor" ? redirect.descriptor.value : 0;
+    if (fd !== 0) continue;
+    if (redirect.type === "HereString") {
+      input = redirect.target ? evalWord(redirect.target, env).value : undefined;
+      if (input === undefined) return undefined;
+    } else if (redirect.type === "HereDoc") {
+      const body = redirect.body;
+      const dynamic = !redirect.delimiter?.quoted && (body.parts ?? []).some((part) => part.type !== "Literal");
+      if (dynamic) return undefined;
+      input = body.text;
+    } else if (redirect.operator === "<" || redirect.operator === "<&" || redirect.operator === "<>") {
+      return undefined;
+    }
+  }
+  return input;
+}

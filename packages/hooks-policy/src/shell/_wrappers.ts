@@ -1,0 +1,235 @@
+import type { Command } from "unbash";
+import type { WrapperSpec } from "../inventory/_runners.js";
+import { type Analysis, SH_WORD } from "./_parts.js";
+import { assignment, assignmentOf } from "./_settings.js";
+import { resolveShell } from "./_shells.js";
+import type { ShellWord } from "./_words.js";
+import { showWord } from "./_words.js";
+
+/** When a wrapper option is not known, at most this many readings of where its program starts are judged. */
+const MAX_ALTERNATIVES = 8;
+
+/** A wrapper call being resolved: the analysis, the wrapper's words, and how it was reached. */
+interface WrapperCall {
+  analysis: Analysis;
+  program: string;
+  spec: WrapperSpec;
+  words: ShellWord[];
+  tail: boolean;
+  level: number;
+  node: Command | undefined;
+  /** Why the command is at least ask, from what wraps it or from an option the policy does not know. */
+  why: string | undefined;
+  options: ReadOptions;
+}
+
+/**
+ * A program that runs another program given in its arguments (`env`, `sudo`, `timeout`, `xargs`,
+ * …): the program it runs is judged, and the wrapper too when it changes who or where it runs, or
+ * when one of its options is not known (then each reading of where the program starts is judged).
+ */
+export function resolveWrapper(
+  analysis: Analysis,
+  program: string,
+  spec: WrapperSpec,
+  words: ShellWord[],
+  tail: boolean,
+  level: number,
+  node: Command | undefined,
+  uncertain: string | undefined,
+): void {
+  const options = readOptions(words, 1, spec);
+  const call: WrapperCall = { analysis, program, spec, words, tail, level, node, why: uncertain, options };
+  if (options.unknown.length > 0) {
+    call.why ??= `${program}'s option ${options.unknown.join(", ")} is not known to the policy, so the program it runs is uncertain`;
+  }
+  if (spec.own || options.noCommand || options.unknown.length > 0) {
+    analysis.push({ kind: "command", words, tail, uncertain: options.unknown.length > 0 ? call.why : uncertain, cdCount: analysis.cds.length });
+  }
+  for (const [option, value] of options.values) {
+    if (spec.commandString?.includes(option)) analysis.reparse([value], level, `${program} ${option}`);
+    if (spec.writes?.includes(option)) analysis.push({ kind: "write", path: value, via: `${program} ${option}`, cdCount: analysis.cds.length });
+  }
+  if (options.noCommand) return;
+  const index = commandIndex(call);
+  if (index >= words.length) {
+    const hasString = options.values.some(([option]) => spec.commandString?.includes(option));
+    if (!hasString && (spec.shellWhenEmpty || options.shell)) {
+      analysis.unknown(words.map(showWord).join(" "), `${program} starts a shell that reads its commands from standard input`);
+    }
+    return;
+  }
+  if (runsItsWay(call, words.slice(index))) return;
+  analysis.resolve(words.slice(index), tail || program === "xargs", level, program === "xargs" ? undefined : node, call.why);
+  if (options.unknown.length > 0) {
+    for (let alt = index + 1; alt < Math.min(words.length, index + 1 + MAX_ALTERNATIVES); alt++) {
+      analysis.resolve(words.slice(alt), tail || program === "xargs", level, undefined, call.why);
+    }
+  }
+}
+
+/** Where the wrapped program starts: after the options, `NAME=value` words (env, sudo) and the wrapper's own operands. */
+function commandIndex(call: WrapperCall): number {
+  const { spec, words, options, analysis } = call;
+  let index = options.index;
+  if (spec.assignments) {
+    while (index < words.length) {
+      const word = words[index] as ShellWord;
+      const set = assignmentOf(word);
+      if (!set) break;
+      assignment(analysis, set.name, set.value, word.text, call.level);
+      index += 1;
+    }
+  }
+  index += spec.operands ?? 0;
+  if (viaShell(call)) index += call.program === "runuser" ? 1 : 0;
+  return index;
+}
+
+/** `su USER -c …` and `runuser USER -c …` (without `-u`) hand their words to the user's shell. */
+function viaShell(call: WrapperCall): boolean {
+  return call.program === "su" || (call.program === "runuser" && !call.options.seen.has("-u") && !call.options.seen.has("--user"));
+}
+
+/** The wrappers that do not simply run their remaining words: true when the rest was handled here. */
+function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
+  const { analysis, program, options, spec, words, level, tail } = call;
+  if (program === "script") {
+    for (const word of rest) analysis.push({ kind: "write", path: word, via: "script", cdCount: analysis.cds.length });
+    if (!options.values.some(([option]) => spec.commandString?.includes(option))) {
+      analysis.unknown(words.map(showWord).join(" "), "script starts a shell that reads its commands from standard input");
+    }
+    return true;
+  }
+  if (program === "parallel") {
+    const end = rest.findIndex((word) => word.value !== undefined && /^:::/.test(word.value));
+    const command = end === -1 ? rest : rest.slice(0, end);
+    if (command.length === 1 && command[0]?.value !== undefined && /[\s;&|<>$`]/.test(command[0].value)) analysis.reparse(command, level, "parallel");
+    else analysis.resolve(command, true, level, undefined, call.why);
+    return true;
+  }
+  if (program === "flock" && (rest[0]?.value === "-c" || rest[0]?.value === "--command")) {
+    // `flock FILE -c COMMAND`: the command string comes after the lock file.
+    analysis.reparse(rest.slice(1, 2), level, "flock -c");
+    return true;
+  }
+  if (program === "watch" && !options.seen.has("-x") && !options.seen.has("--exec")) {
+    analysis.reparse(rest, level, "watch");
+    return true;
+  }
+  if (viaShell(call)) {
+    // The words after the user go to the user's shell: `su root -c 'cmd'`.
+    resolveShell(analysis, [SH_WORD, ...rest], tail, level, undefined, call.why);
+    return true;
+  }
+  return false;
+}
+
+interface ReadOptions {
+  index: number;
+  values: Array<[string, ShellWord]>;
+  seen: Set<string>;
+  unknown: string[];
+  noCommand: boolean;
+  shell: boolean;
+}
+
+/** What a wrapper's spec says of one of its options. */
+interface OptionKnowledge {
+  takesValue(option: string): boolean;
+  known(option: string): boolean;
+  note(option: string): void;
+}
+
+function knowledgeOf(spec: WrapperSpec, result: ReadOptions): OptionKnowledge {
+  const takesValue = (option: string): boolean =>
+    (spec.values?.includes(option) ?? false) || (spec.commandString?.includes(option) ?? false) || (spec.writes?.includes(option) ?? false);
+  return {
+    takesValue,
+    known: (option) =>
+      takesValue(option) || (spec.flags?.includes(option) ?? false) || (spec.noCommand?.includes(option) ?? false) || (spec.shell?.includes(option) ?? false),
+    note(option) {
+      result.seen.add(option);
+      if (spec.noCommand?.includes(option)) result.noCommand = true;
+      if (spec.shell?.includes(option)) result.shell = true;
+    },
+  };
+}
+
+/** Reads a wrapper's options from `words[start]` on, up to its first operand. */
+function readOptions(words: ShellWord[], start: number, spec: WrapperSpec): ReadOptions {
+  const result: ReadOptions = { index: start, values: [], seen: new Set(), unknown: [], noCommand: false, shell: false };
+  const knowledge = knowledgeOf(spec, result);
+  let i = start;
+  while (i < words.length) {
+    const word = words[i] as ShellWord;
+    const value = word.value;
+    if (value === undefined) {
+      result.unknown.push(word.text);
+      break;
+    }
+    if (value === "--") {
+      i += 1;
+      break;
+    }
+    if (value === "-" && knowledge.known("-")) {
+      knowledge.note("-");
+      i += 1;
+      continue;
+    }
+    if (!value.startsWith("-") || value === "-") break;
+    if (spec.digitOptions && /^-\d+$/.test(value)) i += 1;
+    else if (value.startsWith("--")) i += readLongOption(words, i, knowledge, result);
+    else i += readShortOptions(words, i, knowledge, result);
+  }
+  result.index = i;
+  return result;
+}
+
+/** `--opt`, `--opt=value` or `--opt value`; how many words it took. */
+function readLongOption(words: ShellWord[], i: number, knowledge: OptionKnowledge, result: ReadOptions): number {
+  const word = words[i] as ShellWord;
+  const value = word.value as string;
+  const eq = value.indexOf("=");
+  const option = eq === -1 ? value : value.slice(0, eq);
+  if (eq !== -1) {
+    if (!knowledge.known(option)) result.unknown.push(option);
+    knowledge.note(option);
+    if (knowledge.takesValue(option)) result.values.push([option, { ...word, value: value.slice(eq + 1), tilde: value[eq + 1] === "~" }]);
+    return 1;
+  }
+  knowledge.note(option);
+  if (knowledge.takesValue(option)) {
+    const next = words[i + 1];
+    if (next) result.values.push([option, next]);
+    return 2;
+  }
+  if (!knowledge.known(option)) result.unknown.push(option);
+  return 1;
+}
+
+/** `-a`, `-abc`, `-uVALUE`, `-u VALUE`; how many words it took. */
+function readShortOptions(words: ShellWord[], i: number, knowledge: OptionKnowledge, result: ReadOptions): number {
+  const word = words[i] as ShellWord;
+  const value = word.value as string;
+  if (knowledge.known(value) && !knowledge.takesValue(value)) {
+    knowledge.note(value);
+    return 1;
+  }
+  for (let c = 1; c < value.length; c++) {
+    const option = `-${value[c]}`;
+    knowledge.note(option);
+    if (knowledge.takesValue(option)) {
+      const attached = value.slice(c + 1);
+      if (attached.length > 0) {
+        result.values.push([option, { ...word, value: attached, tilde: attached.startsWith("~") }]);
+        return 1;
+      }
+      const next = words[i + 1];
+      if (next) result.values.push([option, next]);
+      return 2;
+    }
+    if (!knowledge.known(option)) result.unknown.push(option);
+  }
+  return 1;
+}
