@@ -4,7 +4,11 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { CgroupController } from "./_mechanisms.js";
 
 let made = 0;
-/** Call cgroups that could not be removed yet (a process was still being reaped): tried again later and at exit. */
+/**
+ * Call cgroups not removed yet: being removed (the call's processes leave them a moment after it
+ * ends), or that could not be (one was still being reaped): tried again at the next call and when
+ * this process exits, so that a short-lived host (one `toolhost call`) leaves none behind.
+ */
 const leftover = new Set<string>();
 let cleanupOnExit = false;
 
@@ -88,7 +92,8 @@ export class CallCgroup {
   async remove(): Promise<void> {
     for (const group of [this.#pids, this.#memory]) {
       if (!group) continue;
-      if (!(await removeWhenEmpty(group.folder))) remember(group.folder);
+      remember(group.folder);
+      if (await removeWhenEmpty(group.folder)) leftover.delete(group.folder);
     }
   }
 }
@@ -121,6 +126,7 @@ function remember(folder: string): void {
   cleanupOnExit = true;
   process.once("exit", retryLeftovers);
 }
+
 
 function retryLeftovers(): void {
   for (const folder of leftover) {

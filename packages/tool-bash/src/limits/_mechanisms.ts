@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmdirSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { findOnPath } from "../sandbox/_probe.js";
 
@@ -65,7 +65,9 @@ function controller(name: "pids" | "memory"): CgroupController | undefined {
       if (delegated(folder, name)) candidates.push({ version: 2, folder });
     }
   }
-  return candidates.find(usable);
+  const found = candidates.find(usable);
+  if (found) sweepStale(found.folder);
+  return found;
 }
 
 function relativeTo(path: string, root: string): string {
@@ -116,4 +118,35 @@ function hardLimits(): Partial<Record<RlimitName, number>> {
     if (value !== undefined && value !== "unlimited") hard[LIMIT_LINES[name] as RlimitName] = Number(value);
   }
   return hard;
+}
+
+/**
+ * Removes the empty call cgroups under `folder` that a process no longer running made (it was
+ * killed, or exited before removing them): they hold nothing, and would pile up.
+ */
+function sweepStale(folder: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const owner = /^toolhost-(\d+)-\d+$/.exec(name)?.[1];
+    if (owner === undefined || Number(owner) === process.pid || running(Number(owner))) continue;
+    try {
+      rmdirSync(join(folder, name));
+    } catch {
+      // Not empty (its processes are still there), or not ours to remove.
+    }
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
