@@ -25,11 +25,13 @@ export const BashToolOptionsSchema = Type.Object(
       default: 50 * 1024,
       description: "The most bytes of each stream the model sees (head and tail); the whole output goes to a file.",
     }),
+    // The shell, the environment and a prefix run around every command the policy allows: only a
+    // trusted config may set them (an untrusted repository's config would run its program each call).
     shell: Type.Optional(
-      Type.String({ minLength: 1, description: "The shell that runs `-c <command>`: a name on PATH or a path. Default: bash, else sh." }),
+      Type.String({ minLength: 1, description: "The shell that runs `-c <command>`: a name on PATH or a path. Default: bash, else sh.", trustedOnly: true }),
     ),
     env: Type.Optional(
-      Type.Record(Type.String(), Type.String(), { description: "Variables added to the inherited environment." }),
+      Type.Record(Type.String(), Type.String(), { description: "Variables added to the inherited environment.", trustedOnly: true }),
     ),
     killGraceMs: Type.Integer({
       minimum: 0,
@@ -40,6 +42,7 @@ export const BashToolOptionsSchema = Type.Object(
       Type.String({
         minLength: 1,
         description: "Run first in every command, on a line of its own (e.g. `set -o pipefail`, `source .venv/bin/activate`).",
+        trustedOnly: true,
       }),
     ),
     sandbox: Type.Union([Type.Literal("off"), Type.Literal("auto"), Type.Literal("required")], {

@@ -33,7 +33,8 @@ export interface PreparedCall {
 type Refusal = { refusal: AgentToolResult<BashToolDetails> };
 
 /** Checks the folder and the shell, makes the sandbox: the call ready to start, or the result that refuses it. */
-export async function prepareCall(settings: CallSettings, call: CallRecord, execution: ToolExecution | undefined, signal: AbortSignal | undefined): Promise<PreparedCall | Refusal> {
+export async function prepareCall(given: CallSettings, call: CallRecord, execution: ToolExecution | undefined, signal: AbortSignal | undefined): Promise<PreparedCall | Refusal> {
+  const settings = withCarrier(given, execution);
   const { cwd } = settings;
   const problem = checkCwd(cwd);
   if (problem) return { refusal: call.refusal(BashErrorCode.CWD_NOT_FOUND, problem) };
@@ -52,6 +53,20 @@ export async function prepareCall(settings: CallSettings, call: CallRecord, exec
   if ("refusal" in made) return made;
   call.sandbox = made.details(call.sandbox);
   return { shell, cwd, sandbox: made, start: () => made.start(shellArgs, cwd, settings.env) };
+}
+
+/**
+ * The call's trace context (core's `execution.carrier()`: `traceparent`, `tracestate`) in the
+ * shell's environment, upper-cased as OpenTelemetry's environment carrier reads it, so that a
+ * program the command runs continues the call's trace. Nothing when no one fills the carrier.
+ */
+function withCarrier(settings: CallSettings, execution: ToolExecution | undefined): CallSettings {
+  const carrier = execution?.carrier() ?? {};
+  const keys = Object.keys(carrier);
+  if (keys.length === 0) return settings;
+  const env = { ...settings.env };
+  for (const key of keys) if (/^[a-z][a-z0-9_-]*$/i.test(key)) env[key.toUpperCase().replace(/-/g, "_")] = carrier[key] as string;
+  return { ...settings, env };
 }
 
 async function makeSandbox(
