@@ -26,7 +26,7 @@ afterEach(() => {
 const run = (args: string[]) => toolhost(args, { cwd: dir, env: { HOME: home } });
 
 const configWith = (sandbox: "auto" | "off", policy: Record<string, unknown> = { extends: ["recommended"] }) =>
-  writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox }], ["@toolhost/hooks-policy", policy]] });
+  writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox, root: "host" }], ["@toolhost/hooks-policy", policy]] });
 
 const explain = async (command: string) => JSON.parse((await run(["--json", "policy", "explain", "bash", JSON.stringify({ command })])).stdout) as { decision: string; reason: string; rules: string[] };
 

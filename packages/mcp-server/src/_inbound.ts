@@ -1,7 +1,7 @@
 import { type JSONRPCErrorResponse, type JSONRPCMessage, type JSONRPCRequest, parseJSONRPCMessage } from "@modelcontextprotocol/server";
-import { type MessageId, readCut } from "./_ids.js";
+import { type MessageId, readCut } from "@toolhost/mcp-wire";
 import type { ResolvedLimits } from "./limits.js";
-import type { LineEvent } from "./_lines.js";
+import type { LineEvent } from "@toolhost/mcp-wire";
 import {
   batchTooLargeAnswer,
   batchUnsupportedAnswer,

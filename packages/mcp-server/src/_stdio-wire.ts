@@ -1,9 +1,9 @@
 import type { Readable, Writable } from "node:stream";
 import { type JSONRPCMessage, type JSONRPCRequest, type Transport, serializeMessage } from "@modelcontextprotocol/server";
 import { type Batch, InboundMessages } from "./_inbound.js";
-import type { MessageId } from "./_ids.js";
+import type { MessageId } from "@toolhost/mcp-wire";
 import { DISCARD_BYTES, type ResolvedLimits } from "./limits.js";
-import { LineReader } from "./_lines.js";
+import { LineReader } from "@toolhost/mcp-wire";
 
 /**
  * Told by the `tools/call` handler when it starts and ends, so that a cancelled call keeps its slot

@@ -1,6 +1,6 @@
 import type { JSONRPCErrorResponse } from "@modelcontextprotocol/server";
 import { McpServeErrorCode } from "./errors.js";
-import type { MessageId } from "./_ids.js";
+import type { MessageId } from "@toolhost/mcp-wire";
 import { sizeText } from "./limits.js";
 
 const PARSE_ERROR = -32700;

@@ -1,4 +1,5 @@
 import { TextDecoder } from "node:util";
+import { withCommas } from "./_numbers.js";
 
 /** A shown line longer than this many characters is cut. */
 export const MAX_LINE_CHARS = 2000;
@@ -72,90 +73,91 @@ export class StreamCapture {
 
   /** The lines to show, at most `maxLines` (half from the head, half from the tail), long lines cut. */
   render(maxLines: number | undefined): RenderedStream {
-    const head = this.#head ? this.#head.subarray(0, this.#headBytes) : EMPTY;
-    let tail: Buffer = EMPTY;
-    let beforeTail = NEWLINE;
-    const ring = this.#ring;
-    if (ring && this.#ringBytes > 0) {
-      const ordered =
-        this.#ringBytes < ring.length
-          ? ring.subarray(0, this.#ringBytes)
-          : Buffer.concat([ring.subarray(this.#ringAt), ring.subarray(0, this.#ringAt)]);
-      if (ordered.length > this.#tailLimit) {
-        beforeTail = ordered[0] as number;
-        tail = ordered.subarray(1);
-      } else {
-        tail = ordered;
-      }
-    }
+    const { head, tail, beforeTail } = this.#held();
     const droppedBytes = this.#total - head.length - tail.length;
     const lineCount = this.#newlines + (this.#total > 0 && this.#lastByte !== NEWLINE ? 1 : 0);
     const headCount = maxLines === undefined ? Number.POSITIVE_INFINITY : Math.ceil(maxLines / 2);
     const tailCount = maxLines === undefined ? Number.POSITIVE_INFINITY : maxLines - headCount;
-
-    let shownHead: Line[];
-    let shownTail: Line[];
-    if (droppedBytes === 0) {
-      const all = splitLines(decoder().decode(tail.length > 0 ? Buffer.concat([head, tail]) : head), false, false);
-      if (maxLines !== undefined && all.length > maxLines) {
-        shownHead = all.slice(0, headCount);
-        shownTail = tailCount > 0 ? all.slice(all.length - tailCount) : [];
-      } else {
-        shownHead = all;
-        shownTail = [];
-      }
-    } else {
-      const headEndsInLine = head.length > 0 && head[head.length - 1] !== NEWLINE;
-      // The head may end inside a character: a streaming decode holds those bytes back.
-      const headLines = splitLines(decoder().decode(head, { stream: true }), false, headEndsInLine);
-      const headLineCount = countNewlines(head) + (headEndsInLine ? 1 : 0);
-      if (headLines.length < headLineCount) {
-        // Held-back bytes begin a line of their own: the line before them is whole.
-        const last = headLines[headLines.length - 1];
-        if (last) last.partial = false;
-        while (headLines.length < headLineCount) headLines.push({ text: "", partial: true });
-      }
-      let skip = 0;
-      while (skip < 3 && skip < tail.length && ((tail[skip] as number) & 0xc0) === 0x80) skip += 1;
-      const tailLines = splitLines(decoder().decode(tail.subarray(skip)), beforeTail !== NEWLINE, false);
-      // The tail starts inside the line the head ends in: that line is shown once, from the head.
-      const sameLine = headLines.length + tailLines.length > lineCount;
-      if (sameLine) tailLines.shift();
-      // Only whole lines are shown around the gap, unless a part of a line is all there is.
-      else if (tailLines[0]?.startsBefore && (tailLines.length > 1 || tailLines[0].text === "")) tailLines.shift();
-      if (headLines.length > 1 && headLines[headLines.length - 1]?.partial && (tailLines.length > 0 || !sameLine)) {
-        headLines.pop();
-      }
-      shownHead = headLines.slice(0, headCount);
-      shownTail = tailCount > 0 ? tailLines.slice(Math.max(0, tailLines.length - tailCount)) : [];
-    }
-
+    const [shownHead, shownTail] =
+      droppedBytes === 0
+        ? chooseWhole(head, tail, maxLines, headCount, tailCount)
+        : chooseAroundGap(head, tail, beforeTail, lineCount, headCount, tailCount);
     const omittedLines = Math.max(0, lineCount - shownHead.length - shownTail.length);
-    let cutLines = 0;
-    let shownBytes = 0;
-    let partialShown = false;
-    const lastLine = this.#total > 0 && this.#lastByte !== NEWLINE ? shownTail.at(-1) ?? shownHead.at(-1) : undefined;
-    const show = (line: Line): string => {
-      const shown = showLine(line);
-      if (shown.cut) cutLines += 1;
-      if (shown.cut || line.partial) partialShown = true;
-      // The line's newline was shown too, unless the line goes on past what is held or ends the output without one.
-      const newline = (line.partial && !line.startsBefore) || line === lastLine ? 0 : 1;
-      shownBytes += Buffer.byteLength(shown.kept) + newline;
-      return shown.text;
-    };
+    const lastLine = this.#total > 0 && this.#lastByte !== NEWLINE ? (shownTail.at(-1) ?? shownHead.at(-1)) : undefined;
+    const shown = showLines(shownHead, shownTail, lastLine);
     return {
-      head: shownHead.map(show),
-      tail: shownTail.map(show),
+      head: shown.head,
+      tail: shown.tail,
       separated: droppedBytes > 0 || omittedLines > 0,
       omittedLines,
-      leftOutBytes: Math.max(0, this.#total - shownBytes),
-      linesCut: partialShown,
-      truncated: droppedBytes > 0 || omittedLines > 0 || cutLines > 0,
+      leftOutBytes: Math.max(0, this.#total - shown.bytes),
+      linesCut: shown.partial,
+      truncated: droppedBytes > 0 || omittedLines > 0 || shown.cutLines > 0,
       totalBytes: this.#total,
       totalLines: lineCount,
     };
   }
+
+  /** The bytes held: the head, the tail in order, and the byte before the tail (a newline: it starts a line). */
+  #held(): { head: Buffer; tail: Buffer; beforeTail: number } {
+    const head = this.#head ? this.#head.subarray(0, this.#headBytes) : EMPTY;
+    const ring = this.#ring;
+    if (!ring || this.#ringBytes === 0) return { head, tail: EMPTY, beforeTail: NEWLINE };
+    const ordered =
+      this.#ringBytes < ring.length ? ring.subarray(0, this.#ringBytes) : Buffer.concat([ring.subarray(this.#ringAt), ring.subarray(0, this.#ringAt)]);
+    if (ordered.length > this.#tailLimit) return { head, tail: ordered.subarray(1), beforeTail: ordered[0] as number };
+    return { head, tail: ordered, beforeTail: NEWLINE };
+  }
+}
+
+/** Nothing was left out between head and tail: every line is known, the first and last `maxLines / 2` are kept. */
+function chooseWhole(head: Buffer, tail: Buffer, maxLines: number | undefined, headCount: number, tailCount: number): [Line[], Line[]] {
+  const all = splitLines(decoder().decode(tail.length > 0 ? Buffer.concat([head, tail]) : head), false, false);
+  if (maxLines === undefined || all.length <= maxLines) return [all, []];
+  return [all.slice(0, headCount), tailCount > 0 ? all.slice(all.length - tailCount) : []];
+}
+
+/** Bytes were left out between head and tail: only whole lines are shown around the gap, each line once. */
+function chooseAroundGap(head: Buffer, tail: Buffer, beforeTail: number, lineCount: number, headCount: number, tailCount: number): [Line[], Line[]] {
+  const headEndsInLine = head.length > 0 && head[head.length - 1] !== NEWLINE;
+  // The head may end inside a character: a streaming decode holds those bytes back.
+  const headLines = splitLines(decoder().decode(head, { stream: true }), false, headEndsInLine);
+  const headLineCount = countNewlines(head) + (headEndsInLine ? 1 : 0);
+  if (headLines.length < headLineCount) {
+    // Held-back bytes begin a line of their own: the line before them is whole.
+    const last = headLines[headLines.length - 1];
+    if (last) last.partial = false;
+    while (headLines.length < headLineCount) headLines.push({ text: "", partial: true });
+  }
+  let skip = 0;
+  while (skip < 3 && skip < tail.length && ((tail[skip] as number) & 0xc0) === 0x80) skip += 1;
+  const tailLines = splitLines(decoder().decode(tail.subarray(skip)), beforeTail !== NEWLINE, false);
+  // The tail starts inside the line the head ends in: that line is shown once, from the head.
+  const sameLine = headLines.length + tailLines.length > lineCount;
+  if (sameLine) tailLines.shift();
+  // Only whole lines are shown around the gap, unless a part of a line is all there is.
+  else if (tailLines[0]?.startsBefore && (tailLines.length > 1 || tailLines[0].text === "")) tailLines.shift();
+  if (headLines.length > 1 && headLines[headLines.length - 1]?.partial && (tailLines.length > 0 || !sameLine)) {
+    headLines.pop();
+  }
+  return [headLines.slice(0, headCount), tailCount > 0 ? tailLines.slice(Math.max(0, tailLines.length - tailCount)) : []];
+}
+
+/** The chosen lines as shown (long lines cut), with the bytes of output they show and whether any is cut or partial. */
+function showLines(head: Line[], tail: Line[], lastLine: Line | undefined): { head: string[]; tail: string[]; bytes: number; cutLines: number; partial: boolean } {
+  let cutLines = 0;
+  let bytes = 0;
+  let partial = false;
+  const show = (line: Line): string => {
+    const shown = showLine(line);
+    if (shown.cut) cutLines += 1;
+    if (shown.cut || line.partial) partial = true;
+    // The line's newline was shown too, unless the line goes on past what is held or ends the output without one.
+    const newline = (line.partial && !line.startsBefore) || line === lastLine ? 0 : 1;
+    bytes += Buffer.byteLength(shown.kept) + newline;
+    return shown.text;
+  };
+  return { head: head.map(show), tail: tail.map(show), bytes, cutLines, partial };
 }
 
 /**
@@ -195,7 +197,7 @@ function showLine(line: Line): { text: string; kept: string; cut: boolean } {
   if (whole.length > MAX_LINE_CHARS) {
     const kept = keepStart(whole, MAX_LINE_CHARS, goesOn);
     const more = whole.length - kept.length;
-    const mark = goesOn ? "… [line cut]" : `… [line cut: ${more.toLocaleString("en-US")} more characters]`;
+    const mark = goesOn ? "… [line cut]" : `… [line cut: ${withCommas(more)} more characters]`;
     return { text: `${startsCut ? "…" : ""}${kept}${mark}`, kept, cut: true };
   }
   if (startsCut) return { text: `…${whole}`, kept: whole, cut: false };
@@ -244,8 +246,8 @@ export interface RenderedStream {
 /** The text of a rendered stream; `note` is what follows "… N lines left out; ". */
 export function streamText(stream: RenderedStream, note: string): string {
   if (!stream.truncated) return stream.head.join("\n");
-  const lines = `${stream.omittedLines.toLocaleString("en-US")} ${stream.omittedLines === 1 ? "line" : "lines"}`;
-  const bytes = `${stream.leftOutBytes.toLocaleString("en-US")} bytes left out`;
+  const lines = `${withCommas(stream.omittedLines)} ${stream.omittedLines === 1 ? "line" : "lines"}`;
+  const bytes = `${withCommas(stream.leftOutBytes)} bytes left out`;
   const what = !stream.linesCut ? `${lines} left out` : stream.omittedLines > 0 ? `${bytes} (${lines} among them)` : bytes;
   const marker = stream.separated ? `… ${what}; ${note}` : `… long lines cut; ${note}`;
   return (stream.separated ? [...stream.head, marker, ...stream.tail] : [...stream.head, ...stream.tail, marker]).join("\n");

@@ -1,9 +1,7 @@
-import { closeSync, constants, mkdtempSync, openSync, rmSync } from "node:fs";
+import { closeSync, constants, openSync, unlinkSync } from "node:fs";
 import { type OnReadOpts, Socket, type SocketConstructorOpts } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { execa } from "execa";
+import { takeFifoPair } from "./_fifos.js";
 
 /**
  * One output stream of the command. Each chunk handed to `onChunk` is valid until its `release`
@@ -16,12 +14,14 @@ export interface OutputPipe {
   resume(): void;
   /** Settles when the pipe is closed: the end of the output, or `destroy`. */
   readonly closed: Promise<void>;
+  /** Whether it is closed now: no process holds its write end any more (or it was destroyed). */
+  readonly isClosed: boolean;
   destroy(): void;
 }
 
 /** The command's stdout and stderr: the write ends to give it, and the pipes to read. */
 export interface CommandOutputs {
-  /** File descriptors for the child's stdout and stderr, or "pipe" to let execa make them. */
+  /** File descriptors for the child's stdout and stderr, or "pipe" to let Node make them. */
   stdio: [number | "pipe", number | "pipe"];
   /** Called once the child has started (or failed to): closes this process's copies of its ends. */
   spawned(child: { stdout: Readable | null; stderr: Readable | null }): [OutputPipe, OutputPipe];
@@ -33,20 +33,15 @@ const CHUNK_BYTES = 64 * 1024;
 /** Buffers of a pipe that wait to be written to the full-output file: beyond them, reading pauses. */
 const POOL_LIMIT = 32;
 
-/** Set once running mkfifo failed with ENOENT: later calls go straight to execa's pipes. */
-let mkfifoMissing: boolean | undefined;
-
 /**
- * Real pipes (FIFOs) for the command's output where `mkfifo` exists, else execa's. Node's own
+ * Real pipes (FIFOs) for the command's output where `mkfifo` exists, else Node's. Node's own
  * stdio pipes are socket pairs, on which `> /dev/stdout` and `tee /dev/stderr` fail with ENXIO; a
  * FIFO behaves as a shell user expects, and is read here into a few reused buffers, so that 100 MB
  * of output do not become 100 MB of garbage for the collector.
  */
 export async function commandOutputs(): Promise<CommandOutputs> {
-  if (mkfifoMissing !== true) {
-    const fifos = await openFifos();
-    if (fifos) return fifos;
-  }
+  const fifos = await openFifos();
+  if (fifos) return fifos;
   return {
     stdio: ["pipe", "pipe"],
     spawned: (child) => [new StreamPipe(child.stdout as Readable), new StreamPipe(child.stderr as Readable)],
@@ -55,17 +50,10 @@ export async function commandOutputs(): Promise<CommandOutputs> {
 }
 
 async function openFifos(): Promise<CommandOutputs | undefined> {
-  let folder: string | undefined;
+  const paths = await takeFifoPair();
+  if (!paths) return undefined;
   const fds: number[] = [];
   try {
-    folder = mkdtempSync(join(tmpdir(), "toolhost-bash-pipes-"));
-    const paths = [join(folder, "stdout"), join(folder, "stderr")];
-    try {
-      await execa("mkfifo", ["-m", "600", ...paths], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-    } catch (error) {
-      if ((error as { code?: unknown }).code === "ENOENT") mkfifoMissing = true;
-      throw error;
-    }
     // The read end first, without blocking; then the write end opens at once (and blocks as a pipe should).
     for (const path of paths) {
       fds.push(openSync(path, constants.O_RDONLY | constants.O_NONBLOCK));
@@ -76,7 +64,13 @@ async function openFifos(): Promise<CommandOutputs | undefined> {
     return undefined;
   } finally {
     // Opened: the names are no longer needed, and nothing else can open them now.
-    if (folder) rmSync(folder, { recursive: true, force: true });
+    for (const path of paths) {
+      try {
+        unlinkSync(path);
+      } catch {
+        // Gone with its folder.
+      }
+    }
   }
   const [outRead, outWrite, errRead, errWrite] = fds as [number, number, number, number];
   let writeEndsOpen = true;
@@ -110,8 +104,12 @@ class PooledPipe implements OutputPipe {
   #pausedByUser = false;
   #pausedForBuffers = false;
   #onClosed: () => void = () => {};
+  isClosed = false;
   readonly closed = new Promise<void>((resolve) => {
-    this.#onClosed = resolve;
+    this.#onClosed = () => {
+      this.isClosed = true;
+      resolve();
+    };
   });
 
   constructor(fd: number) {
@@ -181,16 +179,21 @@ class PooledPipe implements OutputPipe {
   }
 }
 
-/** A Node stream (execa's stdio pipe): each chunk is its own buffer. */
+/** A Node stream (the child's stdio pipe): each chunk is its own buffer. */
 class StreamPipe implements OutputPipe {
   readonly #stream: Readable;
   readonly closed: Promise<void>;
+  isClosed = false;
 
   constructor(stream: Readable) {
     this.#stream = stream;
     this.closed = new Promise((resolve) => {
-      if (stream.destroyed) resolve();
-      else stream.once("close", () => resolve());
+      const close = (): void => {
+        this.isClosed = true;
+        resolve();
+      };
+      if (stream.destroyed) close();
+      else stream.once("close", close);
     });
     // A destroyed pipe may report an error; the output so far stands.
     stream.on("error", () => {});

@@ -59,7 +59,12 @@ function readEntry(pid: number): ProcessEntry | undefined {
   };
 }
 
-function readAll(): ProcessEntry[] {
+/**
+ * The processes with a pid of at least `from` (every process when `from` is 0). Pids are handed
+ * out in increasing order until they wrap: a process started after the shell has a higher pid,
+ * so the rest of the machine's processes need not be read.
+ */
+function readFrom(from: number): ProcessEntry[] {
   const entries: ProcessEntry[] = [];
   let names: string[];
   try {
@@ -70,10 +75,18 @@ function readAll(): ProcessEntry[] {
   for (const name of names) {
     const code = name.charCodeAt(0);
     if (code < 48 || code > 57) continue;
-    const entry = readEntry(Number(name));
+    const pid = Number(name);
+    if (pid < from) continue;
+    const entry = readEntry(pid);
     if (entry) entries.push(entry);
   }
   return entries;
+}
+
+/** The pid the kernel handed out last (`/proc/loadavg`'s last field), or undefined. */
+function lastPid(): number | undefined {
+  const last = Number(readSmall("/proc/loadavg")?.trim().split(" ").pop());
+  return Number.isInteger(last) && last > 0 ? last : undefined;
 }
 
 /** What a process's file descriptor is open on, as `device:inode` (a FIFO, a pipe or a socket alike). */
@@ -118,15 +131,25 @@ export class ProcessTree {
   /** The output pipes (`device:inode`): whoever holds one inherited the command's stdout or stderr. */
   readonly #pipes = new Set<string>();
   #rootStart = 0;
+  /** The last pid handed out when last looked: once it is lower than before, pids wrapped and every process is read. */
+  #lastPid: number | undefined;
+  #wrapped = false;
 
-  /** `markerEntry` is `NAME=value`, set in the command's environment. */
-  constructor(rootPid: number, markerEntry: string) {
+  readonly #pipesClosed: () => boolean;
+
+  /**
+   * `markerEntry` is `NAME=value`, set in the command's environment; `pipesClosed` says whether the
+   * command's output pipes are closed (then no process holds them, and none is looked for by them).
+   */
+  constructor(rootPid: number, markerEntry: string, pipesClosed: () => boolean = () => false) {
     this.#root = rootPid;
+    this.#pipesClosed = pipesClosed;
     this.#marker = Buffer.from(`${markerEntry}\0`);
     if (!hasProc()) return;
     const root = readEntry(rootPid);
     this.#rootStart = root?.startTime ?? 0;
     if (root) this.#known.set(rootPid, root.startTime);
+    this.#lastPid = lastPid();
     for (const fd of [1, 2]) {
       const pipe = openFileOf(rootPid, fd);
       // Unknown if the shell is already gone: its group, session and marker still find what it left.
@@ -147,6 +170,7 @@ export class ProcessTree {
    */
   track(): void {
     if (!hasProc()) return;
+    this.#noteWrap();
     if (hasChildrenFiles()) this.#walk();
     else for (const entry of this.#scan(false)) this.#known.set(entry.pid, entry.startTime);
   }
@@ -176,9 +200,17 @@ export class ProcessTree {
     }
   }
 
+  /** Whether the pids wrapped since the shell started (then a lower pid may be a later process). */
+  #noteWrap(): void {
+    const last = lastPid();
+    if (last === undefined || this.#lastPid === undefined || last < this.#lastPid || last < this.#root) this.#wrapped = true;
+    this.#lastPid = last;
+  }
+
   /** Every live process of the tree now. */
   #scan(withEnvironment: boolean): ProcessEntry[] {
-    const all = readAll();
+    this.#noteWrap();
+    const all = readFrom(this.#wrapped ? 0 : this.#root);
     // The kernel reuses a pid only once no process has it as group or session id: a new process
     // under the shell's pid means its group and session are gone, and those now named so are another's.
     const reused = all.some((entry) => entry.pid === this.#root && entry.startTime !== this.#rootStart);
@@ -200,9 +232,10 @@ export class ProcessTree {
       }
     }
     if (withEnvironment) {
+      const pipesOpen = !this.#pipesClosed();
       for (const entry of candidates) {
-        if (members.has(entry.pid)) continue;
-        if (this.#carriesMarker(entry.pid) || this.#holdsPipe(entry.pid)) members.set(entry.pid, entry);
+        if (members.has(entry.pid) || isDead(entry)) continue;
+        if (this.#carriesMarker(entry.pid) || (pipesOpen && this.#holdsPipe(entry.pid))) members.set(entry.pid, entry);
       }
     }
     const queue = [...members.values()];

@@ -1,3 +1,5 @@
+import type { ToolLimits } from "@toolhost/core";
+
 export type SandboxMode = "off" | "auto" | "required";
 
 /** `details.sandbox` of every bash result: whether the command ran sandboxed, and what that allowed. */
@@ -10,13 +12,32 @@ export interface BashSandboxDetails {
   backend?: string;
   /** Why it did not, when the option asked for a sandbox. */
   reason?: string;
-  /** Sandboxed: whether the network was reachable. */
-  network?: "on" | "off";
+  /** Sandboxed: what of the host it saw: only the system and the folders named (`minimal`), or all of `/` read-only (`host`). */
+  root?: "minimal" | "host";
+  /** Sandboxed: how it reached the network: not at all, only through the tool's proxy (which asks the policy), or as the host does. */
+  network?: "off" | "proxy" | "host";
   /** Sandboxed: the folders it could write to (besides a private /tmp). */
   writable?: string[];
+  /** Minimal root: the host paths it could read (the system folders among them), beyond the writable folders. */
+  readable?: string[];
+  /** Sandboxed: the limits enforced on the call. */
+  limits?: ToolLimits;
+  /** What enforces each limit (`cgroup v1 pids.max (…)`, `setrlimit RLIMIT_FSIZE (each process)`). */
+  limitsBy?: Partial<Record<keyof ToolLimits, string>>;
+  /**
+   * Minimal root: files in the writable folders that also have a name elsewhere (hard links): a
+   * write through them changes the file there too, so the call's declared `writable` names the
+   * file systems they are on.
+   */
+  hardLinks?: { files: number; examples: string[]; complete: boolean; reach: string[] };
+  /** Network "proxy": each destination a command asked the proxy for, and what the policy said (at most 100). */
+  connections?: BashConnection[];
   /** Sandboxed: paths inside those that stayed read-only (`.git`, the policy's write-denied paths). */
   readOnly?: string[];
-  /** Sandboxed: paths the policy denies to read (in the writable folders and elsewhere), which read as empty. */
+  /**
+   * Sandboxed: paths that read as empty: what the policy denies to read (in the writable folders
+   * and elsewhere), and under the minimal root /etc's secret files.
+   */
   hidden?: string[];
   /**
    * Sandboxed: the policy's deny-read patterns no mount can cover (a name at any depth such as
@@ -24,6 +45,19 @@ export interface BashSandboxDetails {
    * does not trust the call with reads.
    */
   unbounded?: string[];
+}
+
+/** A destination a sandboxed command asked the proxy to reach, and the answer. */
+export interface BashConnection {
+  /** `host:port`. */
+  destination: string;
+  /** `CONNECT` for a tunnel (HTTPS, SOCKS), else the HTTP method. */
+  method: string;
+  /** The URL the policy judged. */
+  url: string;
+  allowed: boolean;
+  /** Why it was refused, or let through without asking (`destinations`). */
+  reason?: string;
 }
 
 /** The `details` of every bash result. */
@@ -52,4 +86,14 @@ export interface BashToolDetails {
   code?: string;
   /** On a timeout: the limit, in seconds. */
   timeoutSeconds?: number;
+  /** When the command reached one of the sandbox's limits (`code` is `TOOLHOST_BASH_LIMIT_EXCEEDED`). */
+  limitExceeded?: BashLimitExceeded;
+}
+
+/** A limit a sandboxed command reached: which, its value, and what enforced it. */
+export interface BashLimitExceeded {
+  limit: keyof ToolLimits;
+  value: number;
+  /** What enforced it: `cgroup v1 pids.max`, `setrlimit RLIMIT_FSIZE`, … */
+  by: string;
 }

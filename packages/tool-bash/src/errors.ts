@@ -17,6 +17,10 @@ export const BashErrorCode = Object.freeze({
   SANDBOX_UNAVAILABLE: "TOOLHOST_BASH_SANDBOX_UNAVAILABLE",
   /** The sandbox of this call could not be set up (the policy could not list what to hide, a path cannot be hidden). */
   SANDBOX_FAILED: "TOOLHOST_BASH_SANDBOX_FAILED",
+  /** The command reached one of the sandbox's limits (processes, memory, file size, CPU time, open files); `details.limitExceeded` says which. */
+  LIMIT_EXCEEDED: "TOOLHOST_BASH_LIMIT_EXCEEDED",
+  /** Network "proxy" cannot be had for this call: no harness to ask (the tool was called directly), no nsenter, or its network could not be made. */
+  PROXY_UNAVAILABLE: "TOOLHOST_BASH_PROXY_UNAVAILABLE",
 } as const);
 
 /** Thrown when the call's signal aborts it; carries the output so far. */

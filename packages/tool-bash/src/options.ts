@@ -25,11 +25,13 @@ export const BashToolOptionsSchema = Type.Object(
       default: 50 * 1024,
       description: "The most bytes of each stream the model sees (head and tail); the whole output goes to a file.",
     }),
+    // The shell, the environment and a prefix run around every command the policy allows: only a
+    // trusted config may set them (an untrusted repository's config would run its program each call).
     shell: Type.Optional(
-      Type.String({ minLength: 1, description: "The shell that runs `-c <command>`: a name on PATH or a path. Default: bash, else sh." }),
+      Type.String({ minLength: 1, description: "The shell that runs `-c <command>`: a name on PATH or a path. Default: bash, else sh.", trustedOnly: true }),
     ),
     env: Type.Optional(
-      Type.Record(Type.String(), Type.String(), { description: "Variables added to the inherited environment." }),
+      Type.Record(Type.String(), Type.String(), { description: "Variables added to the inherited environment.", trustedOnly: true }),
     ),
     killGraceMs: Type.Integer({
       minimum: 0,
@@ -40,6 +42,7 @@ export const BashToolOptionsSchema = Type.Object(
       Type.String({
         minLength: 1,
         description: "Run first in every command, on a line of its own (e.g. `set -o pipefail`, `source .venv/bin/activate`).",
+        trustedOnly: true,
       }),
     ),
     sandbox: Type.Union([Type.Literal("off"), Type.Literal("auto"), Type.Literal("required")], {
@@ -47,14 +50,47 @@ export const BashToolOptionsSchema = Type.Object(
       description:
         "Run each command in a bubblewrap sandbox: auto (default) when bwrap works on this machine, else unsandboxed with a warning at load; required refuses every call without one; off never.",
     }),
+    root: Type.Union([Type.Literal("minimal"), Type.Literal("host")], {
+      default: "minimal",
+      description:
+        "Sandboxed: what of this machine a command sees. minimal (default): the system folders read-only (/usr, /bin, /lib*, /etc with its secret files covered), a private /tmp, /dev, /proc, an empty home folder, the writable and readable folders, and nothing else. host: all of / read-only, less what the policy denies to read.",
+    }),
     writable: Type.Array(Type.String({ minLength: 1 }), {
       default: ["${workspace}"],
       description:
-        "Sandboxed: the folders commands may write to (`${workspace}` is the project folder; relative paths are against it), besides a private /tmp. A .git folder in them stays read-only unless listed itself.",
+        "Sandboxed: the folders commands may write to (`${workspace}` is the project folder, `~/` the home folder; relative paths are against the project folder), besides a private /tmp. A .git folder in them stays read-only unless listed itself.",
     }),
-    network: Type.Union([Type.Literal("off"), Type.Literal("on")], {
+    readable: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        'Sandboxed, root "minimal": host files and folders commands may read (not write) besides the system folders and the writable folders, e.g. `~/.gitconfig` or a package cache (`~/` is the home folder, relative paths are against the project folder).',
+    }),
+    network: Type.Union([Type.Literal("off"), Type.Literal("proxy"), Type.Literal("host"), Type.Literal("on")], {
       default: "off",
-      description: "Sandboxed: whether commands reach the network (off: only the sandbox's own loopback). Unsandboxed, the network is always reachable.",
+      description:
+        'Sandboxed: how commands reach the network. off (default): not at all (only the sandbox\'s own loopback); proxy: only through an HTTP(S) and SOCKS5 proxy of this tool, which asks the harness\'s policy about each destination; host: as this machine does ("on" is the same). Unsandboxed, the network is always reachable.',
+    }),
+    destinations: Type.Array(Type.String({ pattern: "^[A-Za-z0-9*.\\-\\[\\]:]+:(\\d{1,5}|\\*)$" }), {
+      default: [],
+      description:
+        'Under network "proxy": destinations (`host:port`; `*.example.com:443`, `registry.npmjs.org:*`) the proxy lets through without asking the policy. Every other connection is judged by the harness\'s policy.',
+    }),
+    limits: Type.Optional(
+      Type.Object(
+        {
+          processes: Type.Optional(Type.Integer({ minimum: 8, description: "Processes and threads a call may run at once." })),
+          memoryBytes: Type.Optional(Type.Integer({ minimum: 16 * 1024 * 1024, description: "Memory a call's processes may use together (each process's, where no cgroup can be made)." })),
+          fileSizeBytes: Type.Optional(Type.Integer({ minimum: 1024, description: "The largest file a command may write." })),
+          cpuSeconds: Type.Optional(Type.Integer({ minimum: 1, description: "CPU time of each process, in seconds." })),
+          openFiles: Type.Optional(Type.Integer({ minimum: 16, description: "Files each process may hold open." })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    hardLinks: Type.Union([Type.Literal("declare"), Type.Literal("refuse")], {
+      default: "declare",
+      description:
+        'Sandboxed, root "minimal": what to do when a writable folder holds a file that also has a name outside (a hard link, e.g. pnpm\'s store): declare (default) says that writes can reach that file system, so the policy trusts the call less; refuse refuses the call.',
     }),
     keepFullOutput: Type.Boolean({
       default: true,

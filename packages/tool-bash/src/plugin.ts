@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import { definePlugin } from "@toolhost/core";
 import { BashToolOptionsSchema } from "./options.js";
-import { describeSandbox } from "./_sandbox-use.js";
-import { effectiveSettings } from "./_settings.js";
+import { describeSandbox } from "./sandbox/_use.js";
+import { effectiveSettings } from "./sandbox/_settings.js";
 import { createBashToolHandle } from "./tool.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };

@@ -1,11 +1,13 @@
 import { resolve } from "node:path";
-import { type AgentTool, type PolicyService, type Static, Type } from "@toolhost/core";
+import { type AgentTool, type PolicyService, type Static, type ToolAccess, Type } from "@toolhost/core";
 import { FullOutputFiles } from "./_full-output.js";
 import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./options.js";
-import { RunningCommands, runCommand } from "./_run.js";
+import { findShell } from "./run/_preflight.js";
+import { type RunSettings, runCommand } from "./run/_run.js";
+import { RunningCommands } from "./run/_running.js";
 import type { BashToolDetails } from "./details.js";
-import { type SandboxUse, describeSandbox, resolveSandbox } from "./_sandbox-use.js";
-import { confinementOf } from "./_settings.js";
+import { type SandboxUse, describeSandbox, resolveSandbox } from "./sandbox/_use.js";
+import { confinementOf } from "./sandbox/_settings.js";
 
 /** The arguments of a `bash` call. */
 export const BashParameters = Type.Object({
@@ -60,6 +62,18 @@ export function createBashTool(options?: BashToolOptions): AgentTool<typeof Bash
   return createBashToolHandle(resolveBashOptions(options), { baseCwd: process.cwd(), fixed: false }).tool;
 }
 
+/** What the model reads about the tool, before the sentence on how commands run (added once the sandbox is decided). */
+function describeTool(config: BashToolConfig, fixedCwd: string | undefined, limit: number | undefined): string {
+  const perStream = `${Math.round(config.maxOutputBytes / 1024)} KiB`;
+  return [
+    `Runs a shell command (${config.shell ?? "bash"} -c) in ${fixedCwd ?? "the working directory"}, with stdin closed.`,
+    "Returns stdout, then stderr marked [stderr], then the exit code when it is not 0.",
+    `Of each stream you see at most ${perStream}${config.maxStdoutLines ? ` and ${config.maxStdoutLines} stdout lines` : ""}: its head and its tail${config.keepFullOutput ? "; when anything is left out, the whole output is saved to a file whose path is given" : ""}.`,
+    limit !== undefined ? `A command is ended after ${limit} s (less with "timeout").` : `Give "timeout" (seconds) for commands that may not end.`,
+    "Processes it leaves in the background (cmd &, nohup, setsid) are ended when the call returns.",
+  ].join(" ");
+}
+
 /** Options already validated; `cwd` resolved against the place's `baseCwd`. */
 export function createBashToolHandle(config: BashToolConfig, place: BashToolPlace): BashToolHandle {
   const running = new RunningCommands();
@@ -68,68 +82,73 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
   const workspace = place.workspace ?? fixedCwd ?? baseCwd;
   const limit = config.timeout > 0 ? config.timeout : undefined;
   const fullOutput = config.keepFullOutput ? new FullOutputFiles(config.fullOutputLifetime) : undefined;
+  const pathVariable = config.env?.PATH ?? process.env.PATH;
   let decided: Promise<SandboxUse> | undefined;
   const sandbox = (): Promise<SandboxUse> => {
-    decided ??= resolveSandbox(config, workspace, config.env?.PATH ?? process.env.PATH, place.policy ?? (() => undefined)).then(
-      (use) => {
-        tool.description = `${tool.description} ${describeSandbox(use)}`;
-        return use;
-      },
-    );
+    decided ??= resolveSandbox(config, workspace, pathVariable, place.policy ?? (() => undefined)).then((use) => {
+      tool.description = `${tool.description} ${describeSandbox(use)}`;
+      return use;
+    });
     return decided;
   };
   const cwdOf = (): string => fixedCwd ?? process.cwd();
-  const perStream = `${Math.round(config.maxOutputBytes / 1024)} KiB`;
   const tool: AgentTool<typeof BashParameters, BashToolDetails> = {
     name: "bash",
     label: "Bash",
-    description: [
-      `Runs a shell command (${config.shell ?? "bash"} -c) in ${fixedCwd ?? "the working directory"}, with stdin closed.`,
-      "Returns stdout, then stderr marked [stderr], then the exit code when it is not 0.",
-      `Of each stream you see at most ${perStream}${config.maxStdoutLines ? ` and ${config.maxStdoutLines} stdout lines` : ""}: its head and its tail${config.keepFullOutput ? "; when anything is left out, the whole output is saved to a file whose path is given" : ""}.`,
-      limit !== undefined ? `A command is ended after ${limit} s (less with "timeout").` : `Give "timeout" (seconds) for commands that may not end.`,
-      "Processes it leaves in the background (cmd &, nohup, setsid) are ended when the call returns.",
-    ].join(" "),
+    description: describeTool(config, fixedCwd, limit),
     parameters: BashParameters,
     executionMode: config.executionMode,
     annotations: { readOnly: false, destructive: true, openWorld: true },
-    // Sandboxed, the call also declares what the sandbox lets it change: a policy may trust it more.
-    access: async (params) => {
-      const confinement = confinementOf(await sandbox());
-      return { commands: [{ command: params.command, cwd: cwdOf() }], ...(confinement ? { confinement } : {}) };
-    },
-    async execute(_toolCallId, params, signal, onUpdate) {
+    // Sandboxed, the call also declares what the sandbox lets it reach: a policy may trust it more.
+    access: async (params) => accessOf(params.command, cwdOf(), await sandbox(), { config, pathVariable, fullOutput }),
+    async execute(toolCallId, params, signal, onUpdate, _context, execution) {
       const asked = params.timeout;
       const timeoutSeconds = limit === undefined ? asked : asked === undefined ? limit : Math.min(asked, limit);
-      return runCommand(
-        {
-          command: params.command,
-          cwd: cwdOf(),
-          timeoutSeconds,
-          maxStdoutLines: config.maxStdoutLines,
-          maxStderrLines: config.maxStderrLines,
-          maxOutputBytes: config.maxOutputBytes,
-          shell: config.shell,
-          env: config.env ?? {},
-          killGraceMs: config.killGraceMs,
-          commandPrefix: config.commandPrefix,
-          sandbox: await sandbox(),
-          fullOutput,
-          redact: place.redact?.(),
-        },
-        signal,
-        onUpdate,
-        running,
-      );
+      const settings: RunSettings = {
+        ...callOptions(config),
+        callId: toolCallId,
+        command: params.command,
+        cwd: cwdOf(),
+        timeoutSeconds,
+        sandbox: await sandbox(),
+        fullOutput,
+        visible: () => fullOutput?.tryFolder(),
+        redact: place.redact?.(),
+      };
+      return runCommand(settings, signal, onUpdate, running, execution);
     },
   };
+  const dispose = async (): Promise<void> => {
+    await running.dispose();
+    await fullOutput?.dispose();
+    const use = decided ? await decided : undefined;
+    if (use?.kind === "bwrap") await use.launchers.dispose();
+  };
+  return { tool, sandbox, cwd: fixedCwd, dispose };
+}
+
+/**
+ * What a call declares: its command and folder, and, sandboxed, its confinement (what it can
+ * reach at most: its folders, the programs run by path, the tool's full-output folder).
+ */
+function accessOf(command: string, cwd: string, use: SandboxUse, tool: { config: BashToolConfig; pathVariable: string | undefined; fullOutput: FullOutputFiles | undefined }): ToolAccess {
+  const shell = findShell(tool.config.shell, tool.pathVariable, cwd);
+  const prlimit = use.kind === "bwrap" ? use.settings.limits?.prlimit?.path : undefined;
+  const folder = use.kind === "bwrap" ? tool.fullOutput?.tryFolder() : undefined;
+  const programs = [shell, prlimit].filter((path): path is string => path !== undefined);
+  const confinement = confinementOf(use, { cwd, programs, visible: folder !== undefined ? [folder] : [] });
+  return { commands: [{ command, cwd }], ...(confinement ? { confinement } : {}) };
+}
+
+/** The options every call of the tool runs with. */
+function callOptions(config: BashToolConfig): Pick<RunSettings, "maxStdoutLines" | "maxStderrLines" | "maxOutputBytes" | "shell" | "env" | "killGraceMs" | "commandPrefix"> {
   return {
-    tool,
-    sandbox,
-    cwd: fixedCwd,
-    async dispose() {
-      await running.dispose();
-      await fullOutput?.dispose();
-    },
+    maxStdoutLines: config.maxStdoutLines,
+    maxStderrLines: config.maxStderrLines,
+    maxOutputBytes: config.maxOutputBytes,
+    shell: config.shell,
+    env: config.env ?? {},
+    killGraceMs: config.killGraceMs,
+    commandPrefix: config.commandPrefix,
   };
 }

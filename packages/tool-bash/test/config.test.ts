@@ -45,7 +45,7 @@ describe("the plugin loaded from a config", () => {
 
   it("reports the settings it runs with: the sandbox as decided at load, with the reason when there is none", async () => {
     writeConfig([
-      ["@toolhost/tool-bash", { commandPrefix: "set -o pipefail", env: { HIDDEN_VALUE: "not shown" }, timeout: 30 }],
+      ["@toolhost/tool-bash", { commandPrefix: "set -o pipefail", env: { HIDDEN_VALUE: "not shown" }, timeout: 30, root: "host" }],
     ]);
     const host = await createHost({ cwd: dir, resolveFrom: [packageFolder] });
     try {

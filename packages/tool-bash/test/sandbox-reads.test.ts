@@ -1,7 +1,9 @@
 // What the sandbox hides outside the workspace: the paths the policy service's `deniedReads`
 // lists (its denied home folders, absolute files), under every name a command can reach them
 // by. Real bubblewrap, real files, a temp HOME outside /tmp (the sandbox replaces /tmp with its
-// own, which would hide a home there anyway). Without bwrap these tests fail ("required").
+// own, which would hide a home there anyway). Without bwrap these tests fail ("required"). They
+// run today's sandbox (root "host": all of / read-only); under the minimal root none of these
+// paths exists at all (sandbox-minimal.test.ts).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -54,7 +56,7 @@ const denying = (unbounded: string[] = []): PolicyService["deniedReads"] =>
 
 async function harnessWith(deniedReads: PolicyService["deniedReads"] | "none" = denying()): Promise<AgentHarness> {
   const harness = new AgentHarness({ cwd: ws, workspace: ws });
-  await harness.use(bashPlugin, { sandbox: "required", env: { HOME: home } });
+  await harness.use(bashPlugin, { sandbox: "required", root: "host", env: { HOME: home } });
   await harness.use(policyPlugin(deniedReads));
   cleanups.push(() => harness.dispose());
   return harness;
@@ -116,7 +118,7 @@ describe("the sandbox hides what the policy denies to read outside the workspace
     symlinkSync(join(ws, "target.txt"), join(ws, "abs-write-link"));
     const harness = new AgentHarness({ cwd: ws, workspace: ws });
     cleanups.push(() => harness.dispose());
-    await harness.use(bashPlugin, { sandbox: "required", env: { HOME: home } });
+    await harness.use(bashPlugin, { sandbox: "required", root: "host", env: { HOME: home } });
     harness.provideService("policy", {
       explain: async (request) => ({ decision: "allow", reason: "test", tool: request.tool, rules: [], parts: [] }),
       protectedPaths: async () => ({ denyRead: [join(ws, "abs-link")], denyWrite: [join(ws, "abs-write-link")] }),
@@ -163,7 +165,7 @@ describe("a bind mount that shows the file system under another name", { timeout
       `import { AgentHarness, definePlugin } from ${JSON.stringify(dist("core"))};
 import bashPlugin from ${JSON.stringify(dist("tool-bash"))};
 const harness = new AgentHarness({ cwd: ${JSON.stringify(ws)}, workspace: ${JSON.stringify(ws)} });
-await harness.use(bashPlugin, { sandbox: "required", env: { HOME: ${JSON.stringify(home)} } });
+await harness.use(bashPlugin, { sandbox: "required", root: "host", env: { HOME: ${JSON.stringify(home)} } });
 await harness.use(definePlugin({ name: "p", apply(h) { h.provideService("policy", {
   explain: async () => ({ decision: "allow", reason: "", tool: "bash", rules: [], parts: [] }),
   protectedPaths: async (root) => ({ denyRead: root === ${JSON.stringify(ws)} ? [${JSON.stringify(join(ws, ".env"))}] : [], denyWrite: [] }),

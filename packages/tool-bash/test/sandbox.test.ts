@@ -42,9 +42,10 @@ const testPolicy = definePlugin({
   },
 });
 
+// Today's sandbox: all of / read-only ("host"). The minimal root has its own tests (sandbox-minimal.test.ts).
 async function harnessWith(options: Record<string, unknown> = {}, withPolicy = true): Promise<AgentHarness> {
   const harness = new AgentHarness({ cwd: ws, workspace: ws });
-  await harness.use(bashPlugin, { sandbox: "required", ...options });
+  await harness.use(bashPlugin, { sandbox: "required", root: "host", ...options });
   if (withPolicy) await harness.use(testPolicy);
   cleanups.push(() => harness.dispose());
   return harness;
@@ -163,7 +164,7 @@ describe("the sandbox", { timeout: 60_000 }, () => {
   it("refuses the call (fails closed) when the policy cannot say what it protects", async () => {
     const harness = new AgentHarness({ cwd: ws, workspace: ws });
     cleanups.push(() => harness.dispose());
-    await harness.use(bashPlugin, { sandbox: "required" });
+    await harness.use(bashPlugin, { sandbox: "required", root: "host" });
     harness.provideService("policy", {
       explain: async () => ({ decision: "deny", reason: "x", tool: "bash", rules: [], parts: [] }),
       protectedPaths: async () => {

@@ -1,6 +1,6 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { type Fault, faultAnswer, tooLarge } from "./_faults.js";
-import type { MessageId } from "./_ids.js";
+import type { MessageId } from "@toolhost/mcp-wire";
 
 /** Statuses whose response has no body (a Response cannot be made with one). */
 const NO_BODY = new Set([101, 204, 205, 304]);

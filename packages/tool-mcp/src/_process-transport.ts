@@ -3,8 +3,8 @@ import { once } from "node:events";
 import { type JSONRPCMessage, type Transport, serializeMessage } from "@modelcontextprotocol/client";
 import { McpErrorCode } from "./errors.js";
 import { type Fault, faultAnswer } from "./_faults.js";
-import type { MessageId } from "./_ids.js";
-import { LineReader } from "./_lines.js";
+import type { MessageId } from "@toolhost/mcp-wire";
+import { LineReader } from "@toolhost/mcp-wire";
 import { ServerOutput } from "./_server-output.js";
 
 const STDERR_TAIL = 4096;

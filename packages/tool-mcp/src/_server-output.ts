@@ -1,8 +1,8 @@
 import { type JSONRPCMessage, parseJSONRPCMessage } from "@modelcontextprotocol/client";
 import { McpErrorCode } from "./errors.js";
 import { type Fault, sizeText, tooLarge } from "./_faults.js";
-import { type MessageId, readCut } from "./_ids.js";
-import type { LineEvent } from "./_lines.js";
+import { type MessageId, readCut } from "@toolhost/mcp-wire";
+import type { LineEvent } from "@toolhost/mcp-wire";
 
 /** What the transport does with what its server wrote. */
 export interface OutputSink {

@@ -1,5 +1,3 @@
-// The same file is in packages/mcp-server/src and packages/tool-mcp/src (a plugin imports no
-// package but core): change both.
 /** A JSON-RPC id. */
 export type MessageId = string | number;
 

@@ -1,5 +1,3 @@
-// The same file is in packages/mcp-server/src and packages/tool-mcp/src (a plugin imports no
-// package but core): change both.
 /** What a bounded line reader yields: a whole line, or news of one that is over the limit. */
 export type LineEvent =
   | { kind: "line"; text: string }

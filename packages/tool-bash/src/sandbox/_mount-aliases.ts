@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isInside } from "./_inside.js";
+import { isInside } from "@toolhost/core";
 
 /** One line of /proc/self/mountinfo: which folder of which file system is mounted where. */
 interface Mount {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { readCut } from "../src/_ids.js";
-import { LineReader } from "../src/_lines.js";
+import { LineReader, readCut } from "../src/index.js";
 
-// What the server (and tool-mcp, which has the same two files) can tell of a message too long to
+// What the server and tool-mcp can tell of a message too long to
 // read, from the 4 KiB it keeps of its start and the 512 bytes of its end.
 describe("readCut", () => {
   it("finds the id as the TypeScript SDK writes it (last) and as others do (first)", () => {

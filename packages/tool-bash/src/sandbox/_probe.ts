@@ -1,9 +1,9 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { execa } from "execa";
+import { execFile } from "node:child_process";
 
 /** Whether bubblewrap can make a sandbox here: its path, or why not and what to do. */
-export type SandboxProbe = { ok: true; bwrap: string; version: string | undefined } | { ok: false; reason: string };
+export type SandboxProbe = { ok: true; bwrap: string; version: string | undefined; sizedTmpfs: boolean } | { ok: false; reason: string };
 
 const INSTALL =
   "Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)";
@@ -51,20 +51,36 @@ export function probeSandbox(pathVariable: string | undefined): Promise<SandboxP
 }
 
 async function runProbe(bwrap: string): Promise<SandboxProbe> {
-  const run = await execa(bwrap, PROBE_ARGS, { reject: false, stdin: "ignore", timeout: 10_000, all: true });
-  if (run.exitCode === 0) return { ok: true, bwrap, version: await versionOf(bwrap) };
-  const said = (run.all ?? "").toString().trim().split("\n")[0] || (run.shortMessage ?? "it failed");
+  const run = await runQuietly(bwrap, PROBE_ARGS);
+  if (run.ok) return { ok: true, bwrap, version: await versionOf(bwrap), sizedTmpfs: await sizesTmpfs(bwrap) };
+  const said = run.output.trim().split("\n")[0] || run.failure;
   const namespaces = /namespace|uid map|setting up|Operation not permitted|Permission denied/i.test(said)
     ? " User namespaces look blocked here (a container without them, or AppArmor's kernel.apparmor_restrict_unprivileged_userns=1): allow them for bwrap, or run where they are allowed."
     : "";
   return { ok: false, reason: `${bwrap} cannot make a sandbox on this machine: ${said}.${namespaces}` };
 }
 
+/** Whether this bwrap bounds a tmpfs (`--size`, since bubblewrap 0.7; Ubuntu 22.04 has 0.6). */
+async function sizesTmpfs(bwrap: string): Promise<boolean> {
+  const run = await runQuietly(bwrap, ["--help"]);
+  return /^\s*--size\b/m.test(run.output);
+}
+
 /** `bwrap --version`'s number ("bubblewrap 0.8.0" → "0.8.0"), or undefined when it says none. */
 async function versionOf(bwrap: string): Promise<string | undefined> {
-  const run = await execa(bwrap, ["--version"], { reject: false, stdin: "ignore", timeout: 10_000 });
-  const said = run.exitCode === 0 ? String(run.stdout ?? "").trim() : "";
-  return /(\d+(?:\.\d+)+)/.exec(said)?.[1];
+  const run = await runQuietly(bwrap, ["--version"]);
+  return run.ok ? /(\d+(?:\.\d+)+)/.exec(run.output)?.[1] : undefined;
+}
+
+/** Runs a program with stdin closed: whether it exited with 0, what it wrote (both streams), and else why it failed. */
+export function runQuietly(file: string, args: readonly string[]): Promise<{ ok: boolean; output: string; failure: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(file, args, { timeout: 10_000, maxBuffer: 1024 * 1024, encoding: "utf8" }, (error, stdout, stderr) => {
+      const failure = error ? (error.killed ? "it did not answer within 10 s" : error.message.split("\n")[0] ?? "it failed") : "";
+      resolve({ ok: error === null, output: `${stderr}${stdout}`, failure });
+    });
+    child.stdin?.end();
+  });
 }
 
 /** An executable file named `name` in a folder of `pathVariable`. */

@@ -1,0 +1,191 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import type { Readable, Writable } from "node:stream";
+import { type CommandOutputs, commandOutputs } from "../_pipes.js";
+import { CallCgroup, type CgroupBounds } from "../limits/_cgroup.js";
+import { CALL_MARKER, ShellProcess } from "../run/_process.js";
+
+/**
+ * Enters the cgroups named before `--`, says so on fd 3, then reads the program to run from stdin
+ * (NUL-separated words, until its end) and becomes it, stdin from /dev/null. Stdin ends without a
+ * word when this process is gone: it leaves its cgroup (to the parent) and removes it.
+ */
+const SCRIPT = `
+files=(); for f do shift; [ "$f" = -- ] && break; files+=("$f"); done
+for f in "\${files[@]}"; do echo $$ > "$f/cgroup.procs" || exit 125; done
+printf r >&3; exec 3>&-
+mapfile -d '' -t argv
+if [ \${#argv[@]} -eq 0 ]; then for f in "\${files[@]}"; do echo $$ > "\${f%/*}/cgroup.procs"; rmdir "$f"; done; exit 0; fi
+exec "\${argv[@]}" </dev/null
+`;
+
+/** How long a call waits for a launcher still entering its cgroups before it starts its own. */
+const READY_WAIT_MS = 2000;
+
+/**
+ * A process already inside the next call's cgroups, waiting to be told what to run: moving into a
+ * cgroup waits for an RCU grace period when none happened lately (8–10 ms measured on a loaded
+ * machine), so the tool keeps one spare launcher that paid it before the call came. Made with the
+ * call's output pipes, environment marker and (network proxy) namespace descriptors.
+ */
+export class ReadyLauncher {
+  readonly cgroup: CallCgroup;
+  readonly ready: Promise<boolean>;
+  readonly #child: ChildProcess;
+  readonly #marker: string;
+  readonly #outputs: CommandOutputs;
+  readonly #environment: string;
+  #used = false;
+
+  private constructor(child: ChildProcess, cgroup: CallCgroup, marker: string, outputs: CommandOutputs, environment: string) {
+    this.#child = child;
+    this.cgroup = cgroup;
+    this.#marker = marker;
+    this.#outputs = outputs;
+    this.#environment = environment;
+    this.ready = new Promise<boolean>((resolve) => {
+      const signal = child.stdio[3] as Readable | null;
+      signal?.on("error", () => {});
+      signal?.once("data", () => {
+        signal.destroy();
+        resolve(true);
+      });
+      child.once("exit", () => resolve(false));
+      child.once("error", () => resolve(false));
+    });
+    child.on("error", () => {});
+    // A spare keeps no one waiting: this process may exit with it idle (its stdin then ends, and it leaves).
+    child.unref();
+    for (const stream of [child.stdin, child.stdio[3]] as Array<{ unref?: () => void } | null>) stream?.unref?.();
+  }
+
+  /** Starts one; undefined when it cannot be (its cgroups, its pipes, bash). */
+  static async prepare(bash: string, bounds: CgroupBounds, env: Record<string, string>, cwd: string, fds: readonly number[]): Promise<ReadyLauncher | undefined> {
+    let cgroup: CallCgroup;
+    try {
+      cgroup = new CallCgroup(bounds);
+    } catch {
+      return undefined;
+    }
+    const outputs = await commandOutputs();
+    const marker = randomUUID();
+    const environment = environmentOf(env);
+    const stdio: Array<"pipe" | number> = ["pipe", ...numbers(outputs.stdio), "pipe", ...fds];
+    let child: ChildProcess;
+    try {
+      child = spawn(bash, ["-c", SCRIPT, "toolhost-launcher", ...cgroup.folders(), "--"], {
+        cwd,
+        env: { ...process.env, ...env, [CALL_MARKER]: marker },
+        detached: true,
+        stdio,
+      });
+    } catch {
+      outputs.abandon();
+      void cgroup.remove();
+      return undefined;
+    }
+    if (child.pid === undefined) {
+      outputs.abandon();
+      void cgroup.remove();
+      return undefined;
+    }
+    return new ReadyLauncher(child, cgroup, marker, outputs, environment);
+  }
+
+  /** Whether it can run a call with this environment now (or soon: it is still entering its cgroups). */
+  usable(env: Record<string, string>): boolean {
+    return !this.#used && this.#child.exitCode === null && this.#child.signalCode === null && this.#environment === environmentOf(env);
+  }
+
+  /** Runs `argv` (the call's program) in it; undefined when it is gone. */
+  async start(argv: readonly string[]): Promise<ShellProcess | undefined> {
+    this.#used = true;
+    // From now on it runs a call: what it does is waited for (this process must not exit meanwhile).
+    this.#child.ref();
+    (this.#child.stdio[3] as { ref?: () => void } | null)?.ref?.();
+    let timer: NodeJS.Timeout | undefined;
+    const ready = await Promise.race([this.ready, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), READY_WAIT_MS)))]);
+    clearTimeout(timer);
+    const stdin = this.#child.stdin as Writable | null;
+    if (!ready || !stdin || this.#child.exitCode !== null) {
+      this.discard();
+      return undefined;
+    }
+    stdin.on("error", () => {});
+    stdin.end(`${argv.join("\0")}\0`);
+    return ShellProcess.adopt(this.#child, `${CALL_MARKER}=${this.#marker}`, this.#outputs);
+  }
+
+  /** Not used: it ends (its stdin closes), leaving and removing its cgroups itself. */
+  discard(): void {
+    if (!this.#used) this.#outputs.abandon();
+    this.#used = true;
+    this.#child.stdin?.end();
+    (this.#child.stdio[3] as Readable | null)?.destroy();
+  }
+}
+
+/** The environment a launcher was made with, to tell whether a call's would be the same. */
+function environmentOf(env: Record<string, string>): string {
+  return JSON.stringify([process.env, env]);
+}
+
+function numbers(stdio: CommandOutputs["stdio"]): Array<"pipe" | number> {
+  return [stdio[0], stdio[1]];
+}
+
+/** What a tool's launchers are made with. */
+export interface LauncherRecipe {
+  bash: string;
+  bounds: CgroupBounds;
+  cwd: string;
+  /** The descriptors given from 4 on (the proxy's namespace), when there are any. */
+  fds: () => Promise<number[]>;
+}
+
+/**
+ * The calls of one tool wait this long after the last one ended before a spare launcher is made:
+ * making one forks this process (milliseconds), which calls back to back would each pay.
+ */
+const IDLE_MS = 50;
+
+/** A tool's one spare launcher: made once the tool has been idle a moment, taken by the next call. */
+export class LauncherPool {
+  #spare: Promise<ReadyLauncher | undefined> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #disposed = false;
+
+  /** The spare, when there is one that can run a call with this environment. */
+  async take(env: Record<string, string>): Promise<ReadyLauncher | undefined> {
+    clearTimeout(this.#timer);
+    // Claimed before anything is awaited: calls side by side never share one.
+    const pending = this.#spare;
+    this.#spare = undefined;
+    const spare = pending ? await pending : undefined;
+    if (spare?.usable(env)) return spare;
+    spare?.discard();
+    return undefined;
+  }
+
+  /** A call ended: a spare is made for the next one once the tool has been idle `IDLE_MS`. */
+  refillLater(recipe: LauncherRecipe, env: Record<string, string>): void {
+    if (this.#disposed) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      if (this.#disposed || this.#spare) return;
+      this.#spare = recipe.fds().then(
+        (fds) => ReadyLauncher.prepare(recipe.bash, recipe.bounds, env, recipe.cwd, fds),
+        () => undefined,
+      );
+    }, IDLE_MS);
+    this.#timer.unref();
+  }
+
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    clearTimeout(this.#timer);
+    const spare = this.#spare ? await this.#spare : undefined;
+    this.#spare = undefined;
+    spare?.discard();
+  }
+}
