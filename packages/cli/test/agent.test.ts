@@ -14,7 +14,7 @@ import {
   textTurn,
   toolCallsTurn,
 } from "../../provider-openai/test/_fake-openai.js";
-import { inTerminal, jsonLines, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { inTerminal, jsonLines, removeDir, tempDir, toolhost, trust, writeConfig } from "./_helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -28,7 +28,8 @@ async function fake(script: Parameters<typeof startFakeOpenAI>[0]): Promise<Fake
 }
 
 function workspace(): string {
-  const dir = tempDir("toolhost-agent-");
+  // Trusted by its user: the config chooses the model's endpoint (baseURL), which only a trusted config may (docs/trust.md).
+  const dir = trust(tempDir("toolhost-agent-"));
   cleanups.push(() => removeDir(dir));
   writeFileSync(join(dir, "notes.txt"), "the answer is 42\n");
   return dir;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI, textTurn, toolCallsTurn } from "../../provider-openai/test/_fake-openai.js";
-import { inTerminal, jsonLines, project, removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { inTerminal, jsonLines, project, removeDir, tempDir, toolhost, trust, writeConfig } from "./_helpers.js";
 import { withAccessTools } from "./_policy-tools.js";
 
 const BASH = ["@toolhost/tool-bash", { sandbox: "off", timeout: 30 }];
@@ -244,6 +244,8 @@ describe("toolhost agent without a terminal", () => {
   it("the model reads the flag that would allow a refused call; --approve lets the next run's call through", async () => {
     const script = () => [toolCallsTurn([{ id: "c1", name: "bash", arguments: { command: "rm -rf out" } }]), textTurn("done")];
     server = await startFakeOpenAI([...script(), ...script()]);
+    // The config chooses the model's endpoint, which only a folder its user trusts may (docs/trust.md).
+    trust(dir);
     writeConfig(dir, { plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: server.url, maxRetries: 0 }], BASH, ["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
     const refused = await toolhost(["agent", "clean up"], { cwd: dir });
     expect(refused.code).toBe(0);

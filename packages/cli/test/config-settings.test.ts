@@ -1,10 +1,11 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { removeDir, tempDir, toolhost, trust, writeConfig } from "./_helpers.js";
 
 let dir: string;
 beforeEach(() => {
-  dir = tempDir();
+  // Trusted by its user: commandPrefix and env run around every command, which only a trusted config may set.
+  dir = trust(tempDir());
   writeConfig(dir, {
     plugins: [
       [

@@ -11,7 +11,7 @@ import bash from "@toolhost/tool-bash";
 import fs from "@toolhost/tool-fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI, textTurn, toolCallsTurn } from "../../provider-openai/test/_fake-openai.js";
-import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { removeDir, tempDir, toolhost, trust, writeConfig } from "./_helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -52,7 +52,8 @@ function filesUnder(dir: string): Array<{ path: string; text: string }> {
 
 /** A project folder with the secrets in files, and a private temporary folder for the CLI. */
 function project(): { dir: string; tmp: string } {
-  const dir = tempDir("toolhost-secrets-");
+  // Trusted by its user: the config chooses the model's endpoint, which only a trusted config may.
+  const dir = trust(tempDir("toolhost-secrets-"));
   const tmp = tempDir("toolhost-secrets-tmp-");
   cleanups.push(() => removeDir(dir), () => removeDir(tmp));
   writeFileSync(join(dir, "notes.txt"), `aws ${AWS}\nglued KEY_${AWS} tok${GITHUB}\nthe end\n`);
