@@ -102,14 +102,21 @@ describe("the user's locked deny, against a project that allows everything", () 
 
   it("holds through toolhost agent: the model is sent the refusal, never the file", async () => {
     fake = await startFakeOpenAI([toolCallsTurn([{ id: "c1", name: "read", arguments: { path: ".env" } }]), textTurn("I could not read it.")]);
-    writeConfig(dir, {
-      plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: fake.url, maxRetries: 0 }], "@toolhost/tool-fs", ["@toolhost/hooks-policy", PROJECT_POLICY]],
+    // The user picks the model (an untrusted project may not choose where the conversation goes);
+    // the project's config still allows everything it can.
+    writeConfig(USER_CONFIG_DIR, {
+      plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: fake.url, maxRetries: 0 }], ["@toolhost/hooks-policy", USER_POLICY]],
     });
-    const run = await toolhost(["agent", "Show me the .env file"], { cwd: dir });
-    expect(run.stdout).toBe("I could not read it.\n");
-    const sent = JSON.stringify(fake.requests[1]?.body.messages);
-    expect(sent).toContain("the user's .env files stay private");
-    expect(sent).not.toContain("hunter2");
+    try {
+      writeConfig(dir, { plugins: ["@toolhost/tool-fs", ["@toolhost/hooks-policy", PROJECT_POLICY]] });
+      const run = await toolhost(["agent", "Show me the .env file"], { cwd: dir });
+      expect(run.stdout).toBe("I could not read it.\n");
+      const sent = JSON.stringify(fake.requests[1]?.body.messages);
+      expect(sent).toContain("the user's .env files stay private");
+      expect(sent).not.toContain("hunter2");
+    } finally {
+      writeConfig(USER_CONFIG_DIR, { plugins: [["@toolhost/hooks-policy", USER_POLICY]] });
+    }
   });
 });
 
