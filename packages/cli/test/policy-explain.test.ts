@@ -84,11 +84,19 @@ describe("toolhost policy explain", () => {
     expect(jsonLines(lines.stdout)).toEqual([expect.objectContaining({ decision: "allow", tool: "read" })]);
   });
 
-  it("exits 2 for a call the tool would refuse before the policy judges it, saying so", async () => {
+  it("judges a path that does not exist yet, saying so and what the tool would make of the call (issue 29; it exited 2 before)", async () => {
+    // With any policy: the explanation, then how the call would end as it is.
     const result = await toolhost(["policy", "explain", "read", '{"path": "missing.txt"}'], { cwd: dir });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('"read" would not reach the policy: "missing.txt" does not exist');
-    expect(result.stderr).toContain("(TOOLHOST_FS_NOT_FOUND)");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('note: as it is, the call would not run: the tool refuses it (TOOLHOST_FS_NOT_FOUND): "missing.txt" does not exist');
+    const json = JSON.parse((await toolhost(["--json", "policy", "explain", "read", '{"path": "missing.txt"}'], { cwd: dir })).stdout) as { wouldEnd?: { code: string } };
+    expect(json.wouldEnd?.code).toBe("TOOLHOST_FS_NOT_FOUND");
+    // With hooks-policy, the path itself is judged (and said not to exist); a denied one is denied whether or not it exists yet.
+    writeConfig(dir, { plugins: ["@toolhost/tool-fs", ["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
+    const judged = await toolhost(["policy", "explain", "read", '{"path": "missing.txt"}'], { cwd: dir });
+    expect(judged.stdout).toContain(`${join(dir, "missing.txt")} does not exist yet: read would refuse the call as it is`);
+    const secret = JSON.parse((await toolhost(["--json", "policy", "explain", "read", '{"path": "sub/.env"}'], { cwd: dir })).stdout) as { decision: string };
+    expect(secret.decision).toBe("deny");
   });
 
   it('with "-", a line of an unknown tool without "access", or with invalid arguments, is an error line; exit 2', async () => {

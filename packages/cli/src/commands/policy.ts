@@ -72,14 +72,15 @@ async function explain(cli: Cli, tool: string, argsText: string): Promise<number
   const host = await cli.host();
   const service = policyOf(host);
   if (tool === "-") return explainLines(cli, service, await readStdin((text) => cli.note(text), "calls to explain"), host.harness);
-  await checkCall(host.harness, tool, args);
+  const wouldEnd = await checkCall(host.harness, tool, args);
   const explanation = await service.explain({ tool, args, cwd: cli.globals.cwd });
   if (cli.globals.json) {
-    await cli.out(`${JSON.stringify(explanation)}\n`);
+    await cli.out(`${JSON.stringify(wouldEnd ? { ...explanation, wouldEnd } : explanation)}\n`);
     return ExitCode.OK;
   }
   const rules = explanation.decision === "ask" ? ((await service.rules?.()) ?? []) : [];
   await cli.out(explainText(explanation, cli.paintOut, { rules, cwd: cli.globals.cwd }));
+  if (wouldEnd) await cli.out(terminalLine(`note: as it is, the call would not run: the tool refuses it (${wouldEnd.code}): ${wouldEnd.text}`) + "\n");
   return ExitCode.OK;
 }
 
@@ -107,13 +108,14 @@ async function explainLine(cli: Cli, service: PolicyService, harness: AgentHarne
     throw new UsageError('expected { "tool": string, "args": object, "cwd"?: string, "access"?: object }');
   }
   // A line with its own access is another host's call; without, it is a call of this config's tool.
-  if (request.access === undefined) await checkCall(harness, request.tool, request.args ?? {});
-  return service.explain({
+  const wouldEnd = request.access === undefined ? await checkCall(harness, request.tool, request.args ?? {}) : undefined;
+  const explanation = await service.explain({
     tool: request.tool,
     args: request.args ?? {},
     cwd: typeof request.cwd === "string" ? request.cwd : cli.globals.cwd,
     ...(request.access !== undefined && { access: request.access as ToolAccess }),
   });
+  return wouldEnd ? { ...explanation, wouldEnd } : explanation;
 }
 
 async function listRules(cli: Cli): Promise<number> {
