@@ -1,8 +1,8 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createHost } from "@toolhost/core/config";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createHost, trustFolder } from "@toolhost/core/config";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempFolder, textOf } from "./_helpers.js";
 
 // The built package, as a host finds it: by name, from a folder whose node_modules lead to it.
@@ -10,8 +10,15 @@ const packageFolder = fileURLToPath(new URL("..", import.meta.url));
 
 let dir: string;
 let remove: () => void;
+// The test's own user and managed config folders (never the machine's), in which its user trusts
+// the project: the config sets `env`, which only a trusted config may (docs/trust.md).
+const configHome = tempFolder();
+process.env.XDG_CONFIG_HOME = configHome.dir;
+process.env.TOOLHOST_MANAGED_CONFIG_DIR = join(configHome.dir, "managed");
+afterAll(() => configHome.remove());
 beforeEach(() => {
   ({ dir, remove } = tempFolder());
+  trustFolder(dir, process.env);
 });
 const spills: string[] = [];
 afterEach(() => {

@@ -84,6 +84,9 @@ export class ReadyLauncher {
       void cgroup.remove();
       return undefined;
     }
+    // A spawn that fails (its folder removed meanwhile: ENOENT) says so in an `error` event, after
+    // this returns: handled here, never an unhandled error of the process.
+    child.on("error", () => undefined);
     if (child.pid === undefined) {
       outputs.abandon();
       void cgroup.remove();
