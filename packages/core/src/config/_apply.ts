@@ -98,7 +98,10 @@ export async function applyPlanned(planned: PlannedPlugin, found: ResolvedModule
   try {
     await harness.use(reporting, planned.options, { layers: planned.layers });
   } catch (error) {
-    throw applyError(error, plugin, planned.options, { name: planned.name, where, at, hints: scope.hints });
+    // Named by the config whose options the plugin got (the nearest owner's, or the managed one's), not the first to name it.
+    const optionsFile = planned.layers.find((layer) => layer.owner === planned.optionsFrom)?.file ?? configPath;
+    const named = optionsFile ? `named in ${optionsFile}` : where;
+    throw applyError(error, plugin, planned.options, { name: planned.name, where: named, at: { configPath: optionsFile, plugin: planned.name }, hints: scope.hints });
   }
   const loaded: LoadedPlugin = {
     name: plugin.name,
