@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 // not a failure (speed is measured in bench/fs), a hang is caught by these timeouts.
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });
