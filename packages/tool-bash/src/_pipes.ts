@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, unlinkSync } from "node:fs";
 import { type OnReadOpts, Socket, type SocketConstructorOpts } from "node:net";
 import type { Readable } from "node:stream";
 import { takeFifoPair } from "./_fifos.js";
@@ -23,6 +23,11 @@ export interface OutputPipe {
 export interface CommandOutputs {
   /** File descriptors for the child's stdout and stderr, or "pipe" to let Node make them. */
   stdio: [number | "pipe", number | "pipe"];
+  /**
+   * What the command's stdout and stderr are open on (`device:inode`), known here without asking
+   * the command's process (which may have exited before anyone looks): undefined for Node's pipes.
+   */
+  files: string[] | undefined;
   /** Called once the child has started (or failed to): closes this process's copies of its ends. */
   spawned(child: { stdout: Readable | null; stderr: Readable | null }): [OutputPipe, OutputPipe];
   /** Closes everything, when the child could not be started. */
@@ -44,6 +49,7 @@ export async function commandOutputs(): Promise<CommandOutputs> {
   if (fifos) return fifos;
   return {
     stdio: ["pipe", "pipe"],
+    files: undefined,
     spawned: (child) => [new StreamPipe(child.stdout as Readable), new StreamPipe(child.stderr as Readable)],
     abandon: () => {},
   };
@@ -82,6 +88,11 @@ async function openFifos(): Promise<CommandOutputs | undefined> {
   };
   return {
     stdio: [outWrite, errWrite],
+    // A FIFO's ends are one inode: whoever holds its write end holds this.
+    files: [outWrite, errWrite].map((fd) => {
+      const stat = fstatSync(fd);
+      return `${stat.dev}:${stat.ino}`;
+    }),
     spawned: () => {
       // The child has its own copies; ours would keep the pipes open after it exits.
       closeWriteEnds();

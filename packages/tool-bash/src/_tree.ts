@@ -139,9 +139,12 @@ export class ProcessTree {
 
   /**
    * `markerEntry` is `NAME=value`, set in the command's environment; `pipesClosed` says whether the
-   * command's output pipes are closed (then no process holds them, and none is looked for by them).
+   * command's output pipes are closed (then no process holds them, and none is looked for by them);
+   * `pipeFiles` are those pipes as `device:inode`, when the caller knows them: else they are read
+   * from the shell's stdout and stderr, which finds nothing once it has exited (a loaded machine
+   * may run a short command to its end before this constructor runs).
    */
-  constructor(rootPid: number, markerEntry: string, pipesClosed: () => boolean = () => false) {
+  constructor(rootPid: number, markerEntry: string, pipesClosed: () => boolean = () => false, pipeFiles?: readonly string[]) {
     this.#root = rootPid;
     this.#pipesClosed = pipesClosed;
     this.#marker = Buffer.from(`${markerEntry}\0`);
@@ -150,10 +153,9 @@ export class ProcessTree {
     this.#rootStart = root?.startTime ?? 0;
     if (root) this.#known.set(rootPid, root.startTime);
     this.#lastPid = lastPid();
-    for (const fd of [1, 2]) {
-      const pipe = openFileOf(rootPid, fd);
+    for (const file of pipeFiles ?? [1, 2].map((fd) => openFileOf(rootPid, fd))) {
       // Unknown if the shell is already gone: its group, session and marker still find what it left.
-      if (pipe !== undefined) this.#pipes.add(pipe);
+      if (file !== undefined) this.#pipes.add(file);
     }
     // Never signal this process or its ancestors, whatever a scan says.
     let pid = process.pid;

@@ -1,8 +1,10 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentHarness, ErrorCode } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commandOutputs } from "../src/_pipes.js";
+import { ProcessTree } from "../src/_tree.js";
 import bashPlugin, { BashErrorCode, createBashTool } from "../src/index.js";
 import { isRunning, readPids, tempFolder, textOf, treeCommand } from "./_helpers.js";
 
@@ -171,6 +173,27 @@ describe("bash: the whole tree ends", { timeout: 60_000 }, () => {
     const result = await tool.execute("t", { command }, new AbortController().signal, () => {}, undefined);
     expect(textOf(result)).toBe("done");
     expectAllEnded(await pidsOf([pidFile]));
+  });
+
+  it("when the shell exited before its tree was looked at: the orphan holding the output pipe is still found", async () => {
+    // A loaded machine may run a short command to its end between the spawn and the tree's first
+    // look (1 call in 100 here, with three processes calling at once): the shell is a zombie then,
+    // with no stdout to read the pipe's identity from. The tree knows the pipes from their FIFOs.
+    const pidFile = join(dir, "escaped.pid");
+    const outputs = await commandOutputs();
+    const command = `(setsid env -i sh -c 'echo $$ > ${pidFile}; exec sleep 300' &)\nuntil [ -s ${pidFile} ]; do sleep 0.01; done`;
+    const child = spawn("bash", ["-c", command], { detached: true, stdio: ["ignore", ...outputs.stdio] });
+    const pipes = outputs.spawned(child);
+    const root = child.pid as number;
+    // Held synchronously, so that Node cannot reap it: the shell stays a zombie with no files open.
+    while (!readFileSync(`/proc/${root}/stat`, "latin1").includes(") Z ")) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    expect(execFileSync("ls", [`/proc/${root}/fd`], { encoding: "utf8" })).toBe("");
+    const tree = new ProcessTree(root, "TOOLHOST_BASH_CALL=none", () => pipes[0].isClosed && pipes[1].isClosed, outputs.files);
+    const [escaped] = await pidsOf([pidFile]);
+    expect(isRunning(escaped as number)).toBe(true);
+    await tree.end(KILL_GRACE_MS);
+    expectAllEnded([escaped as number]);
+    for (const pipe of pipes) pipe.destroy();
   });
 
   it("when the harness is disposed", async () => {

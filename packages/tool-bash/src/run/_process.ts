@@ -63,7 +63,7 @@ export class ShellProcess {
     this.pid = pid;
     const pipes = outputs.spawned(child);
     this.pipes = pipes;
-    this.#tree = new ProcessTree(pid, marker, () => pipes[0].isClosed && pipes[1].isClosed);
+    this.#tree = new ProcessTree(pid, marker, () => pipes[0].isClosed && pipes[1].isClosed, outputs.files);
     this.#unmarkExit = killTreeOnExit(this.#tree);
     this.#tracker = setInterval(() => this.#tree.track(), TRACK_INTERVAL_MS);
     this.#tracker.unref();
