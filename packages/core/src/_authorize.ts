@@ -29,12 +29,9 @@ const NOTHING: Authorization = Object.freeze({});
  * once when no tap made a promise.
  */
 export function authorize(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal, followUp?: ToolAccess): Authorization | Promise<Authorization> {
-  const hook = scope.hooks.beforeToolCall;
-  // With no tap nothing is decided, and nothing is told.
-  if (hook.taps.length === 0 && hook.interceptors.length === 0) return NOTHING;
-  let decided: ToolDecision | undefined | Promise<ToolDecision | undefined>;
+  let decided: Judging;
   try {
-    decided = runHook(hook, ctx, signal);
+    decided = judge(scope, ctx, signal);
   } catch (error) {
     return failed(scope, ctx, error, followUp);
   }
@@ -45,8 +42,23 @@ export function authorize(scope: PipelineScope, ctx: ToolCallContext, signal: Ab
   );
 }
 
+/** What `judge` gives: the decision, at once or as the taps' promise. */
+export type Judging = ToolDecision | undefined | Promise<ToolDecision | undefined>;
+
+/**
+ * The `beforeToolCall` taps' decision as they give it: at once, or the hook's own promise when a
+ * tap made one (the pipeline awaits it itself: a promise layer per stage costs a turn per call).
+ * Throws (or rejects) with what a tap threw: `failed` refuses the call then.
+ */
+export function judge(scope: PipelineScope, ctx: ToolCallContext, signal: AbortSignal): Judging {
+  const hook = scope.hooks.beforeToolCall;
+  // With no tap nothing is decided, and nothing is told.
+  if (hook.taps.length === 0 && hook.interceptors.length === 0) return undefined;
+  return runHook(hook, ctx, signal);
+}
+
 /** A tap threw: the call is refused, naming it. */
-function failed(scope: PipelineScope, ctx: ToolCallContext, error: unknown, followUp: ToolAccess | undefined): Authorization {
+export function failed(scope: PipelineScope, ctx: ToolCallContext, error: unknown, followUp: ToolAccess | undefined): Authorization {
   const by = error instanceof TapError ? error.tapName : "beforeToolCall";
   const text = `Blocked: the check before "${nameOf(ctx.toolCall)}" failed, so the call was refused. ${messageOf(error)}`;
   tell(scope, ctx, { decision: "deny", by, reason: text }, followUp);
@@ -54,7 +66,7 @@ function failed(scope: PipelineScope, ctx: ToolCallContext, error: unknown, foll
 }
 
 /** What the decision makes of the call: nothing (go on), a refusal, or an ask of `approve`. */
-function decide(
+export function decide(
   scope: PipelineScope,
   ctx: ToolCallContext,
   decided: ToolDecision | undefined,

@@ -1,7 +1,7 @@
 import { ErrorCode, messageOf } from "./errors.js";
-import { authorize } from "./_authorize.js";
+import { type Authorization, decide, failed, judge } from "./_authorize.js";
 import { checked, executionFailed, started } from "./_execute.js";
-import { finalize } from "./_finalize.js";
+import { finalize, withheld } from "./_finalize.js";
 import { nameOf, prepare, resolveTool } from "./_prepare.js";
 import { toolError } from "./results.js";
 import type { PipelineScope } from "./_scope.js";
@@ -24,7 +24,8 @@ import type { AgentToolResult, AnyAgentTool, PreparedToolCall, ToolCall, ToolCal
 
 /**
  * Stages prepare to finalize of one call. Never rejects. A stage answers at once where no tap (nor
- * the tool) made a promise, and only such a promise is awaited: one async frame per call.
+ * the tool) made a promise, and only such a promise is awaited, here: one async frame per call, and
+ * no promise layer of a stage's own over a hook's (each costs a turn per call).
  */
 export async function runCall(scope: PipelineScope, call: ToolCall, tool: AnyAgentTool, signal: AbortSignal): Promise<AgentToolResult> {
   const ctx: ToolCallContext = { toolCall: call, tool, args: call.arguments, context: scope.toolContext };
@@ -32,8 +33,14 @@ export async function runCall(scope: PipelineScope, call: ToolCall, tool: AnyAge
     const prepared = prepare(scope, ctx);
     const ended = isThenable(prepared) ? await prepared : prepared;
     if (ended) return ended;
-    const authorizing = authorize(scope, ctx, signal);
-    const authorization = isThenable(authorizing) ? await authorizing : authorizing;
+    let authorization: Authorization;
+    try {
+      const judging = judge(scope, ctx, signal);
+      const deciding = decide(scope, ctx, isThenable(judging) ? await judging : judging, signal, undefined);
+      authorization = isThenable(deciding) ? await deciding : deciding;
+    } catch (error) {
+      authorization = failed(scope, ctx, error, undefined);
+    }
     if (authorization.refusal) return authorization.refusal;
     let result: AgentToolResult;
     try {
@@ -41,8 +48,12 @@ export async function runCall(scope: PipelineScope, call: ToolCall, tool: AnyAge
     } catch (error) {
       result = executionFailed(ctx, signal, error);
     }
-    const finalized = finalize(scope, ctx, result, signal);
-    return isThenable(finalized) ? await finalized : finalized;
+    try {
+      const finalized = finalize(scope, ctx, result, signal);
+      return isThenable(finalized) ? await finalized : finalized;
+    } catch (error) {
+      return withheld(ctx, error);
+    }
   } catch (error) {
     return toolError(ErrorCode.INTERNAL, `toolhost failed on the call of "${nameOf(call)}" (a bug of toolhost): ${messageOf(error)}`);
   }
