@@ -1,7 +1,8 @@
 import { AgentHarness } from "@toolhost/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import bashPlugin from "../src/index.js";
-import { runBash, tempFolder } from "./_helpers.js";
+import { ReadyLauncher } from "../src/sandbox/_launcher.js";
+import { runBash, tempFolder, textOf } from "./_helpers.js";
 
 // A call hands its trace context (core's `propagate` hook, read through `execution.carrier()`) to
 // the programs it runs, in their environment as OpenTelemetry's environment carrier reads it.
@@ -39,5 +40,39 @@ describe.each(["off", "auto"] as const)("sandbox %s", (sandbox) => {
     await harness.use(bashPlugin, { sandbox: sandbox === "auto" ? "required" : "off" });
     const { text } = await runBash(harness, 'printf "[%s]" "${TRACEPARENT-unset}"');
     expect(text.trim()).toBe(process.env.TRACEPARENT === undefined ? "[unset]" : `[${process.env.TRACEPARENT}]`);
+  });
+});
+
+describe("sandboxed, minimal root, call after call", () => {
+  it("each call sees its own trace context, also through the spare launcher, and one it no longer has is gone", async () => {
+    // The spare launcher (bash waiting in the next call's cgroups) is made with the environment of
+    // the call before; the next call's differences go with its program. Before, a trace context
+    // (new each call) made every spare unusable: each traced call paid the cgroup move's wait.
+    const { dir, remove } = tempFolder();
+    const harness = new AgentHarness({ cwd: dir });
+    cleanup.push(remove, () => harness.dispose());
+    await harness.use(bashPlugin, { sandbox: "required", env: { KEPT: "kept" } });
+    harness.hooks.propagate.tap("test-trace", (carrier, ctx) => {
+      const n = Number(ctx.toolCall.id);
+      carrier.traceparent = `00-${String(n).padStart(32, "0")}-00f067aa0ba902b7-01`;
+      if (n % 2 === 1) carrier.tracestate = `call=${n}`;
+    });
+    const started = vi.spyOn(ReadyLauncher.prototype, "start");
+    cleanup.push(() => started.mockRestore());
+    const seen: string[] = [];
+    for (let n = 1; n <= 6; n++) {
+      const [result] = await harness.executeToolCalls([
+        { id: String(n), name: "bash", arguments: { command: 'printf "%s|%s|%s" "$TRACEPARENT" "${TRACESTATE-none}" "$KEPT"' } },
+      ]);
+      expect(result?.isError).toBe(false);
+      seen.push(textOf(result as never).trim());
+      // As an agent calls: a moment between calls, in which the spare gets ready.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seen).toEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => `00-${String(n).padStart(32, "0")}-00f067aa0ba902b7-01|${n % 2 === 1 ? `call=${n}` : "none"}|kept`),
+    );
+    // Every call after the first ran in a spare.
+    expect(started.mock.calls.length).toBe(5);
   });
 });

@@ -6,8 +6,9 @@ import { CallCgroup, type CgroupBounds } from "../limits/_cgroup.js";
 import { CALL_MARKER, ShellProcess } from "../run/_process.js";
 
 /**
- * Enters the cgroups named before `--`, says so on fd 3, then reads the program to run from stdin
- * (NUL-separated words, until its end) and becomes it, stdin from /dev/null. Stdin ends without a
+ * Enters the cgroups named before `--`, says so on fd 3, then reads from stdin (NUL-separated
+ * words, until its end) the call's changes to its environment (`NAME=value` exported, `-NAME`
+ * unset), `--`, and the program to run, and becomes it, stdin from /dev/null. Stdin ends without a
  * word when this process is gone: it leaves its cgroup (to the parent) and removes it.
  */
 const SCRIPT = `
@@ -16,6 +17,11 @@ for f in "\${files[@]}"; do echo $$ > "$f/cgroup.procs" || exit 125; done
 printf r >&3; exec 3>&-
 mapfile -d '' -t argv
 if [ \${#argv[@]} -eq 0 ]; then for f in "\${files[@]}"; do echo $$ > "\${f%/*}/cgroup.procs"; rmdir "$f"; done; exit 0; fi
+while [ \${#argv[@]} -gt 0 ] && [ "\${argv[0]}" != -- ]; do
+  w=\${argv[0]}; argv=("\${argv[@]:1}")
+  if [ "\${w:0:1}" = - ]; then unset "\${w:1}" || exit 125; else export "$w" || exit 125; fi
+done
+argv=("\${argv[@]:1}")
 exec "\${argv[@]}" </dev/null
 `;
 
@@ -34,10 +40,11 @@ export class ReadyLauncher {
   readonly #child: ChildProcess;
   readonly #marker: string;
   readonly #outputs: CommandOutputs;
-  readonly #environment: string;
+  /** The environment it was made with (the marker aside): a call's own differences are sent with its program. */
+  readonly #environment: Readonly<Record<string, string | undefined>>;
   #used = false;
 
-  private constructor(child: ChildProcess, cgroup: CallCgroup, marker: string, outputs: CommandOutputs, environment: string) {
+  private constructor(child: ChildProcess, cgroup: CallCgroup, marker: string, outputs: CommandOutputs, environment: Record<string, string | undefined>) {
     this.#child = child;
     this.cgroup = cgroup;
     this.#marker = marker;
@@ -69,13 +76,13 @@ export class ReadyLauncher {
     }
     const outputs = await commandOutputs();
     const marker = randomUUID();
-    const environment = environmentOf(env);
+    const environment = { ...process.env, ...env };
     const stdio: Array<"pipe" | number> = ["pipe", ...numbers(outputs.stdio), "pipe", ...fds];
     let child: ChildProcess;
     try {
       child = spawn(bash, ["-c", SCRIPT, "toolhost-launcher", ...cgroup.folders(), "--"], {
         cwd,
-        env: { ...process.env, ...env, [CALL_MARKER]: marker },
+        env: { ...environment, [CALL_MARKER]: marker },
         detached: true,
         stdio,
       });
@@ -97,11 +104,16 @@ export class ReadyLauncher {
 
   /** Whether it can run a call with this environment now (or soon: it is still entering its cgroups). */
   usable(env: Record<string, string>): boolean {
-    return !this.#used && this.#child.exitCode === null && this.#child.signalCode === null && this.#environment === environmentOf(env);
+    return !this.#used && this.#child.exitCode === null && this.#child.signalCode === null && changes(this.#environment, env) !== undefined;
   }
 
-  /** Runs `argv` (the call's program) in it; undefined when it is gone. */
-  async start(argv: readonly string[]): Promise<ShellProcess | undefined> {
+  /** Runs `argv` (the call's program) in it, with the call's environment `env`; undefined when it is gone. */
+  async start(argv: readonly string[], env: Record<string, string>): Promise<ShellProcess | undefined> {
+    const words = changes(this.#environment, env);
+    if (words === undefined) {
+      this.discard();
+      return undefined;
+    }
     this.#used = true;
     // From now on it runs a call: what it does is waited for (this process must not exit meanwhile).
     this.#child.ref();
@@ -115,7 +127,7 @@ export class ReadyLauncher {
       return undefined;
     }
     stdin.on("error", () => {});
-    stdin.end(`${argv.join("\0")}\0`);
+    stdin.end(`${[...words, "--", ...argv].join("\0")}\0`);
     return ShellProcess.adopt(this.#child, `${CALL_MARKER}=${this.#marker}`, this.#outputs);
   }
 
@@ -128,9 +140,34 @@ export class ReadyLauncher {
   }
 }
 
-/** The environment a launcher was made with, to tell whether a call's would be the same. */
-function environmentOf(env: Record<string, string>): string {
-  return JSON.stringify([process.env, env]);
+/**
+ * Bash's own variables, which `export` or `unset` in the launcher cannot set as a call's
+ * environment would (read-only, or dynamic, or read by bash itself): a call that changes one runs
+ * without the spare.
+ */
+const BASH_OWN = /^(BASH.*|SHELLOPTS|EUID|UID|PPID|GROUPS|RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|FUNCNAME|DIRSTACK|EPOCHSECONDS|EPOCHREALTIME|OPTIND|OPTARG|OPTERR|IFS|PS4|SHLVL|PWD|OLDPWD|ENV|POSIXLY_CORRECT|_)$/;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The words that turn the launcher's environment into a call's (this process's with the call's
+ * `env`): `NAME=value` for each added or changed, `-NAME` for each gone (a trace context differs
+ * call by call); undefined when one cannot be sent so (not a name, or one of bash's own).
+ */
+function changes(made: Readonly<Record<string, string | undefined>>, env: Record<string, string>): string[] | undefined {
+  const wanted: Record<string, string | undefined> = { ...process.env, ...env };
+  const words: string[] = [];
+  for (const [name, value] of Object.entries(wanted)) {
+    // The launcher's own marker stands, as a fresh start's does over the configured environment.
+    if (value === undefined || made[name] === value || name === CALL_MARKER) continue;
+    if (!NAME.test(name) || BASH_OWN.test(name) || value.includes("\0")) return undefined;
+    words.push(`${name}=${value}`);
+  }
+  for (const [name, value] of Object.entries(made)) {
+    if (value === undefined || wanted[name] !== undefined || name === CALL_MARKER) continue;
+    if (!NAME.test(name) || BASH_OWN.test(name)) return undefined;
+    words.push(`-${name}`);
+  }
+  return words;
 }
 
 function numbers(stdio: CommandOutputs["stdio"]): Array<"pipe" | number> {
@@ -147,12 +184,14 @@ export interface LauncherRecipe {
 }
 
 /**
- * The calls of one tool wait this long after the last one ended before a spare launcher is made:
- * making one forks this process (milliseconds), which calls back to back would each pay.
+ * A spare is made this soon after a call ends: at once (the next turn), so that the next call,
+ * even one that follows within milliseconds, finds one that has paid (or is paying) the cgroup
+ * move's wait. Making it forks this process, as a call without a spare would: the fork moves, it
+ * is not added.
  */
-const IDLE_MS = 50;
+const REFILL_MS = 0;
 
-/** A tool's one spare launcher: made once the tool has been idle a moment, taken by the next call. */
+/** A tool's one spare launcher: made as a call ends, taken by the next call. */
 export class LauncherPool {
   #spare: Promise<ReadyLauncher | undefined> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -170,7 +209,7 @@ export class LauncherPool {
     return undefined;
   }
 
-  /** A call ended: a spare is made for the next one once the tool has been idle `IDLE_MS`. */
+  /** A call ended: a spare is made for the next one (after `REFILL_MS`, unless one is made already). */
   refillLater(recipe: LauncherRecipe, env: Record<string, string>): void {
     if (this.#disposed) return;
     clearTimeout(this.#timer);
@@ -180,7 +219,7 @@ export class LauncherPool {
         (fds) => ReadyLauncher.prepare(recipe.bash, recipe.bounds, env, recipe.cwd, fds),
         () => undefined,
       );
-    }, IDLE_MS);
+    }, REFILL_MS);
     this.#timer.unref();
   }
 
