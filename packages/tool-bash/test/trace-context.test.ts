@@ -1,3 +1,5 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { AgentHarness } from "@toolhost/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import bashPlugin from "../src/index.js";
@@ -74,5 +76,36 @@ describe("sandboxed, minimal root, call after call", () => {
     );
     // Every call after the first ran in a spare.
     expect(started.mock.calls.length).toBe(5);
+  });
+
+  it("runs no startup file of the host's shell before a call, and the environment is the call's", async () => {
+    // The spare launcher is bash with a socket for stdin (Node's pipes are socket pairs): without
+    // --norc it read /etc/bash.bashrc and ~/.bashrc as if sshd had started it, outside the sandbox
+    // (root's .bashrc here changes PATH), and BASH_ENV's file ran there too. Bash does so only as a
+    // top-level shell: SHLVL 0 here, as a host started by a service manager or an IDE has none.
+    const { dir, remove } = tempFolder();
+    const home = tempFolder();
+    cleanup.push(remove, home.remove);
+    const marker = join(home.dir, "ran");
+    writeFileSync(join(home.dir, ".bashrc"), `echo bashrc >> ${marker}\nexport PATH=/from-bashrc:$PATH\n`);
+    writeFileSync(join(home.dir, "bash-env"), `echo bash-env >> ${marker}\n`);
+    const harness = new AgentHarness({ cwd: dir });
+    cleanup.push(() => harness.dispose());
+    await harness.use(bashPlugin, { sandbox: "required", env: { HOME: home.dir, BASH_ENV: join(home.dir, "bash-env"), SHLVL: "0" } });
+    const started = vi.spyOn(ReadyLauncher.prototype, "start");
+    cleanup.push(() => started.mockRestore());
+    const seen: string[] = [];
+    for (let n = 1; n <= 4; n++) {
+      const [result] = await harness.executeToolCalls([{ id: String(n), name: "bash", arguments: { command: 'printf "%s|%s" "$BASH_ENV" "$PATH"' } }]);
+      expect(result?.isError).toBe(false);
+      seen.push(textOf(result as never).trim());
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(started.mock.calls.length).toBe(3);
+    expect(existsSync(marker)).toBe(false);
+    for (const each of seen) {
+      expect(each.startsWith(`${join(home.dir, "bash-env")}|`)).toBe(true);
+      expect(each).not.toContain("/from-bashrc");
+    }
   });
 });

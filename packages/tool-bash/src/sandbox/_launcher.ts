@@ -76,11 +76,13 @@ export class ReadyLauncher {
     }
     const outputs = await commandOutputs();
     const marker = randomUUID();
-    const environment = { ...process.env, ...env };
+    const environment = launcherEnvironment({ ...process.env, ...env });
     const stdio: Array<"pipe" | number> = ["pipe", ...numbers(outputs.stdio), "pipe", ...fds];
     let child: ChildProcess;
     try {
-      child = spawn(bash, ["-c", SCRIPT, "toolhost-launcher", ...cgroup.folders(), "--"], {
+      // --norc: its stdin is a socket (Node's pipes are), and bash then reads /etc/bash.bashrc and
+      // ~/.bashrc as if sshd had started it, outside the sandbox, changing what the call inherits.
+      child = spawn(bash, ["--norc", "-c", SCRIPT, "toolhost-launcher", ...cgroup.folders(), "--"], {
         cwd,
         env: { ...environment, [CALL_MARKER]: marker },
         detached: true,
@@ -141,6 +143,17 @@ export class ReadyLauncher {
 }
 
 /**
+ * The environment a launcher starts with: the call's, without what bash would act on at its own
+ * start (`BASH_ENV`, a file it runs; `SHELLOPTS`, `BASHOPTS`, options it takes on). A call with
+ * `BASH_ENV` gets it back with its program (it is for the call's shell); one with the others runs
+ * without the spare (bash cannot export them).
+ */
+function launcherEnvironment(environment: Record<string, string | undefined>): Record<string, string | undefined> {
+  const { BASH_ENV, SHELLOPTS, BASHOPTS, ...rest } = environment;
+  return rest;
+}
+
+/**
  * Bash's own variables, which `export` or `unset` in the launcher cannot set as a call's
  * environment would (read-only, or dynamic, or read by bash itself): a call that changes one runs
  * without the spare.
@@ -159,7 +172,7 @@ function changes(made: Readonly<Record<string, string | undefined>>, env: Record
   for (const [name, value] of Object.entries(wanted)) {
     // The launcher's own marker stands, as a fresh start's does over the configured environment.
     if (value === undefined || made[name] === value || name === CALL_MARKER) continue;
-    if (!NAME.test(name) || BASH_OWN.test(name) || value.includes("\0")) return undefined;
+    if (!NAME.test(name) || (BASH_OWN.test(name) && name !== "BASH_ENV") || value.includes("\0")) return undefined;
     words.push(`${name}=${value}`);
   }
   for (const [name, value] of Object.entries(made)) {

@@ -1,0 +1,122 @@
+// bench/bash: the bash tool's own cost, side by side with its floor, in one run (medians, ratios).
+//  1. per call (`true`): a bare spawn of the same shell, the tool unsandboxed, sandboxed with the
+//     host root (today's sandbox) and with the minimal root; interleaved call by call, so that a
+//     busy moment of the machine hits every kind alike;
+//  2. the per-call timeline (prepare, spawn, first byte, exit, tree check, drain, result);
+//  3. 100 MB of output through the tool (unsandboxed, minimal root) beside coreutils writing the
+//     same bytes through one more pipe into a file (what the tool does: it keeps them in a file);
+//  4. 100 MB downloaded through the sandbox's proxy beside the same download made directly;
+//  5. hiding the policy's denied paths (host root): what it costs a call.
+// Each measurement of time and memory of a whole run is a fresh Node process, so its peak RSS is its own.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { loadavg } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const packages = (name, file = "index.js") => pathToFileURL(join(here, `../../packages/${name}/dist/${file}`)).href;
+const dist = join(here, "../../packages/tool-bash/dist/index.js");
+if (!existsSync(dist)) {
+  console.error(`Build the package first: ${dist} is missing (pnpm --filter @toolhost/tool-bash build).`);
+  process.exit(1);
+}
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CALLS = Number(process.env.BENCH_CALLS ?? 200);
+const SPACED = Number(process.env.BENCH_SPACED ?? 30);
+const MiB = 1024 * 1024;
+const COMMAND = `yes ${"x".repeat(100)} | head -c 100M`;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const fixed = (value, digits = 1) => value.toFixed(digits);
+const load = () => loadavg().map((value) => value.toFixed(2)).join(", ");
+const startLoad = load();
+
+function node(script) {
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", maxBuffer: 64 * MiB });
+  return JSON.parse(out.trim().split("\n").pop());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1 and 2: per call, and the timeline.
+const perCall = node(`
+  import { spawn } from "node:child_process";
+  const { createBashTool } = await import(${JSON.stringify(packages("tool-bash"))});
+  const { onPhase } = await import(${JSON.stringify(packages("tool-bash", "run/_timeline.js"))});
+  const marks = new Map();
+  onPhase((call, phase, at) => { if (!marks.has(call)) marks.set(call, {}); marks.get(call)[phase] = at; });
+  const never = new AbortController().signal;
+  const bash = (await import("node:child_process")).execFileSync("bash", ["-c", "command -v bash"], { encoding: "utf8" }).trim();
+  const bare = () => new Promise((resolve) => spawn(bash, ["-c", "true"], { stdio: "ignore", detached: true }).on("exit", resolve));
+  // Each in a workspace of its own (the minimal root scans its writable folders for hard links).
+  const { mkdtempSync } = await import("node:fs");
+  const folder = () => mkdtempSync("/tmp/bench-bash-ws-");
+  const tools = {
+    off: createBashTool({ cwd: folder(), sandbox: "off" }),
+    host: createBashTool({ cwd: folder(), sandbox: "required", root: "host" }),
+    minimal: createBashTool({ cwd: folder(), sandbox: "required" }),
+  };
+  const kinds = { bare, ...Object.fromEntries(Object.entries(tools).map(([kind, tool]) => [kind, (id) => tool.execute(id, { command: "true" }, never, () => {}, undefined)])) };
+  const failed = [];
+  for (const run of Object.values(kinds)) for (let i = 0; i < 10; i++) await run("warm-" + i);
+  const times = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, []]));
+  for (let i = 0; i < ${CALLS}; i++) {
+    for (const [kind, run] of Object.entries(kinds)) {
+      const started = performance.now();
+      const result = await run(kind + "-" + i);
+      times[kind].push(performance.now() - started);
+      if (result?.isError) failed.push(result.content[0].text);
+      if (result && result.details.sandbox.enforced !== (kind !== "off")) failed.push(kind + " ran " + (result.details.sandbox.enforced ? "sandboxed" : "unsandboxed"));
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const phases = ["start", "prepared", "spawned", "first-byte", "exit", "tree-checked", "drained", "result"];
+  const timeline = {};
+  for (const kind of Object.keys(tools)) {
+    const steps = {};
+    for (let i = 0; i < ${CALLS}; i++) {
+      const m = marks.get(kind + "-" + i);
+      if (!m) continue;
+      const at = (phase) => m[phase] ?? m["exit"];
+      const spans = { prepare: at("prepared") - at("start"), spawn: at("spawned") - at("prepared"), "first byte": at("first-byte") - at("spawned"), exit: m["exit"] - at("spawned"), "tree check": at("tree-checked") - m["exit"], drain: at("drained") - at("tree-checked"), result: at("result") - at("drained") };
+      for (const [name, value] of Object.entries(spans)) (steps[name] ??= []).push(value);
+    }
+    timeline[kind] = Object.fromEntries(Object.entries(steps).map(([name, values]) => [name, median(values)]));
+  }
+  // Calls as an agent makes them: apart (here 300 ms: a model's turn takes longer), so the minimal
+  // root's spare launcher (already in the next call's cgroups) is ready.
+  const spaced = { off: [], host: [], minimal: [] };
+  for (let i = 0; i < ${SPACED}; i++) {
+    for (const kind of Object.keys(spaced)) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      await kinds[kind]("spaced-" + kind + "-" + i);
+      spaced[kind].push(performance.now() - started);
+    }
+  }
+  console.log(JSON.stringify({ ms: Object.fromEntries(Object.entries(times).map(([kind, values]) => [kind, median(values)])), spaced: Object.fromEntries(Object.entries(spaced).map(([kind, values]) => [kind, median(values)])), timeline, failed: [...new Set(failed)] }));
+`);
+if (perCall.failed.length > 0) {
+  console.error(`The per-call run did not behave (is bubblewrap installed?): ${perCall.failed.join("; ")}`);
+  process.exit(1);
+}
+const { bare, off, host, minimal } = perCall.ms;
+console.log(`per call (\`true\`, ${CALLS} calls each, interleaved, medians; load average at the start ${startLoad}):\n`);
+console.log("| run | ms a call | over the row before |");
+console.log("|---|---:|---:|");
+console.log(`| bare spawn of the same shell (\`bash -c true\`) | ${fixed(bare, 2)} | |`);
+console.log(`| the tool, unsandboxed | ${fixed(off, 2)} | +${fixed(off - bare, 2)} over bare (target <= +2: ${off - bare <= 2 ? "met" : "NOT met"}) |`);
+console.log(`| the tool, sandboxed, root "host" (today's sandbox) | ${fixed(host, 2)} | +${fixed(host - off, 2)} over unsandboxed |`);
+console.log(`| the tool, sandboxed, root "minimal" (limits, /etc covered) | ${fixed(minimal, 2)} | +${fixed(minimal - off, 2)} over unsandboxed (targets <= +8 / +10: ${minimal - off <= 8 ? "met" : minimal - off <= 10 ? "+10 met, +8 NOT met" : "NOT met"}); ${minimal - host >= 0 ? "+" : ""}${fixed(minimal - host, 2)} over the host root (target <= +2: ${minimal - host <= 2 ? "met" : "NOT met"}) |`);
+const spaced = perCall.spaced;
+console.log(`\ncalls 300 ms apart, as an agent makes them (${SPACED} each, in turn, medians; the gap is not counted):\n`);
+console.log("| run | ms a call | over unsandboxed |");
+console.log("|---|---:|---:|");
+console.log(`| the tool, unsandboxed | ${fixed(spaced.off, 2)} | |`);
+console.log(`| sandboxed, root "host" | ${fixed(spaced.host, 2)} | +${fixed(spaced.host - spaced.off, 2)} |`);
+console.log(`| sandboxed, root "minimal" (a spare launcher already in the call's cgroups) | ${fixed(spaced.minimal, 2)} | +${fixed(spaced.minimal - spaced.off, 2)} (targets <= +8 / +10: ${spaced.minimal - spaced.off <= 8 ? "met" : spaced.minimal - spaced.off <= 10 ? "+10 met, +8 NOT met" : "NOT met"}); ${spaced.minimal - spaced.host >= 0 ? "+" : ""}${fixed(spaced.minimal - spaced.host, 2)} over the host root (target <= +2: ${spaced.minimal - spaced.host <= 2 ? "met" : "NOT met"}) |`);
+console.log("\nthe timeline of a call (back to back, medians, ms):\n");
+const steps = Object.keys(perCall.timeline.off);
+console.log(`| step | ${Object.keys(perCall.timeline).join(" | ")} |`);
+console.log(`|---|${Object.keys(perCall.timeline).map(() => "---:").join("|")}|`);
+for (const step of steps) console.log(`| ${step} | ${Object.values(perCall.timeline).map((row) => fixed(row[step], 2)).join(" | ")} |`);
+
