@@ -1,5 +1,5 @@
-import { type Dirent, lstatSync, readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, readFileSync } from "node:fs";
+import { walkFolders } from "./_walk.js";
 
 /** A scan of the writable folders is reused this long: a new hard link to a file outside can only be made outside the sandbox. */
 const RESCAN_MS = 60_000;
@@ -41,31 +41,17 @@ function scan(folders: readonly string[]): HardLinks {
   const started = performance.now();
   // dev:ino → the file's link count, and how many of its names were seen inside the folders.
   const linked = new Map<string, { links: number; seen: number; path: string; dev: number }>();
-  let entries = 0;
-  const walk = (folder: string): boolean => {
-    let list: Dirent[];
-    try {
-      list = readdirSync(folder, { withFileTypes: true });
-    } catch {
-      return true;
-    }
-    for (const entry of list) {
-      if (++entries > MAX_ENTRIES) return false;
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) {
-        if (!walk(path)) return false;
-      } else if (entry.isFile()) {
-        const stat = lstatSync(path, { throwIfNoEntry: false });
-        if (!stat || stat.nlink < 2) continue;
-        const id = `${stat.dev}:${stat.ino}`;
-        const known = linked.get(id);
-        if (known) known.seen += 1;
-        else linked.set(id, { links: stat.nlink, seen: 1, path, dev: stat.dev });
-      }
-    }
-    return true;
-  };
-  const complete = folders.every((folder) => walk(folder));
+  const complete = walkFolders(folders, MAX_ENTRIES, (path, entry) => {
+    if (entry.isDirectory()) return true;
+    if (!entry.isFile()) return false;
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat || stat.nlink < 2) return false;
+    const id = `${stat.dev}:${stat.ino}`;
+    const known = linked.get(id);
+    if (known) known.seen += 1;
+    else linked.set(id, { links: stat.nlink, seen: 1, path, dev: stat.dev });
+    return false;
+  });
   const outside = [...linked.values()].filter((file) => file.seen < file.links);
   const devices = new Set(outside.map((file) => file.dev));
   if (!complete) for (const folder of folders) devices.add(lstatSync(folder, { throwIfNoEntry: false })?.dev ?? -1);

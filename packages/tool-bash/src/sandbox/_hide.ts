@@ -1,8 +1,9 @@
-import { type Dirent, type Stats, chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { type Stats, chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PolicyService, isInside, messageOf } from "@toolhost/core";
 import { withCommas } from "../_numbers.js";
+import { walkFolders } from "./_walk.js";
 
 /** The policy could not say what to hide, or a path cannot be hidden: the call is refused. */
 export class SandboxSetupError extends Error {}
@@ -65,28 +66,17 @@ export function hardLinksOf(paths: readonly string[], roots: readonly string[], 
   }
   if (wanted.size === 0) return [];
   const found = new Map<string, string[]>();
-  let walked = 0;
-  const walk = (folder: string): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(folder, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (++walked > MAX_WALK) {
-        throw new SandboxSetupError(`a file the policy denies to read has hard links, and ${roots.join(", ")} is too big to search for them (over ${withCommas(MAX_WALK)} entries). Remove the extra links.`);
-      }
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) {
-        const stat = lstatIf(path);
-        const key = stat && `${stat.dev}:${stat.ino}`;
-        if (key && wanted.has(key)) found.set(key, [...(found.get(key) ?? []), path]);
-      }
-    }
-  };
-  for (const root of roots) walk(root);
+  const complete = walkFolders(roots, MAX_WALK, (path, entry) => {
+    if (entry.isDirectory()) return true;
+    if (!entry.isFile()) return false;
+    const stat = lstatIf(path);
+    const key = stat && `${stat.dev}:${stat.ino}`;
+    if (key && wanted.has(key)) found.set(key, [...(found.get(key) ?? []), path]);
+    return false;
+  });
+  if (!complete) {
+    throw new SandboxSetupError(`a file the policy denies to read has hard links, and ${roots.join(", ")} is too big to search for them (over ${withCommas(MAX_WALK)} entries). Remove the extra links.`);
+  }
   const links: string[] = [];
   for (const [key, { path, links: count }] of wanted) {
     const names = unique(found.get(key) ?? []);

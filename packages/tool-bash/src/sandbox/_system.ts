@@ -1,5 +1,5 @@
-import { type Dirent, lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
+import { walkFolders } from "./_walk.js";
 
 /** The folders of the system a program needs, as the minimal root shows them: read-only, at their own paths. */
 export const SYSTEM_FOLDERS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"] as const;
@@ -64,23 +64,12 @@ function makeView(): SystemView {
 /** Entries under /etc others may not read (or enter), and those named secret; a covered folder is not entered. */
 function etcSecrets(): string[] {
   const secrets: string[] = [];
-  let seen = 0;
-  const walk = (folder: string): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(folder, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (++seen > MAX_ENTRIES) return;
-      const path = join(folder, entry.name);
-      if (!entry.isFile() && !entry.isDirectory()) continue;
-      if (isSecret(path, entry.isDirectory())) secrets.push(path);
-      else if (entry.isDirectory()) walk(path);
-    }
-  };
-  walk("/etc");
+  walkFolders(["/etc"], MAX_ENTRIES, (path, entry) => {
+    if (!entry.isFile() && !entry.isDirectory()) return false;
+    if (!isSecret(path, entry.isDirectory())) return entry.isDirectory();
+    secrets.push(path);
+    return false;
+  });
   return secrets;
 }
 
