@@ -69,8 +69,10 @@ function coverOf(pattern: string, glob: string): Cover | undefined {
   const rest = segments.slice(literal.length).join("/");
   const prefix = resolve(`/${literal.join("/")}`);
   if (prefix === "/") return undefined;
-  const matches = picomatch(glob, { dot: true });
-  return { pattern, prefix, glob: rest === "" || rest === "**" ? undefined : matches, walks: new Map() };
+  if (rest === "" || rest === "**") return { pattern, prefix, glob: undefined, walks: new Map() };
+  // Compiled at the first walk that needs it: most calls never walk (a host's first call paid ~8 ms for all).
+  let matches: ((path: string) => boolean) | undefined;
+  return { pattern, prefix, glob: (path) => (matches ??= picomatch(glob, { dot: true }))(path), walks: new Map() };
 }
 
 /** Searches kept per cover: a root or a real path seldom changes, so few are ever made. */

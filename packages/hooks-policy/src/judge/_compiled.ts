@@ -133,7 +133,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
     const tool = request.tool;
     const access = checkAccess(request.access);
     // Confined and bounded in what it reads: only then do sandboxed rules apply.
-    const trust = trustOf(access, this.environment.workspace, this.#protection.readCoversOf(tool));
+    const trust = trustOf(access, this.environment.workspace, () => this.#protection.readCoversOf(tool));
     const rules = this.#rulesFor(tool, trust.confined);
     const cwd = request.cwd ? resolve(this.environment.cwd, request.cwd) : this.environment.cwd;
     const parts = this.#accessParts(access, rules, cwd);
