@@ -1,5 +1,12 @@
-import type { ExitStatus, LimitEnding } from "../run/_result.js";
+import type { BashToolDetails } from "../details.js";
+import type { ExitStatus } from "../_shell-process.js";
 import { type EffectiveLimits, type LimitName, limitText } from "./_limits.js";
+
+/** A limit the call reached: the status line that says so, and the record of it for the details. */
+export interface LimitEnding {
+  status: string;
+  exceeded: NonNullable<BashToolDetails["limitExceeded"]>;
+}
 
 /**
  * What a process meets at each setrlimit limit: the error it gets (`text`, taken when the command

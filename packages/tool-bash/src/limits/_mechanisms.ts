@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
-import { findOnPath } from "../sandbox/_probe.js";
+import { findOnPath } from "../_programs.js";
 
 /** A cgroup controller this process may make child cgroups under: the folder, and how to move a thread there. */
 export interface CgroupController {

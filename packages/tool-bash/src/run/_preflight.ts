@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { findOnPath, isExecutable } from "../sandbox/_probe.js";
+import { findOnPath, isExecutable } from "../_programs.js";
 
 /** Why the command cannot run in `cwd`, or undefined when the folder is there. */
 export function checkCwd(cwd: string): string | undefined {

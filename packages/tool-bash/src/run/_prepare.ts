@@ -5,7 +5,7 @@ import { ProxyUnavailableError, SandboxedCall } from "../sandbox/_call.js";
 import { SandboxSetupError } from "../sandbox/_plan.js";
 import type { SandboxUse } from "../sandbox/_use.js";
 import { checkCwd, findShell, sandboxUnavailable, shellNotFound } from "./_preflight.js";
-import { type Launch, ShellProcess } from "./_process.js";
+import { type Launch, ShellProcess } from "../_shell-process.js";
 import type { CallRecord } from "./_result.js";
 
 /** What one call needs to know before it starts, from the tool's options and the call's arguments. */

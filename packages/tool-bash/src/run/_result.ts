@@ -2,16 +2,11 @@ import type { AgentToolResult } from "@toolhost/core";
 import { type RenderedStream, streamText } from "../_output.js";
 import type { BashSandboxDetails, BashToolDetails } from "../details.js";
 import { BashAbortedError, BashErrorCode } from "../errors.js";
+import type { LimitEnding } from "../limits/_exceeded.js";
+import type { ExitStatus } from "../_shell-process.js";
 
 /** Why a call was ended before its shell exited on its own. */
 export type StopReason = "aborted" | "disposed" | "timeout" | "limit";
-
-/** How the shell ended: its code or signal; `seen` false when it was not seen to exit (bounded wait). */
-export interface ExitStatus {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  seen: boolean;
-}
 
 /** What the model sees of both streams at the end, and where the whole output went. */
 export interface FinalOutput {
@@ -107,12 +102,6 @@ export function finalResult(
   const status = exit.signal !== null ? `[ended by signal ${exit.signal}]` : exit.code !== 0 ? `[exit code ${exit.code}]` : undefined;
   if (status === undefined) return { content: [{ type: "text", text: text(undefined) }], details };
   return { content: [{ type: "text", text: text(status) }], details: { ...details, code: BashErrorCode.COMMAND_FAILED }, isError: true };
-}
-
-/** A limit the call reached: the status line that says so, and the record of it for the details. */
-export interface LimitEnding {
-  status: string;
-  exceeded: NonNullable<BashToolDetails["limitExceeded"]>;
 }
 
 /** stdout, then stderr under a mark, then the status line. */

@@ -3,7 +3,7 @@ import type { BashToolDetails } from "../details.js";
 import { BashErrorCode } from "../errors.js";
 import { drain } from "./_drain.js";
 import { type CallSettings, type PreparedCall, prepareCall } from "./_prepare.js";
-import type { ShellProcess } from "./_process.js";
+import type { ShellProcess } from "../_shell-process.js";
 import { type ReadingSettings, OutputReading } from "./_reading.js";
 import { CallRecord, finalResult } from "./_result.js";
 import type { RunningCommands } from "./_running.js";

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { type CommandOutputs, commandOutputs } from "../_pipes.js";
 import { CallCgroup, type CgroupBounds } from "../limits/_cgroup.js";
-import { CALL_MARKER, ShellProcess } from "../run/_process.js";
+import { CALL_MARKER, ShellProcess } from "../_shell-process.js";
 
 /**
  * Enters the cgroups named before `--`, says so on fd 3, then reads from stdin (NUL-separated

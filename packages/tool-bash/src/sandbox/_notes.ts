@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { isInside } from "@toolhost/core";
 import type { BashConnection } from "../details.js";
 import type { SandboxPlan } from "./_plan.js";
-import { findOnPath } from "./_probe.js";
+import { findOnPath } from "../_programs.js";
 import { systemView } from "./_system.js";
 
 const NETWORK_FAILURE =

@@ -1,6 +1,5 @@
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
 import { execFile } from "node:child_process";
+import { findOnPath } from "../_programs.js";
 
 /** Whether bubblewrap can make a sandbox here: its path, or why not and what to do. */
 export type SandboxProbe = { ok: true; bwrap: string; version: string | undefined; sizedTmpfs: boolean } | { ok: false; reason: string };
@@ -81,24 +80,4 @@ export function runQuietly(file: string, args: readonly string[]): Promise<{ ok:
     });
     child.stdin?.end();
   });
-}
-
-/** An executable file named `name` in a folder of `pathVariable`. */
-export function findOnPath(name: string, pathVariable: string | undefined): string | undefined {
-  for (const folder of (pathVariable ?? "/usr/bin:/bin").split(delimiter)) {
-    if (folder.length === 0) continue;
-    const path = join(folder, name);
-    if (isExecutable(path)) return path;
-  }
-  return undefined;
-}
-
-export function isExecutable(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -6,7 +6,8 @@ import { type EffectiveLimits, defaultLimits, effectiveLimits, limitsSummary } f
 import { limitMechanisms } from "../limits/_mechanisms.js";
 import { HardLinkScan } from "./_hard-links.js";
 import { LauncherPool } from "./_launcher.js";
-import { type SandboxProbe, findOnPath, probeSandbox } from "./_probe.js";
+import { findOnPath } from "../_programs.js";
+import { type SandboxProbe, probeSandbox } from "./_probe.js";
 
 /** What a sandboxed call may do, from the tool's options, decided once per tool. */
 export interface SandboxSettings {

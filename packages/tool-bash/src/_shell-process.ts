@@ -2,9 +2,15 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { messageOf } from "@toolhost/core";
 import { type ChildProcess, type StdioOptions, spawn as spawnChild } from "node:child_process";
-import { type CommandOutputs, type OutputPipe, commandOutputs } from "../_pipes.js";
-import { ProcessTree, killTreeOnExit } from "../_tree.js";
-import type { ExitStatus } from "./_result.js";
+import { type CommandOutputs, type OutputPipe, commandOutputs } from "./_pipes.js";
+import { ProcessTree, killTreeOnExit } from "./_tree.js";
+
+/** How the shell ended: its code or signal; `seen` false when it was not seen to exit (bounded wait). */
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  seen: boolean;
+}
 
 /** The environment variable every command of a call inherits, to find its processes after they leave the tree. */
 export const CALL_MARKER = "TOOLHOST_BASH_CALL";
