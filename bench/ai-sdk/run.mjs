@@ -7,6 +7,7 @@
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { cpuPerCall } from "../_cpu.mjs";
 
 const CALLS = 200;
 const ROUNDS = 50;
@@ -55,17 +56,7 @@ const cases = [
   { what: "toolhostTools, hooks-policy", run: run(viaPolicy) },
 ];
 
-async function measure(fn) {
-  const samples = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const start = process.cpuUsage();
-    await fn();
-    const used = process.cpuUsage(start);
-    samples.push((used.user + used.system) / CALLS);
-  }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(ROUNDS / 2)];
-}
+const measure = (fn) => cpuPerCall(fn, { calls: CALLS, rounds: ROUNDS });
 
 for (let i = 0; i < 5; i++) for (const each of cases) await each.run();
 // Interleaved, so that machine noise hits all alike; the middle of REPEATS medians.

@@ -11,6 +11,7 @@
 // far less than wall time.
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { cpuPerCall } from "../_cpu.mjs";
 
 const entry = process.argv[2] ? new URL(process.argv[2], `file://${process.cwd()}/`).href : "../../packages/core/dist/index.js";
 const { AgentHarness, Type } = await import(entry);
@@ -126,18 +127,7 @@ const cases = [
   { what: "taps + @toolhost/otel, no-op tracer (no SDK)", run: batch(otelNoop) },
 ];
 
-async function measure(fn) {
-  const samples = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    globalThis.gc?.();
-    const start = process.cpuUsage();
-    await fn();
-    const used = process.cpuUsage(start);
-    samples.push((used.user + used.system) / CALLS);
-  }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(ROUNDS / 2)];
-}
+const measure = (fn) => cpuPerCall(fn, { calls: CALLS, rounds: ROUNDS, collect: true });
 
 // warm up (JIT, the schema compile, tapable's compiled hook code)
 for (let i = 0; i < 5; i++) for (const each of cases) await each.run();
@@ -176,17 +166,7 @@ const sdkCases = [
   { what: "taps + @toolhost/otel, recording SDK", run: batch(otelRecording) },
   { what: "taps + the SDK's own span and histogram record (floor)", run: batch(sdkFloor) },
 ];
-async function measureSteady(fn) {
-  const samples = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const start = process.cpuUsage();
-    await fn();
-    const used = process.cpuUsage(start);
-    samples.push((used.user + used.system) / CALLS);
-  }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(ROUNDS / 2)];
-}
+const measureSteady = (fn) => cpuPerCall(fn, { calls: CALLS, rounds: ROUNDS });
 for (let i = 0; i < 5; i++) for (const each of sdkCases) await each.run();
 const sdkRuns = sdkCases.map(() => []);
 for (let i = 0; i < 3; i++) for (const [k, each] of sdkCases.entries()) sdkRuns[k].push(await measureSteady(each.run));

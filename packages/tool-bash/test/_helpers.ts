@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { AgentHarness, AgentToolResult } from "@toolhost/core";
+import { afterEach } from "vitest";
 import type { BashToolDetails } from "../src/index.js";
 
 /** A temporary folder, removed by the returned function. */
@@ -69,4 +70,27 @@ export function treeCommand(dir: string, after: string): { command: string; pidF
     after,
   ].join("\n");
   return { command, pidFiles: ["background", "setsid", "orphan", "noenv", "stubborn"].map(f) };
+}
+
+/** Live processes whose command line holds `token`. */
+export function processesWith(token: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "latin1").includes(token) && isRunning(Number(name))) found.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/** What each test made (folders, harnesses, servers), undone after it, the last first. */
+export function cleanupsAfterEach(): Array<() => unknown> {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return cleanups;
 }

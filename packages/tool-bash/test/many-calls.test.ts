@@ -1,11 +1,10 @@
 // 500 short calls back to back: each result whole (its output, both streams, in order), and no
 // process of any of them left once they are done, each leaving a background process behind.
 // Sandboxed ("required": without bwrap it fails) and not.
-import { readFileSync, readdirSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../src/index.js";
-import { isRunning, tempFolder, textOf } from "./_helpers.js";
+import { processesWith, tempFolder, textOf } from "./_helpers.js";
 
 let dir: string;
 let remove: () => void;
@@ -16,19 +15,6 @@ afterEach(() => remove());
 
 const CALLS = 500;
 
-/** Live processes whose command line holds `token`. */
-function processesWith(token: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, "latin1").includes(token) && isRunning(Number(name))) found.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
 
 describe("500 short calls back to back", { timeout: 600_000 }, () => {
   it.each(["off", "required"] as const)("sandbox %s: every result whole, no process left", async (sandbox) => {

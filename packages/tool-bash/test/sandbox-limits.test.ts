@@ -2,23 +2,20 @@
 // Each is given a limit far below what it asks for, so that the machine never pays for it; each
 // must end with its limit named, its stable code, and no process of it left. Without bwrap (or
 // without a mechanism for the limit) these tests fail.
-import { readFileSync, readdirSync, rmSync, statSync, statfsSync } from "node:fs";
+import { rmSync, statSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { AgentHarness } from "@toolhost/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import bashPlugin, { BashErrorCode } from "../src/index.js";
-import { isRunning, runBash as bash, tempFolder } from "./_helpers.js";
+import { cleanupsAfterEach, processesWith, runBash as bash, tempFolder } from "./_helpers.js";
 
 let ws: string;
-const cleanups: Array<() => void | Promise<void>> = [];
+const cleanups = cleanupsAfterEach();
 beforeEach(() => {
   const folder = tempFolder();
   ws = folder.dir;
   cleanups.push(folder.remove);
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 async function harnessWith(limits: Record<string, number>): Promise<AgentHarness> {
@@ -28,19 +25,6 @@ async function harnessWith(limits: Record<string, number>): Promise<AgentHarness
   return harness;
 }
 
-/** Live processes whose command line holds `token`. */
-function processesWith(token: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, "latin1").includes(token) && isRunning(Number(name))) found.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
 
 async function noneLeft(token: string): Promise<number[]> {
   // Killed at once, reaped a moment later: a bounded wait, not a threshold.

@@ -5,21 +5,18 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, realpathSync
 import { type Server, createServer } from "node:net";
 import { join } from "node:path";
 import { AgentHarness, definePlugin } from "@toolhost/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import bashPlugin, { BashErrorCode } from "../src/index.js";
-import { runBash as bash, tempFolder } from "./_helpers.js";
+import { cleanupsAfterEach, runBash as bash, tempFolder } from "./_helpers.js";
 
 let ws: string;
 let outside: string;
-const cleanups: Array<() => void | Promise<void>> = [];
+const cleanups = cleanupsAfterEach();
 beforeEach(() => {
   ws = realpathSync(tempFolder().dir);
   // Under /var/tmp: a place of this machine that the minimal root does not show.
   outside = realpathSync(mkdtempSync(join("/var/tmp", "tool-bash-minimal-")));
   cleanups.push(() => rmSync(ws, { recursive: true, force: true }), () => rmSync(outside, { recursive: true, force: true }));
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 async function harnessWith(options: Record<string, unknown> = {}): Promise<AgentHarness> {

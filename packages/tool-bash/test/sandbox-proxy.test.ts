@@ -7,19 +7,16 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { AgentHarness } from "@toolhost/core";
 import policyPlugin from "@toolhost/hooks-policy";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import bashPlugin, { BashErrorCode, createBashTool } from "../src/index.js";
-import { runBash as bash, tempFolder } from "./_helpers.js";
+import { cleanupsAfterEach, runBash as bash, tempFolder } from "./_helpers.js";
 
 let ws: string;
-const cleanups: Array<() => void | Promise<void>> = [];
+const cleanups = cleanupsAfterEach();
 beforeEach(() => {
   const folder = tempFolder();
   ws = folder.dir;
   cleanups.push(folder.remove);
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 const MB = 1024 * 1024;

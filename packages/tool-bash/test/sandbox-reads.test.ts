@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { AgentHarness, type DeniedReads, definePlugin, type PolicyService } from "@toolhost/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import bashPlugin, { BashErrorCode } from "../src/index.js";
-import { runBash as bash, tempFolder } from "./_helpers.js";
+import { cleanupsAfterEach, runBash as bash, tempFolder } from "./_helpers.js";
 
 const KEY = "PRIVATE_KEY_MATERIAL_0815";
 const SHADOW = "ROOT_HASH_4242";
@@ -19,7 +19,7 @@ const SHADOW = "ROOT_HASH_4242";
 let ws: string;
 let outside: string;
 let home: string;
-const cleanups: Array<() => void | Promise<void>> = [];
+const cleanups = cleanupsAfterEach();
 beforeEach(() => {
   const a = tempFolder();
   ws = realpathSync(a.dir);
@@ -32,9 +32,6 @@ beforeEach(() => {
   writeFileSync(join(outside, "etc", "shadow"), `root:${SHADOW}:19000::::::\n`);
   writeFileSync(join(outside, "etc", "hostname"), "box\n");
   cleanups.push(a.remove, () => rmSync(outside, { recursive: true, force: true }));
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 /** A policy service that denies reading the temp home's .ssh and the temp etc/shadow, as hooks-policy's `deniedReads` lists them. */

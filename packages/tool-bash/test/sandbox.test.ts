@@ -7,22 +7,19 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { AgentHarness, definePlugin, type PolicyService } from "@toolhost/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import bashPlugin, { BashErrorCode } from "../src/index.js";
-import { isRunning, runBash as bash, tempFolder } from "./_helpers.js";
+import { cleanupsAfterEach, isRunning, runBash as bash, tempFolder } from "./_helpers.js";
 
 let ws: string;
 let out: string;
-const cleanups: Array<() => void | Promise<void>> = [];
+const cleanups = cleanupsAfterEach();
 beforeEach(() => {
   const a = tempFolder();
   ws = a.dir;
   // Outside the system's /tmp, which the sandbox replaces with its own: there, the folder would look missing, not read-only.
   out = mkdtempSync(join("/var/tmp", "tool-bash-outside-"));
   cleanups.push(a.remove, () => rmSync(out, { recursive: true, force: true }));
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 const SECRET = "SECRET_VALUE_4711";

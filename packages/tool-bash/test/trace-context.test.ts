@@ -1,19 +1,16 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentHarness } from "@toolhost/core";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import bashPlugin from "../src/index.js";
 import { ReadyLauncher } from "../src/sandbox/_launcher.js";
-import { runBash, tempFolder, textOf } from "./_helpers.js";
+import { cleanupsAfterEach, runBash, tempFolder, textOf } from "./_helpers.js";
 
 // A call hands its trace context (core's `propagate` hook, read through `execution.carrier()`) to
 // the programs it runs, in their environment as OpenTelemetry's environment carrier reads it.
 
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-let cleanup: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const each of cleanup.splice(0).reverse()) await each();
-});
+const cleanup = cleanupsAfterEach();
 
 async function harnessWith(sandbox: "auto" | "off"): Promise<AgentHarness> {
   const { dir, remove } = tempFolder();

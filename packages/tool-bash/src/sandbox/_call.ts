@@ -73,7 +73,7 @@ export class SandboxedCall {
     const launcher = this.#launcher;
     this.#launcher = undefined;
     if (launcher) {
-      const started = await launcher.start(this.#program(shellArgs, 4), env);
+      const started = await launcher.start(this.#program(shellArgs, 4));
       if (started) return started;
       // It went away before the call: a fresh cgroup, entered by the call's own first process.
       try {

@@ -42,6 +42,8 @@ export class ReadyLauncher {
   readonly #outputs: CommandOutputs;
   /** The environment it was made with (the marker aside): a call's own differences are sent with its program. */
   readonly #environment: Readonly<Record<string, string | undefined>>;
+  /** The words that turn its environment into the claiming call's (see `claim`). */
+  #changes: string[] | undefined;
   #used = false;
 
   private constructor(child: ChildProcess, cgroup: CallCgroup, marker: string, outputs: CommandOutputs, environment: Record<string, string | undefined>) {
@@ -104,18 +106,19 @@ export class ReadyLauncher {
     return new ReadyLauncher(child, cgroup, marker, outputs, environment);
   }
 
-  /** Whether it can run a call with this environment now (or soon: it is still entering its cgroups). */
-  usable(env: Record<string, string>): boolean {
-    return !this.#used && this.#child.exitCode === null && this.#child.signalCode === null && changes(this.#environment, env) !== undefined;
+  /**
+   * Claims it for a call with this environment, when it can run one now (or soon: it is still
+   * entering its cgroups): alive, and the call's differences from its environment sendable.
+   */
+  claim(env: Record<string, string>): boolean {
+    if (this.#used || this.#child.exitCode !== null || this.#child.signalCode !== null) return false;
+    this.#changes = changes(this.#environment, env);
+    return this.#changes !== undefined;
   }
 
-  /** Runs `argv` (the call's program) in it, with the call's environment `env`; undefined when it is gone. */
-  async start(argv: readonly string[], env: Record<string, string>): Promise<ShellProcess | undefined> {
-    const words = changes(this.#environment, env);
-    if (words === undefined) {
-      this.discard();
-      return undefined;
-    }
+  /** Runs `argv` (the call's program) in it, in the environment it was claimed for; undefined when it is gone. */
+  async start(argv: readonly string[]): Promise<ShellProcess | undefined> {
+    const words = this.#changes ?? [];
     this.#used = true;
     // From now on it runs a call: what it does is waited for (this process must not exit meanwhile).
     this.#child.ref();
@@ -217,7 +220,7 @@ export class LauncherPool {
     const pending = this.#spare;
     this.#spare = undefined;
     const spare = pending ? await pending : undefined;
-    if (spare?.usable(env)) return spare;
+    if (spare?.claim(env)) return spare;
     spare?.discard();
     return undefined;
   }
