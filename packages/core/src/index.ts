@@ -21,3 +21,5 @@ export { problemsOf as checkValue } from "./validate.js";
  */
 export { Type } from "@sinclair/typebox";
 export type { Static, TObject, TProperties, TSchema } from "@sinclair/typebox";
+export { CONTROL_FILES, controlFileOf, controlFilesNamed, type ControlFile, type ControlFilePlace } from "./control-files.js";
+export { callDigest, type CallContent } from "./digest.js";
