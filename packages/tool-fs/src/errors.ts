@@ -27,6 +27,8 @@ export const FsErrorCode = Object.freeze({
   POLICY_FAILED: "TOOLHOST_FS_POLICY_FAILED",
   /** A root folder that does not exist. */
   ROOT_MISSING: "TOOLHOST_FS_ROOT_MISSING",
+  /** A root that is a file, not a folder. */
+  ROOT_NOT_FOLDER: "TOOLHOST_FS_ROOT_NOT_FOLDER",
   /** The file system said no (permission, disk full, …). */
   IO_ERROR: "TOOLHOST_FS_IO_ERROR",
 } as const);
