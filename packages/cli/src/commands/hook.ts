@@ -160,6 +160,7 @@ function tokenHint(type: "command" | "http"): string {
 async function confirmed(cli: Cli, file: string): Promise<boolean> {
   if (!cli.interactive) throw new UsageError(`Writing ${file} needs a yes: run on a terminal to be asked, or add --yes.`);
   const { confirm, isCancel } = await import("@clack/prompts");
-  const answer = await confirm({ message: `Add toolhost's hook to ${file}?`, initialValue: false });
+  const { promptOutput } = await import("../_plain-stream.js");
+  const answer = await confirm({ message: `Add toolhost's hook to ${file}?`, initialValue: false, output: promptOutput(process.stdout) });
   return !isCancel(answer) && answer === true;
 }
