@@ -5,8 +5,8 @@ import type { AgentHarness, ApprovalRequest, ApprovalResult } from "@toolhost/co
 export interface CallApproval {
   /** The client's user's answer, when a retried request carried it. */
   answer?: ApprovalResult;
-  /** Whether the client can ask its user (it declared elicitation, and serving allows it). */
-  canAsk: boolean;
+  /** Whether the client can ask its user (it declared elicitation, and serving allows it); asked only when a call asks. */
+  canAsk(): boolean;
   /** Set by the tap when the client must be asked: the question, redacted. */
   question?: string;
 }
@@ -49,7 +49,7 @@ export class Approvals {
     const state = this.#calls.get(request.toolCall.id);
     if (!state) return undefined;
     if (state.answer) return state.answer;
-    if (state.canAsk) {
+    if (state.canAsk()) {
       state.question = this.#question(request);
       if (state.question !== undefined) return { approved: false, reason: "the MCP client's user was asked" };
       return { approved: false, reason: "the question could not be shown without a secret in it, so the call is refused" };

@@ -79,25 +79,19 @@ async function callTool(
   ctx: ServerContext,
 ): Promise<CallToolResult> {
   const args = params.arguments ?? {};
-  const key = approvalKey(params.name, args);
-  const state: CallApproval = {
-    canAsk: options.elicitation !== false && clientCanElicit(server, ctx),
-  };
-  const answered = inputResponse(ctx.mcpReq.inputResponses, key);
-  if (answered.kind === "elicit") {
-    state.answer =
-      answered.action === "accept" && answered.content?.approve === true
-        ? { approved: true, reason: "approved by the MCP client's user" }
-        : { approved: false, reason: `the MCP client's user did not allow it (${answered.action === "accept" ? "answered no" : answered.action})` };
-  }
-  const call: ToolCall = { id: `mcp-${randomUUID()}`, name: params.name, arguments: args };
+  // What only a call that asks needs (the question's key, the client's capabilities) is worked out
+  // when it asks: a call costs what the SDK's own server costs, plus the pipeline.
+  const state: CallApproval = { canAsk: () => options.elicitation !== false && clientCanElicit(server, ctx) };
+  const answer = answerOf(ctx, params.name, args);
+  if (answer !== undefined) state.answer = answer;
+  const call: ToolCall = { id: nextCallId(), name: params.name, arguments: args };
   approvals.track(call.id, state);
   const unsubscribe = progressReporter(harness, call.id, ctx);
   try {
     const [message] = await harness.executeToolCalls([call], { signal: callSignal(ctx) });
     if (state.question !== undefined && state.answer === undefined) {
       return inputRequired({
-        inputRequests: { [key]: inputRequired.elicit({ message: state.question, requestedSchema: approvalForm() }) },
+        inputRequests: { [approvalKey(params.name, args)]: inputRequired.elicit({ message: state.question, requestedSchema: approvalForm() }) },
       }) as unknown as CallToolResult;
     }
     if (!message) return { content: [{ type: "text", text: "toolhost returned no result for the call." }], isError: true };
@@ -106,6 +100,25 @@ async function callTool(
     unsubscribe();
     approvals.release(call.id);
   }
+}
+
+/** The client's user's answer, when the request is the retry that carries it (bound to the tool and its arguments). */
+function answerOf(ctx: ServerContext, tool: string, args: Record<string, unknown>): CallApproval["answer"] {
+  const responses = ctx.mcpReq.inputResponses;
+  if (responses === undefined || Object.keys(responses).length === 0) return undefined;
+  const answered = inputResponse(responses, approvalKey(tool, args));
+  if (answered.kind !== "elicit") return undefined;
+  return answered.action === "accept" && answered.content?.approve === true
+    ? { approved: true, reason: "approved by the MCP client's user" }
+    : { approved: false, reason: `the MCP client's user did not allow it (${answered.action === "accept" ? "answered no" : answered.action})` };
+}
+
+/** Call ids unique in this process (the approvals and the progress of a call are keyed by them): a random prefix and a count, not a UUID each. */
+const CALL_PREFIX = `mcp-${randomUUID()}-`;
+let calls = 0;
+function nextCallId(): string {
+  calls += 1;
+  return `${CALL_PREFIX}${calls}`;
 }
 
 /**
