@@ -111,7 +111,7 @@ async function serve(cli: Cli, options: ServeOptions): Promise<number> {
  */
 function refuseWhenStale(host: Host, cwd: string, configPath: string | undefined): void {
   const watch = watchHost(host, cwd, configPath);
-  host.harness.hooks.beforeToolCall.tapPromise({ name: "toolhost mcp serve", stage: FIRST }, async () => {
+  host.harness.hooks.beforeToolCall.tap({ name: "toolhost mcp serve", stage: FIRST }, () => {
     const changed = watch.changed();
     if (changed === undefined) return undefined;
     return {
