@@ -62,6 +62,24 @@ describe("messages that lead to the fix", () => {
     expect(result.stderr).toContain("(TOOLHOST_FS_ROOT_NOT_FOLDER)");
   });
 
+  it("an agent whose provider was refused says so, not that none is configured", async () => {
+    writeConfig(dir, { plugins: [["@toolhost/provider-openai", { model: "m", baseURL: "http://127.0.0.1:9/v1" }]] });
+    const result = await toolhost(["agent", "hello"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("its option baseURL");
+    expect(result.stderr).toContain(`run "toolhost trust ${dir}"`);
+    expect(result.stderr).toContain('No model provider is loaded: "@toolhost/provider-openai" was not loaded (why and the fix are above)');
+    expect(result.stderr).not.toContain("No model provider is configured");
+  });
+
+  it("toolhost schema marks the options only a trusted config may set, and says why", async () => {
+    const result = await toolhost(["schema", "@toolhost/provider-openai"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^ {2}baseURL\?: string \[trusted configs only\] /m);
+    expect(result.stdout).toMatch(/^ {2}model: string {2}/m);
+    expect(result.stdout).toContain('[trusted configs only]: the option runs code, or sends what it is given where it says.');
+  });
+
   it("the cancelled prompt writes no colors or styles under NO_COLOR", async () => {
     project(dir);
     writeConfig(dir, { plugins: ["./plugins/echo-plugin.mjs", "./plugins/guard-plugin.mjs"] });
