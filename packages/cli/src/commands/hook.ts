@@ -140,7 +140,8 @@ async function install(cli: Cli, host: HostId, options: InstallOptions): Promise
   }
   if (create) {
     await writeFile(create.file, create.text, { flag: "wx" });
-    await cli.note(`Wrote ${create.file}: the policy the hook decides with (docs/hooks.md says how to change it).`);
+    // What the installed packages ship (docs/ is the repository's, not in any package).
+    await cli.note(`Wrote ${create.file}: the policy the hook decides with. "toolhost policy rules" lists its rules; node_modules/@toolhost/hooks-policy/README.md says how to change them.`);
   }
   if (changed) {
     await writeSettings(file, settings);
