@@ -20,10 +20,16 @@ export interface ApplyScope {
   cwd: string;
   /** The host's own places (its install location): trusted by the host, searched for every owner. */
   places: readonly ResolvePlace[];
-  onlyProviding: string | undefined;
+  onlyProviding: string | readonly string[] | undefined;
   knownPlugins: readonly string[];
   hints: ConfigHints | undefined;
   trust: TrustedFolders;
+}
+
+/** Whether a plugin that provides `provides` is applied when only those providing `wanted` are (any, when `wanted` is undefined). */
+function providesWanted(wanted: string | readonly string[] | undefined, provides: readonly string[] | undefined): boolean {
+  if (wanted === undefined) return true;
+  return (typeof wanted === "string" ? [wanted] : wanted).some((name) => provides?.includes(name) === true);
 }
 
 /** Where a planned plugin is: found, left out (refused, or a default that is not installed, or not providing what is asked). */
@@ -53,7 +59,7 @@ export async function locatePlanned(planned: PlannedPlugin, scope: ApplyScope): 
       // Not installed with toolhost: if the untrusted project has it, say so and how to trust it.
       const inProject = await resolvePackage(planned.name, configPlace);
       if (!("tried" in inProject)) {
-        if (scope.onlyProviding !== undefined && !inProject.provides?.includes(scope.onlyProviding)) return { skipped: true };
+        if (!providesWanted(scope.onlyProviding, inProject.provides)) return { skipped: true };
         const refusal = untrustedPlugin({ owner, configPath, plugin: planned.name, file: inProject.file, installedInProject: true }, scope.trust, scope.hints);
         return { refusal, ...(inProject.manifest !== undefined && { manifest: inProject.manifest }) };
       }
@@ -65,7 +71,7 @@ export async function locatePlanned(planned: PlannedPlugin, scope: ApplyScope): 
     // "Did you mean" among what is installed where it was looked for (never an install hint for an unknown name).
     throw notFound(planned.name, configPath, found.tried, scope.knownPlugins, trusted ? [...configPlace, ...scope.places] : scope.places);
   }
-  if (scope.onlyProviding !== undefined && !isPathSpecifier(planned.name) && !found.provides?.includes(scope.onlyProviding)) {
+  if (!isPathSpecifier(planned.name) && !providesWanted(scope.onlyProviding, found.provides)) {
     return { skipped: true, ...(found.manifest !== undefined && { manifest: found.manifest }) };
   }
   const unsafe = unsafeFileReason(found.file);

@@ -26,11 +26,11 @@ export interface CreateHostOptions {
    */
   resolveFrom?: ReadonlyArray<string | ResolvePlace>;
   /**
-   * Apply only the plugins that provide this service, as their package.json says
-   * (`"toolhost": { "provides": ["policy"] }`), e.g. a policy check that needs no tools. A plugin
-   * named by a path has no package to read and is applied.
+   * Apply only the plugins that provide this service (or one of these services), as their
+   * package.json says (`"toolhost": { "provides": ["policy"] }`), e.g. a policy check that needs no
+   * tools. A plugin named by a path has no package to read and is applied.
    */
-  onlyProviding?: string;
+  onlyProviding?: string | readonly string[];
   /** More options of the `AgentHarness`; they win over the config's. */
   harnessOptions?: AgentHarnessOptions;
   /**

@@ -1,3 +1,4 @@
+import type { ApprovalsService } from "./approvals.js";
 import type { ModelService } from "./model.js";
 import type { PolicyService } from "./policy.js";
 import type { QueueService } from "./queue.js";
@@ -11,5 +12,6 @@ export interface Services {
   model: ModelService;
   policy: PolicyService;
   queue: QueueService;
+  approvals: ApprovalsService;
 }
 
