@@ -88,6 +88,7 @@ async function route(request: IncomingMessage, response: ServerResponse, page: P
   if (refusedBecause(request, page.hosts, page.options.token) !== undefined) return forbid(response);
   const path = (request.url ?? "/").split("?")[0] ?? "/";
   if (request.method === "GET" && FILES[path] !== undefined) return sendAsset(response, FILES[path] as string, page.options.token);
+  if (request.method === "GET" && path === "/favicon.ico") return void response.writeHead(204, SECURITY_HEADERS).end();
   if (request.method === "GET" && path === "/events") return streamEvents(request, response, page.store);
   if (request.method === "GET" && path === "/health") return sendJson(response, 200, { ok: true, pid: process.pid, pending: page.store.list().filter((each) => each.state === "pending").length });
   if (request.method === "POST" && path === "/asks") return receiveAsk(request, response, page);
