@@ -20,16 +20,11 @@ export interface ApplyScope {
   cwd: string;
   /** The host's own places (its install location): trusted by the host, searched for every owner. */
   places: readonly ResolvePlace[];
-  onlyProviding: string | readonly string[] | undefined;
+  /** Apply only the plugins that provide one of these services (none: every plugin). */
+  onlyProviding: readonly string[] | undefined;
   knownPlugins: readonly string[];
   hints: ConfigHints | undefined;
   trust: TrustedFolders;
-}
-
-/** Whether a plugin that provides `provides` is applied when only those providing `wanted` are (any, when `wanted` is undefined). */
-function providesWanted(wanted: string | readonly string[] | undefined, provides: readonly string[] | undefined): boolean {
-  if (wanted === undefined) return true;
-  return (typeof wanted === "string" ? [wanted] : wanted).some((name) => provides?.includes(name) === true);
 }
 
 /** Where a planned plugin is: found, left out (refused, or a default that is not installed, or not providing what is asked). */
@@ -59,7 +54,7 @@ export async function locatePlanned(planned: PlannedPlugin, scope: ApplyScope): 
       // Not installed with toolhost: if the untrusted project has it, say so and how to trust it.
       const inProject = await resolvePackage(planned.name, configPlace);
       if (!("tried" in inProject)) {
-        if (!providesWanted(scope.onlyProviding, inProject.provides)) return { skipped: true };
+        if (!providesAny(inProject.provides, scope.onlyProviding)) return { skipped: true };
         const refusal = untrustedPlugin({ owner, configPath, plugin: planned.name, file: inProject.file, installedInProject: true }, scope.trust, scope.hints);
         return { refusal, ...(inProject.manifest !== undefined && { manifest: inProject.manifest }) };
       }
@@ -71,7 +66,7 @@ export async function locatePlanned(planned: PlannedPlugin, scope: ApplyScope): 
     // "Did you mean" among what is installed where it was looked for (never an install hint for an unknown name).
     throw notFound(planned.name, configPath, found.tried, scope.knownPlugins, trusted ? [...configPlace, ...scope.places] : scope.places);
   }
-  if (!isPathSpecifier(planned.name) && !providesWanted(scope.onlyProviding, found.provides)) {
+  if (!isPathSpecifier(planned.name) && !providesAny(found.provides, scope.onlyProviding)) {
     return { skipped: true, ...(found.manifest !== undefined && { manifest: found.manifest }) };
   }
   const unsafe = unsafeFileReason(found.file);
@@ -181,4 +176,9 @@ export function reportedSettings(report: unknown, harness: AgentHarness): Record
     else if (Array.isArray(value) && value.every((item) => typeof item === "string")) settings[name] = value.map(redact);
   }
   return settings;
+}
+
+/** Whether a package providing `provides` is applied when only `wanted` services are (every package when no list is given). */
+function providesAny(provides: readonly string[] | undefined, wanted: readonly string[] | undefined): boolean {
+  return wanted === undefined || wanted.some((service) => provides?.includes(service) === true);
 }
