@@ -59,14 +59,14 @@ export interface Child {
 }
 
 /** Starts the built CLI with `args` in `cwd`, standard input a pipe (no terminal), ended after the test if still running. */
-export function start(args: string[], options: { cwd: string; input?: string; env?: Record<string, string | undefined> }): Child {
+export function start(args: string[], options: { cwd: string; input?: string; env?: Record<string, string | undefined>; keepInput?: boolean }): Child {
   const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...options.env } });
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
-  child.stdin?.end(options.input ?? "");
+  if (options.keepInput !== true) child.stdin?.end(options.input ?? "");
   onCleanup(() => stop(child));
   return { process: child, stdout: () => stdout, stderr: () => stderr, exited };
 }
