@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { createServer, request } from "node:http";
 import { join } from "node:path";
 import type { BrowserContext } from "playwright-core";
@@ -16,6 +17,7 @@ import {
   startWorker,
   toolhost,
   until,
+  USER_CONFIG_DIR,
   workerCounts,
   writeConfig,
 } from "./_helpers.js";
@@ -309,6 +311,55 @@ describe("who may reach the page", () => {
     expect(await call.exited).toBe(2);
   });
 });
+
+describe("what an asking process sends its asks to", () => {
+  it("sends nothing to a port another user listens on, nor through a page file others can read", async () => {
+    const dir = project({ "build/x": "x\n" });
+    writeConfig(dir, [["@toolhost/tool-bash", { sandbox: "off" }], policy(), APPROVALS]);
+    // Another user (uid 65534) listens where a crashed page's file still points; the file names a live pid.
+    const foreign = spawnForeignListener();
+    onCleanup(() => foreign.stop());
+    const port = await foreign.port;
+    mkdirSync(USER_CONFIG_DIR, { recursive: true });
+    const file = join(USER_CONFIG_DIR, "approvals-page.json");
+    writeFileSync(file, JSON.stringify({ url: `http://127.0.0.1:${port}/`, token: "the-token", pid: process.pid, started: "" }), { mode: 0o600 });
+    onCleanup(() => rmSync(file, { force: true }));
+    const call = await toolhost(["call", "bash", JSON.stringify({ command: "rm -r build" })], { cwd: dir });
+    expect(call.code).toBe(2);
+    expect(call.stderr).toContain(`the approvals page's port (http://127.0.0.1:${port}/) is held by another user's process`);
+    expect(foreign.received()).toBe("");
+    chmodSync(file, 0o644);
+    const readable = await toolhost(["call", "bash", JSON.stringify({ command: "rm -r build" })], { cwd: dir });
+    expect(readable.stderr).toContain("names the approvals page, but it is not a file only you can read and write, so it is not used");
+    expect(foreign.received()).toBe("");
+    expect(existsSync(join(dir, "build"))).toBe(true);
+  });
+});
+
+/** A loopback HTTP server run as uid 65534 (setpriv), printing what it receives. */
+function spawnForeignListener(): { port: Promise<number>; received(): string; stop(): Promise<void> } {
+  const script = `const s = require("node:http").createServer((q, r) => { process.stdout.write("got " + q.url + "\\n"); r.end("{}"); }); s.listen(0, "127.0.0.1", () => process.stderr.write(s.address().port + "\\n"));`;
+  const child = spawn("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  const port = new Promise<number>((resolve, reject) => {
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      err += chunk;
+      if (/^\d+\n/.test(err)) resolve(Number(err.trim()));
+    });
+    child.on("exit", (code) => reject(new Error(`the foreign listener exited (${code}): ${err}`)));
+  });
+  port.catch(() => undefined);
+  return { port, received: () => out, stop: () => stopChild(child) };
+}
+
+async function stopChild(child: ReturnType<typeof spawn>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  await exited;
+}
 
 type Reply = { status: number; body: string; headers: Record<string, string | string[] | undefined> };
 

@@ -13,6 +13,7 @@ import {
 } from "@toolhost/core";
 import { type PageFile, PageFileError, readPageFile } from "../page-file.js";
 import type { AskingPartView, PageAnswer, PageAsk } from "../wire.js";
+import { listenerOwner } from "./_listener.js";
 import { postJson } from "./_post.js";
 import { callPreview } from "./_preview.js";
 
@@ -65,6 +66,9 @@ export class PageAsker implements ApprovalsService {
     }
     if (page === undefined) {
       return refusal(`no one could approve it: no approvals page is running for this user (${this.options.file} names none). Start one with "toolhost approvals serve", open the address it prints, and run the call again`);
+    }
+    if (listenerOwner(Number(new URL(page.url).port)) === "foreign") {
+      return refusal(`no one could approve it: the approvals page's port (${page.url}) is held by another user's process, not by the page ${this.options.file} names, so nothing was sent there. Start the page again (toolhost approvals serve)`);
     }
     let ask: PageAsk;
     try {

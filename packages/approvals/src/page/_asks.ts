@@ -10,6 +10,9 @@ import type { AlwaysChoice, PageAnswer, PageAsk, PageRecord } from "../wire.js";
 
 /** How many answered asks stay listed. */
 const KEEP_ANSWERED = 200;
+/** How many asks may wait at once, and session approvals be kept: past them a new one is refused. */
+export const MAX_PENDING = 1_000;
+const MAX_SESSIONS = 10_000;
 
 /** One ask held by the store. */
 export interface HeldAsk {
@@ -66,6 +69,13 @@ export class AskStore {
     return held;
   }
 
+  /** How many asks wait for an answer. */
+  pendingCount(): number {
+    let count = 0;
+    for (const held of this.#held.values()) if (held.record.state !== "answered") count += 1;
+    return count;
+  }
+
   get(id: string): HeldAsk | undefined {
     return this.#held.get(id);
   }
@@ -88,7 +98,7 @@ export class AskStore {
     const full: PageAnswer = { id: held.record.id, digest: held.ask.digest, at: new Date().toISOString(), ...answer };
     held.record.state = "answered";
     held.record.answer = full;
-    if (full.approved && full.scope === "session" && !this.#sessions.has(held.sessionKey)) {
+    if (full.approved && full.scope === "session" && !this.#sessions.has(held.sessionKey) && this.#sessions.size < MAX_SESSIONS) {
       this.#sessions.set(held.sessionKey, { number: held.record.number, by: full.by ?? "on the page" });
     }
     if (!held.deliver(full) && full.outcome !== "withdrawn") held.record.undelivered = true;

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { userInfo } from "node:os";
 import { removePageFile, writePageFile } from "../page-file.js";
 import type { AlwaysChoice, PageAnswer, PageAsk, PageChoice } from "../wire.js";
-import { AskStore, type HeldAsk } from "./_asks.js";
+import { AskStore, type HeldAsk, MAX_PENDING } from "./_asks.js";
 import { readJson } from "./_body.js";
 import { checkAsk, checkChoice } from "./_checks.js";
 import { allowedHosts, forbid, refusedBecause, SECURITY_HEADERS, sendJson } from "./_guard.js";
@@ -110,6 +110,7 @@ async function receiveAsk(request: IncomingMessage, response: ServerResponse, pa
   if ("error" in body) return sendJson(response, 400, { error: body.error });
   const ask = checkAsk(body.value);
   if (typeof ask === "string") return sendJson(response, 400, { error: ask });
+  if (page.store.pendingCount() >= MAX_PENDING) return sendJson(response, 503, { error: `${MAX_PENDING} asks wait on the page already` });
   const rules = page.options.rules;
   const scope = rules ? rules.sessionScope(ask) : { key: ask.digest, text: "this same call again" };
   const always = rules ? await rules.offer(ask).catch(() => []) : [];
