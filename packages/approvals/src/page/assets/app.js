@@ -86,7 +86,7 @@ function card(record) {
   node.append(title);
   node.append(el("p", "why", ask.reason));
   node.append(el("p", "meta", `asked by ${ask.askedBy} · ${ask.asker.command} (pid ${ask.asker.pid}) in ${ask.asker.cwd}`));
-  node.append(...rules(ask), ...previewOf(ask.preview));
+  node.append(...rules(ask), ...previewOf(ask.preview, ask.asker.cwd));
   node.append(record.state === "answered" ? outcome(record) : actions(record));
   return node;
 }
@@ -107,22 +107,27 @@ function rules(ask) {
   return [list];
 }
 
-function previewOf(preview) {
+/** A path as the asker's folder sees it: relative when under it. */
+function short(path, cwd) {
+  return cwd && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
+}
+
+function previewOf(preview, cwd) {
   const shown = [];
   for (const { command, cwd } of preview.commands) {
     shown.push(el("pre", "command", command));
     if (cwd) shown.push(el("p", "meta", `in ${cwd}`));
   }
   for (const { method, url } of preview.network) shown.push(el("p", "mono", `→ ${method} ${url}`));
-  for (const write of preview.writes) shown.push(...writeOf(write));
-  for (const path of preview.reads) shown.push(el("p", "mono", `reads ${path}`));
-  for (const path of preview.readTrees) shown.push(el("p", "mono", `reads everything under ${path}`));
+  for (const write of preview.writes) shown.push(...writeOf(write, cwd));
+  for (const path of preview.reads) shown.push(el("p", "mono", `reads ${short(path, cwd)}`));
+  for (const path of preview.readTrees) shown.push(el("p", "mono", `reads everything under ${short(path, cwd)}`));
   if (preview.args !== undefined) shown.push(el("p", "meta", "arguments"), el("pre", "args", preview.args));
   return shown;
 }
 
-function writeOf(write) {
-  const head = el("p", "mono", `${write.change ?? "writes"} ${write.path}${write.note ? ` (${write.note})` : ""}`);
+function writeOf(write, cwd) {
+  const head = el("p", "mono", `${write.change ?? "writes"} ${short(write.path, cwd)}${write.note ? ` (${write.note})` : ""}`);
   if (!write.diff || write.diff.length === 0) return [head];
   const diff = el("pre", "diff");
   for (const line of write.diff) diff.append(el("div", line.kind, line.text));
