@@ -275,6 +275,31 @@ describe("who may reach the page", () => {
     expect(ok.body).not.toMatch(/ on\w+=/);
   });
 
+  it("lets a process that reads the page file put asks on the page, never read or answer one", async () => {
+    const dir = project({ "build/x": "x\n" });
+    writeConfig(dir, [["@toolhost/tool-bash", { sandbox: "off" }], policy(), APPROVALS]);
+    const served = await startPage();
+    const file = JSON.parse(readFileSync(join(USER_CONFIG_DIR, "approvals-page.json"), "utf8")) as { url: string; token: string; pid: number };
+    expect(file).toMatchObject({ url: served.url, pid: served.child.process.pid });
+    expect(file.token).not.toBe(served.token);
+    expect(JSON.stringify(file)).not.toContain(served.token);
+    const call = start(["call", "bash", JSON.stringify({ command: "rm -r build" })], { cwd: dir });
+    const [record] = await waitForRecords(served.url, served.token, 1);
+    const { id, ask } = record as { id: string; ask: { digest: string } };
+    // What a model's unconfined command could do with the file: none of it reads or answers.
+    for (const path of ["", "app.js", "events", "health"]) expect((await get(served.url, `${path}?token=${file.token}`, {})).status).toBe(403);
+    const own = await post(served.url, `asks/${id}/answer`, file.token, { digest: ask.digest, choice: "once" });
+    expect([own.status, own.body]).toEqual([403, "forbidden\n"]);
+    // The page's token does not ask; an ask whose digest is not its content's is refused.
+    expect((await post(served.url, "asks", served.token, {})).status).toBe(403);
+    const forged = await post(served.url, "asks", file.token, { ...(record as { ask: object }).ask, call: { args: { command: "rm -rf /" } }, parts: [] });
+    expect([forged.status, forged.body]).toEqual([400, `${JSON.stringify({ error: "digest is not the digest of the call's tool, arguments and access" })}\n`]);
+    expect((await eventsSnapshot(served.url, served.token)).find((each) => each.id === id)?.state).toBe("pending");
+    await post(served.url, `asks/${id}/answer`, served.token, { digest: ask.digest, choice: "deny", reason: "test over" });
+    expect(await call.exited).toBe(2);
+    expect(existsSync(join(dir, "build"))).toBe(true);
+  });
+
   it("lets no page of another origin read the asks or answer one, even one that knows the token", async () => {
     const dir = project({ "build/x": "x\n" });
     writeConfig(dir, [["@toolhost/tool-bash", { sandbox: "off" }], policy(), APPROVALS]);

@@ -7,12 +7,11 @@ import {
   type ApprovalsAskOptions,
   type ApprovalsPage,
   type ApprovalsService,
-  type AskingPart,
   callDigest,
-  policyDetailsOf,
 } from "@toolhost/core";
 import { type PageFile, PageFileError, readPageFile } from "../page-file.js";
-import type { AskingPartView, PageAnswer, PageAsk } from "../wire.js";
+import { partsOf } from "../_parts.js";
+import type { PageAnswer, PageAsk } from "../wire.js";
 import { listenerOwner } from "./_listener.js";
 import { postJson } from "./_post.js";
 import { callPreview } from "./_preview.js";
@@ -96,7 +95,7 @@ export class PageAsker implements ApprovalsService {
         return "[withheld: redaction failed]";
       }
     };
-    const policy = policyDetailsOf(request.details);
+    const { parts, omitted } = partsOf(request.details);
     const timeoutMs = Math.max(1, Math.min(this.options.timeoutMs, options.timeoutMs ?? Number.POSITIVE_INFINITY));
     return {
       digest,
@@ -111,8 +110,8 @@ export class PageAsker implements ApprovalsService {
         ...(this.options.configPath !== undefined && { config: this.options.configPath }),
         session: options.session ?? this.#session,
       },
-      parts: (policy?.asks ?? []).map(partView),
-      partsOmitted: (policy?.asksOmitted ?? 0) > 0,
+      parts,
+      partsOmitted: omitted,
       preview: await callPreview(request, redact),
       call: { args: request.args, ...(request.access && { access: request.access }), ...(request.details && { details: request.details }) },
       timeoutMs,
@@ -123,26 +122,9 @@ export class PageAsker implements ApprovalsService {
   #tell(page: PageFile, timeoutMs: number): void {
     if (this.#told) return;
     this.#told = true;
-    const text = `toolhost: asking through the approvals page at ${page.url} (each ask waits up to ${seconds(timeoutMs)}; its address with the token: toolhost approvals url)`;
+    const text = `toolhost: asking through the approvals page at ${page.url} (each ask waits up to ${seconds(timeoutMs)}; open the address toolhost approvals serve printed)`;
     (this.options.notice ?? ((line: string) => process.stderr.write(`${line}\n`)))(text);
   }
-}
-
-function partView(part: AskingPart): AskingPartView {
-  return {
-    kind: part.kind,
-    subject: part.subject,
-    locked: part.locked,
-    rules: part.rules.map((rule) => ({
-      id: rule.id,
-      layer: rule.layer,
-      ...(rule.owner !== undefined && { owner: rule.owner }),
-      matcher: rule.matcher,
-      decision: rule.decision,
-      locked: rule.locked,
-      ...(rule.source !== undefined && { source: rule.source }),
-    })),
-  };
 }
 
 /** The page's answer as the `approve` hook's: only for this call's content, and only a whole answer. */

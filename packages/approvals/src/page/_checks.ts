@@ -1,3 +1,4 @@
+import { callDigest, type ToolAccess } from "@toolhost/core";
 import type { PageAsk, PageChoice } from "../wire.js";
 
 /*
@@ -26,7 +27,17 @@ export function checkAsk(value: unknown): PageAsk | string {
   if (!isPreview(preview)) return "preview is not a call's preview";
   if (!isObject(call)) return "call is an object";
   if (typeof timeoutMs !== "number" || !(timeoutMs > 0)) return "timeoutMs is a positive number";
+  if (!sameContent(digest, tool, call)) return "digest is not the digest of the call's tool, arguments and access";
   return value as unknown as PageAsk;
+}
+
+/** Whether the digest is the call's own: what "always" and the session read is what the answer binds to. */
+function sameContent(digest: string, tool: string, call: Json): boolean {
+  try {
+    return callDigest({ name: tool, args: call.args, ...(isObject(call.access) && { access: call.access as ToolAccess }) }) === digest;
+  } catch {
+    return false;
+  }
 }
 
 function isPart(value: unknown): boolean {

@@ -27,7 +27,11 @@ export function allowedHosts(listenHost: string, port: number): Set<string> {
   return new Set([...names].map((name) => `${name.includes(":") ? `[${name}]` : name}:${port}`.toLowerCase()));
 }
 
-/** Why a request is refused, or undefined when it may go on. */
+/**
+ * Why a request is refused, or undefined when it may go on. `token` is the one this request needs:
+ * the page's (printed once, for the browser) for the page and its answers, the askers' (in the page
+ * file) for `POST /asks` alone, so a process that can read the page file can ask, never answer.
+ */
 export function refusedBecause(request: IncomingMessage, hosts: Set<string>, token: string): string | undefined {
   const host = (request.headers.host ?? "").toLowerCase();
   if (!hosts.has(host)) return "an unexpected Host header";

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { userInfo } from "node:os";
+import { partsOf } from "../_parts.js";
 import { removePageFile, writePageFile } from "../page-file.js";
 import type { AlwaysChoice, PageAnswer, PageAsk, PageChoice } from "../wire.js";
 import { AskStore, type HeldAsk, MAX_PENDING } from "./_asks.js";
@@ -23,9 +24,11 @@ export interface PageRules {
 export interface ApprovalsServeOptions {
   host: string;
   port: number;
-  /** The token every request needs (in the printed address, or `Authorization: Bearer`). */
+  /** The page's token: the browser's (in the printed address, or `Authorization: Bearer`), for the page, its events and its answers. Never written to a file. */
   token: string;
-  /** The page file to write (the address, token and pid), removed when the page closes. */
+  /** The askers' token, written to the page file: it lets a process put an ask on the page (`POST /asks`), and nothing else. */
+  askerToken: string;
+  /** The page file to write (the address, the askers' token and the pid), removed when the page closes. */
   file: string;
   /** More names to accept in the `Host` and `Origin` headers (a page on another address). */
   allowedHosts?: readonly string[];
@@ -72,7 +75,7 @@ export async function serveApprovals(options: ApprovalsServeOptions): Promise<Ap
   page.hosts = allowedHosts(options.host, port);
   for (const name of options.allowedHosts ?? []) page.hosts.add(`${name}:${port}`.toLowerCase());
   const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}/`;
-  writePageFile(options.file, { url, token: options.token, pid: process.pid, started: new Date().toISOString() });
+  writePageFile(options.file, { url, token: options.askerToken, pid: process.pid, started: new Date().toISOString() });
   const close = async (): Promise<void> => {
     removePageFile(options.file);
     store.close();
@@ -85,13 +88,14 @@ export async function serveApprovals(options: ApprovalsServeOptions): Promise<Ap
 type Page = { options: ApprovalsServeOptions; store: AskStore; hosts: Set<string>; who: string };
 
 async function route(request: IncomingMessage, response: ServerResponse, page: Page): Promise<void> {
-  if (refusedBecause(request, page.hosts, page.options.token) !== undefined) return forbid(response);
   const path = (request.url ?? "/").split("?")[0] ?? "/";
+  const asking = request.method === "POST" && path === "/asks";
+  if (refusedBecause(request, page.hosts, asking ? page.options.askerToken : page.options.token) !== undefined) return forbid(response);
   if (request.method === "GET" && FILES[path] !== undefined) return sendAsset(response, FILES[path] as string, page.options.token);
   if (request.method === "GET" && path === "/favicon.ico") return void response.writeHead(204, SECURITY_HEADERS).end();
   if (request.method === "GET" && path === "/events") return streamEvents(request, response, page.store);
   if (request.method === "GET" && path === "/health") return sendJson(response, 200, { ok: true, pid: process.pid, pending: page.store.list().filter((each) => each.state === "pending").length });
-  if (request.method === "POST" && path === "/asks") return receiveAsk(request, response, page);
+  if (asking) return receiveAsk(request, response, page);
   const answering = /^\/asks\/([\w-]{1,64})\/answer$/.exec(path);
   if (request.method === "POST" && answering) return receiveChoice(request, response, page, answering[1] as string);
   sendJson(response, 404, { error: "no such page" });
@@ -108,8 +112,11 @@ function sendAsset(response: ServerResponse, name: string, token: string): void 
 async function receiveAsk(request: IncomingMessage, response: ServerResponse, page: Page): Promise<void> {
   const body = await readJson(request, MAX_ASK_BYTES);
   if ("error" in body) return sendJson(response, 400, { error: body.error });
-  const ask = checkAsk(body.value);
-  if (typeof ask === "string") return sendJson(response, 400, { error: ask });
+  const checked = checkAsk(body.value);
+  if (typeof checked === "string") return sendJson(response, 400, { error: checked });
+  // What the page lists as asking is read from the details "always" writes from, not taken as sent.
+  const { parts, omitted } = partsOf(checked.call.details);
+  const ask: PageAsk = { ...checked, parts, partsOmitted: omitted };
   if (page.store.pendingCount() >= MAX_PENDING) return sendJson(response, 503, { error: `${MAX_PENDING} asks wait on the page already` });
   const rules = page.options.rules;
   const scope = rules ? rules.sessionScope(ask) : { key: ask.digest, text: "this same call again" };

@@ -9,6 +9,7 @@ const DEFAULT_PORT = 8780;
 interface ServeOptions {
   http?: string;
   allowedHost?: string[];
+  tokenEnv?: string;
 }
 
 export const approvals: CommandModule = {
@@ -21,20 +22,19 @@ export const approvals: CommandModule = {
       .description("serve the approvals page on 127.0.0.1, and print its address with its token")
       .option("--http <[host:]port>", `where to listen (default 127.0.0.1:${DEFAULT_PORT})`)
       .option("--allowed-host <name...>", "more host names to accept in the Host and Origin headers (a page on another address)")
+      .option("--token-env <name>", "the environment variable that holds the page's token (default: a token made for this run, printed once in the address)")
       .addHelpText(
         "after",
         `
 Processes whose config names "@toolhost/approvals" ask through the page when they have no one to
 ask: toolhost call, run and agent without a terminal (a queue host's routed calls too), mcp serve
 for a client that cannot elicit, toolhost hook --on-ask page, and AI SDK applications that say so.
-The page's address, token and pid are kept in approvals-page.json in your config folder (mode 600)
-while it runs; "toolhost approvals url" prints the address again. Every request needs the token.`,
+The page's address and pid are kept in approvals-page.json in your config folder (mode 600)
+while it runs, with a token that lets a process put asks on the page and nothing else. The page's
+own token, which shows and answers them, is in the address printed once, and on no disk: a process
+that can read your files (a model's unconfined command) can ask, never answer.`,
       )
       .action(cli.action((options: ServeOptions) => serve(cli, options)));
-    group
-      .command("url")
-      .description("print the running approvals page's address, with its token, to open in a browser")
-      .action(cli.action(() => printUrl(cli)));
   },
 };
 
@@ -54,17 +54,18 @@ async function serve(cli: Cli, options: ServeOptions): Promise<number> {
   const file = pageFilePath();
   const running = readPageFile(file);
   if (running !== undefined) {
-    throw new UsageError(`An approvals page is running already at ${running.url} (pid ${running.pid}); "toolhost approvals url" prints its address with the token. Stop it first to start another.`);
+    throw new UsageError(`An approvals page is running already at ${running.url} (pid ${running.pid}): open the address it printed, or stop it to start another.`);
   }
   const { pageRules } = await import("../approvals/page-rules.js");
   const page = await serveApprovals({
     ...listen,
-    token: randomBytes(32).toString("base64url"),
+    token: pageToken(options.tokenEnv),
+    askerToken: randomBytes(32).toString("base64url"),
     file,
     rules: pageRules,
     ...(options.allowedHost ? { allowedHosts: options.allowedHost } : {}),
   });
-  // The address with its token, once, on standard output: the page file keeps it for "approvals url"; no log line names it.
+  // The address with its token, once, on standard output: no file keeps the page's token, no log line names it.
   await cli.out(`${page.openUrl}\n`);
   await cli.note(`the approvals page is at ${page.url}: open the address above (it holds the page's token). Ctrl-C stops it; its asks are then refused.`);
   await new Promise<void>((resolve) => cli.interruptSignal().addEventListener("abort", () => resolve(), { once: true }));
@@ -72,11 +73,10 @@ async function serve(cli: Cli, options: ServeOptions): Promise<number> {
   return ExitCode.OK;
 }
 
-async function printUrl(cli: Cli): Promise<number> {
-  const { pageFilePath, readPageFile } = await approvalsPackage();
-  const file = pageFilePath();
-  const page = readPageFile(file);
-  if (page === undefined) throw new UsageError(`No approvals page is running (${file} names none). Start one: toolhost approvals serve`);
-  await cli.out(`${page.url}?token=${encodeURIComponent(page.token)}\n`);
-  return ExitCode.OK;
+/** The page's token: the variable `--token-env` names (set and not empty), else one made for this run. */
+function pageToken(name: string | undefined): string {
+  if (name === undefined) return randomBytes(32).toString("base64url");
+  const token = process.env[name];
+  if (!token) throw new UsageError(`--token-env ${name}: the environment variable ${name} is not set or empty. Set it to the page's token.`);
+  return token;
 }
