@@ -1,3 +1,4 @@
+import { basename, isAbsolute } from "node:path";
 import type { ApprovalRequest, ToolAccess } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import type { AlwaysChoice, PageAsk, PageRules } from "@toolhost/approvals";
@@ -29,11 +30,20 @@ function requestOf(ask: PageAsk): ApprovalRequest {
   };
 }
 
-/** The asking host's config, as the terminal's writer needs it (its policy only). */
+/**
+ * The asking host's config, as the terminal's writer needs it (its policy only). The asker names
+ * its folder and config, and anything that can read the page file can ask: a config is loaded here
+ * only by a name the search finds (`toolhost.config.*`, a control file no model writes unasked),
+ * else the one the search finds from the folder, never any file an ask names.
+ */
 async function hostOf(ask: PageAsk): Promise<Host> {
   const { createHost } = await import("@toolhost/core/config");
-  return createHost({ ...cliHostOptions(ask.asker.cwd, ask.asker.config), onlyProviding: "policy" });
+  if (!isAbsolute(ask.asker.cwd)) throw new Error(`the asker's folder ${ask.asker.cwd} is not an absolute path`);
+  const config = ask.asker.config !== undefined && CONFIG_NAME.test(basename(ask.asker.config)) && isAbsolute(ask.asker.config) ? ask.asker.config : undefined;
+  return createHost({ ...cliHostOptions(ask.asker.cwd, config), onlyProviding: "policy" });
 }
+
+const CONFIG_NAME = /^toolhost\.config\.(json|ya?ml|m?js|ts)$/;
 
 async function withHost<T>(ask: PageAsk, use: (host: Host) => Promise<T>): Promise<T> {
   const host = await hostOf(ask);
@@ -71,7 +81,7 @@ export const pageRules: PageRules = {
     return withHost(ask, async (host) => {
       const target = alwaysTargets(host, ask.asker.cwd).find((each) => choice === `always:${each.owner}`);
       if (target === undefined) return { written: false, why: `${choice} is not a place for this host's rules`, byHand: "a rule by hand" };
-      return writeAllowRules(target, rules, request, { host, cwd: ask.asker.cwd, configOption: ask.asker.config });
+      return writeAllowRules(target, rules, request, { host, cwd: ask.asker.cwd, configOption: host.configPath });
     });
   },
   sessionScope(ask: PageAsk) {
