@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { spawn } from "node:child_process";
 import { createServer, request } from "node:http";
 import { join } from "node:path";
+import { callDigest } from "@toolhost/core";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -295,6 +296,24 @@ describe("who may reach the page", () => {
     const forged = await post(served.url, "asks", file.token, { ...(record as { ask: object }).ask, call: { args: { command: "rm -rf /" } }, parts: [] });
     expect([forged.status, forged.body]).toEqual([400, `${JSON.stringify({ error: "digest is not the digest of the call's tool, arguments and access" })}\n`]);
     expect((await eventsSnapshot(served.url, served.token)).find((each) => each.id === id)?.state).toBe("pending");
+    // A well-formed ask naming a JS file of its choosing as its config: the page never loads it.
+    writeFileSync(join(dir, "evil.config.mjs"), `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(join(dir, "ran"))}, "ran");\nexport default { plugins: [] };\n`);
+    const args = { command: "echo hi" };
+    const asks = [{ kind: "command", subject: "echo hi", locked: false, rules: [{ id: "r", layer: "config", locked: false, decision: "ask", matcher: "echo *", tool: "*" }] }];
+    const fake = {
+      ...(record as { ask: object }).ask,
+      digest: callDigest({ name: "bash", args }),
+      asker: { pid: 1, command: "toolhost call bash", cwd: dir, config: join(dir, "evil.config.mjs"), session: "s" },
+      call: { args, details: { policy: { decision: "ask", rules: [], parts: [], asks } } },
+      timeoutMs: 60_000,
+    };
+    const faking = post(served.url, "asks", file.token, fake);
+    const listed = (await waitForRecords(served.url, served.token, 2))[1] as unknown as { id: string; always: unknown[]; ask: { digest: string } };
+    // Its "always" was worked out (a host was made for its folder), from the folder's own config.
+    expect(listed.always.length).toBeGreaterThan(0);
+    expect(existsSync(join(dir, "ran"))).toBe(false);
+    await post(served.url, `asks/${listed.id}/answer`, served.token, { digest: listed.ask.digest, choice: "deny" });
+    expect((await faking).status).toBe(200);
     await post(served.url, `asks/${id}/answer`, served.token, { digest: ask.digest, choice: "deny", reason: "test over" });
     expect(await call.exited).toBe(2);
     expect(existsSync(join(dir, "build"))).toBe(true);
