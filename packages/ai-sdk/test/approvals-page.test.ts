@@ -21,7 +21,7 @@ beforeEach(async () => {
   process.env.XDG_CONFIG_HOME = home;
   ws = await workspace();
   await ws.harness.use(approvalsPlugin, { timeout: 60 });
-  page = await serveApprovals({ host: "127.0.0.1", port: 0, token: "t0ken-for-this-test", file: pageFilePath() });
+  page = await serveApprovals({ host: "127.0.0.1", port: 0, token: "t0ken-for-this-test", askerToken: "askers-t0ken", file: pageFilePath() });
 });
 afterEach(async () => {
   await page.close();
