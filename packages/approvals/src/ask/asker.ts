@@ -87,7 +87,7 @@ export class PageAsker implements ApprovalsService {
   }
 
   async #ask(request: ApprovalRequest, options: ApprovalsAskOptions): Promise<PageAsk> {
-    const digest = callDigest({ name: request.toolCall.name, args: request.args, ...(request.access && { access: request.access }) });
+    const digest = digestOf(request);
     const redact = (text: string): string => {
       try {
         return this.harness.hooks.redact.call(text);
@@ -144,6 +144,18 @@ function resultOf(status: number, body: unknown, ask: PageAsk, page: PageFile): 
   if (answer.outcome === "denied") return { approved: false, scope: "once", via, reason: `it was refused on the approvals page: ${answer.reason ?? "no reason given"}` };
   if (answer.outcome === "timed out") return { approved: false, via, reason: `no one answered on the approvals page (${page.url}) within ${seconds(ask.timeoutMs)}, so the call is refused` };
   return refusal(`the approvals page at ${page.url} gave no answer for it (${String(answer.outcome)}), so the call is refused`);
+}
+
+/**
+ * The call's digest: the one the authorize stage made for the request when core gives it
+ * (`ApprovalRequest.digest`), else made here the same way. Content that cannot be bound is not put
+ * on the page (an answer could not be tied to it).
+ */
+function digestOf(request: ApprovalRequest): string {
+  const given = (request as { digest?: unknown }).digest;
+  if (typeof given === "string" && given.startsWith("sha256:")) return given;
+  if (typeof given === "string") throw new Error("its content cannot be bound to an answer");
+  return callDigest({ name: request.toolCall.name, args: request.args, ...(request.access && { access: request.access }) });
 }
 
 function refusal(reason: string): ApprovalResult {

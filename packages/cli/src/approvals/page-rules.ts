@@ -18,7 +18,9 @@ import { askingParts, mayBeDenied } from "../approve/values.js";
 
 /** The asking host's request as the CLI's approvers read it. */
 function requestOf(ask: PageAsk): ApprovalRequest {
+  // `digest`: the call's, which the page checked against its content (core's ApprovalRequest.digest).
   return {
+    digest: ask.digest,
     toolCall: { id: ask.toolCallId, name: ask.tool, arguments: ask.call.args },
     tool: { name: ask.tool } as ApprovalRequest["tool"],
     args: ask.call.args,
@@ -27,7 +29,7 @@ function requestOf(ask: PageAsk): ApprovalRequest {
     reason: ask.reason,
     askedBy: ask.askedBy,
     ...(ask.call.details !== undefined && { details: ask.call.details }),
-  };
+  } as ApprovalRequest;
 }
 
 /**
