@@ -13,8 +13,6 @@ import { type PageFile, PageFileError, readPageFile } from "../page-file.js";
 import { partsOf } from "../_parts.js";
 import type { PageAnswer, PageAsk } from "../wire.js";
 import { listenerOwner } from "./_listener.js";
-import { postJson } from "./_post.js";
-import { callPreview } from "./_preview.js";
 
 /** What an asker is made with. */
 export interface AskerOptions {
@@ -76,6 +74,8 @@ export class PageAsker implements ApprovalsService {
       return refusal(`the call could not be put on the approvals page (${(error as Error).message}), so it is refused`);
     }
     this.#tell(page, ask.timeoutMs);
+    // Loaded at the first ask: a process that never asks pays nothing for the HTTP client.
+    const { postJson } = await import("./_post.js");
     const outcome = await postJson(new URL("asks", page.url), page.token, ask, ask.timeoutMs + GRACE_MS, signal);
     if ("stopped" in outcome) {
       return outcome.stopped === "aborted"
@@ -112,7 +112,7 @@ export class PageAsker implements ApprovalsService {
       },
       parts,
       partsOmitted: omitted,
-      preview: await callPreview(request, redact),
+      preview: await (await import("./_preview.js")).callPreview(request, redact),
       call: { args: request.args, ...(request.access && { access: request.access }), ...(request.details && { details: request.details }) },
       timeoutMs,
     };

@@ -1,7 +1,7 @@
 import { basename, isAbsolute } from "node:path";
 import type { ApprovalRequest, ToolAccess } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
-import type { AlwaysChoice, PageAsk, PageRules } from "@toolhost/approvals";
+import type { AlwaysChoice, PageAsk, PageRules } from "@toolhost/approvals/page";
 import { cliHostOptions } from "../_defaults.js";
 import { allowRulesFor, ruleText } from "../approve/allow-rules.js";
 import { alwaysTargets, writeAllowRules } from "../approve/always.js";

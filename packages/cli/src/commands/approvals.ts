@@ -39,9 +39,9 @@ that can read your files (a model's unconfined command) can ask, never answer.`,
 };
 
 /** `@toolhost/approvals`, an optional peer: only the page's own commands need it. */
-async function approvalsPackage(): Promise<typeof import("@toolhost/approvals")> {
+async function approvalsPackage(): Promise<typeof import("@toolhost/approvals/page")> {
   try {
-    return await import("@toolhost/approvals");
+    return await import("@toolhost/approvals/page");
   } catch (error) {
     if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes("@toolhost/approvals")) throw error;
     throw new UsageError("toolhost approvals needs @toolhost/approvals, which is not installed next to the toolhost CLI. Install it: npm i -D @toolhost/approvals");
