@@ -7,7 +7,7 @@
 //   the page adds, without the person's own time.
 import { spawn, spawnSync } from "node:child_process";
 import { request } from "node:http";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,10 +30,20 @@ const config = (name, plugins) => {
 const plain = config("plain", ["@toolhost/tool-fs", ["@toolhost/tool-bash", { sandbox: "off" }], policy]);
 const paged = config("paged", ["@toolhost/tool-fs", ["@toolhost/tool-bash", { sandbox: "off" }], policy, "@toolhost/approvals"]);
 
-function timed(args, cwd) {
+/** The CPU time (user + system, ms) of this process's children that have ended: /proc/self/stat's cutime and cstime, in 10 ms ticks. */
+function childCpuMs() {
+  const stat = readFileSync("/proc/self/stat", "latin1");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+const cpu = {};
+function timed(args, cwd, row) {
   const started = process.hrtime.bigint();
+  const before = childCpuMs();
   const run = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"], input: "" });
   if (run.status !== 0) throw new Error(`toolhost ${args.join(" ")} exited ${run.status}: ${run.stderr}`);
+  (cpu[row] ??= []).push(childCpuMs() - before);
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
@@ -91,19 +101,20 @@ try {
   const read = ["call", "read", JSON.stringify({ path: "a.txt" })];
   const asked = ["call", "bash", JSON.stringify({ command: "echo asked here" })];
   for (let i = 0; i < RUNS; i += 1) {
-    rows["call read, no plugin"].push(timed(read, plain));
-    rows["call read, @toolhost/approvals loaded"].push(timed(read, paged));
-    rows["asked call, --approve"].push(timed([...asked, "--approve", "bash:echo asked here"], plain));
+    rows["call read, no plugin"].push(timed(read, plain, "call read, no plugin"));
+    rows["call read, @toolhost/approvals loaded"].push(timed(read, paged, "call read, @toolhost/approvals loaded"));
+    rows["asked call, --approve"].push(timed([...asked, "--approve", "bash:echo asked here"], plain, "asked call, --approve"));
     rows["asked call, answered on the page"].push(await timedAsync(asked, paged));
   }
   stop();
   const [load1] = loadavg();
   console.log(`${RUNS} runs each, alternated; load average ${load1.toFixed(1)} on ${process.env.NPROC ?? "this"} machine\n`);
-  console.log("| row | median ms | ratio |\n|---|---|---|");
+  console.log("| row | median wall ms | ratio | median CPU ms (10 ms ticks) | ratio |\n|---|---|---|---|---|");
   const names = Object.keys(rows);
   for (const [index, name] of names.entries()) {
-    const floor = median(rows[names[index < 2 ? 0 : 2]]);
-    console.log(`| ${name} | ${median(rows[name]).toFixed(1)} | ${(median(rows[name]) / floor).toFixed(2)} |`);
+    const floor = names[index < 2 ? 0 : 2];
+    const cpuText = cpu[name] ? `${median(cpu[name])} | ${(median(cpu[name]) / median(cpu[floor])).toFixed(2)}` : "— | —";
+    console.log(`| ${name} | ${median(rows[name]).toFixed(1)} | ${(median(rows[name]) / median(rows[floor])).toFixed(2)} | ${cpuText} |`);
   }
 } finally {
   page.kill("SIGTERM");
