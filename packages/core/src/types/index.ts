@@ -1,6 +1,6 @@
 /*
  * The contract between the kernel, plugins and hosts, one file per concern: tools and what a call
- * touches, messages, the model service, the policy service, the queue service, the approvals service, the services map,
+ * touches, messages, the model service, the policy service, the queue service, the services map,
  * events, the hooks' contexts and answers, the harness's options.
  */
 export type * from "./content.js";

@@ -9,9 +9,9 @@ import type { QueueService } from "./queue.js";
  * declaration merging (`declare module "@toolhost/core" { interface Services { … } }`).
  */
 export interface Services {
+  approvals: ApprovalsService;
   model: ModelService;
   policy: PolicyService;
   queue: QueueService;
-  approvals: ApprovalsService;
 }
 
