@@ -89,7 +89,25 @@ describe("a queued call asked about on the page", () => {
     expect(approval).toMatchObject({ outcome: "approved once", approved: true, answeredBy: "@toolhost/cli (approvals page)" });
     expect(approval?.via).toContain(`approvals page (${served.url}, `);
     expect(JSON.stringify(auditLines(host))).not.toContain(served.token);
+    expect(served.child.stderr()).not.toContain(served.token);
     expect(errors).toEqual([]);
+  });
+
+  it("says once, without the token, where a process asks, however many asks it makes", async () => {
+    const dir = project({ "one/x": "1\n", "two/x": "2\n" });
+    writeConfig(dir, [["@toolhost/tool-bash", { sandbox: "off" }], policy(), APPROVALS]);
+    const served = await startPage();
+    const { page } = await openPage(context, served.openUrl);
+    const line = (command: string) => `${JSON.stringify({ name: "bash", arguments: { command } })}\n`;
+    const run = start(["run", "-"], { cwd: dir, input: line("rm -r one") + line("rm -r two") });
+    for (const answered of [0, 1]) {
+      await page.locator("#pending .ask.pending button.once").first().click();
+      await page.locator("#answered .ask").nth(answered).waitFor();
+    }
+    expect(await run.exited).toBe(0);
+    expect(existsSync(join(dir, "one")) || existsSync(join(dir, "two"))).toBe(false);
+    expect(run.stderr().match(/asking through the approvals page/g)).toHaveLength(1);
+    expect(run.stderr()).not.toContain(served.token);
   });
 });
 
