@@ -13,6 +13,8 @@ const KEEP_ANSWERED = 200;
 /** How many asks may wait at once, and session approvals be kept: past them a new one is refused. */
 export const MAX_PENDING = 1_000;
 const MAX_SESSIONS = 10_000;
+/** What the listed asks may hold in all, in bytes of their bodies: past it a new ask is refused. */
+export const MAX_HELD_BYTES = 256 * 1024 * 1024;
 
 /** One ask held by the store. */
 export interface HeldAsk {
@@ -22,6 +24,8 @@ export interface HeldAsk {
   readonly sessionKey: string;
   /** Hands the answer to the asker; false when it is no longer there to take it. */
   readonly deliver: (answer: PageAnswer) => boolean;
+  /** The size of the ask's body, counted against `MAX_HELD_BYTES` while it is listed. */
+  readonly bytes: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -33,6 +37,7 @@ export interface NewAsk {
   always: AlwaysChoice[];
   deadlineMs: number;
   deliver: (answer: PageAnswer) => boolean;
+  bytes: number;
 }
 
 export class AskStore {
@@ -41,6 +46,12 @@ export class AskStore {
   /** Session keys approved for their session, with the ask that approved them. */
   readonly #sessions = new Map<string, { number: number; by: string }>();
   #next = 1;
+  #bytes = 0;
+
+  /** Whether an ask of `bytes` more may be listed. */
+  hasRoom(bytes: number): boolean {
+    return this.pendingCount() < MAX_PENDING && this.#bytes + bytes <= MAX_HELD_BYTES;
+  }
 
   /** Adds an ask; one its session approved already is answered at once. */
   add(added: NewAsk): HeldAsk {
@@ -55,8 +66,9 @@ export class AskStore {
       sessionText: added.sessionText,
       always: added.always,
     };
-    const held: HeldAsk = { record, ask: added.ask, sessionKey: added.sessionKey, deliver: added.deliver };
+    const held: HeldAsk = { record, ask: added.ask, sessionKey: added.sessionKey, deliver: added.deliver, bytes: added.bytes };
     this.#held.set(record.id, held);
+    this.#bytes += added.bytes;
     this.#trim();
     const approvedBefore = this.#sessions.get(added.sessionKey);
     if (approvedBefore !== undefined) {
@@ -129,7 +141,10 @@ export class AskStore {
 
   #trim(): void {
     const answered = [...this.#held.values()].filter((held) => held.record.state === "answered");
-    for (const held of answered.slice(0, Math.max(0, answered.length - KEEP_ANSWERED))) this.#held.delete(held.record.id);
+    for (const held of answered.slice(0, Math.max(0, answered.length - KEEP_ANSWERED))) {
+      this.#held.delete(held.record.id);
+      this.#bytes -= held.bytes;
+    }
   }
 }
 

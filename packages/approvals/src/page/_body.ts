@@ -4,7 +4,7 @@ import type { IncomingMessage } from "node:http";
  * A request's JSON body, read up to `max` bytes: past it the rest is read and dropped (so the
  * sender gets its answer rather than a reset connection) and the body refused.
  */
-export async function readJson(request: IncomingMessage, max: number): Promise<{ value: unknown } | { error: string }> {
+export async function readJson(request: IncomingMessage, max: number): Promise<{ value: unknown; bytes: number } | { error: string }> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -17,7 +17,7 @@ export async function readJson(request: IncomingMessage, max: number): Promise<{
   }
   if (size > max) return { error: `the body is ${size} bytes, over the ${max} the page reads` };
   try {
-    return { value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+    return { value: JSON.parse(Buffer.concat(chunks).toString("utf8")), bytes: size };
   } catch (error) {
     return { error: `the body is not JSON (${(error as Error).message})` };
   }

@@ -117,7 +117,7 @@ async function receiveAsk(request: IncomingMessage, response: ServerResponse, pa
   // What the page lists as asking is read from the details "always" writes from, not taken as sent.
   const { parts, omitted } = partsOf(checked.call.details);
   const ask: PageAsk = { ...checked, parts, partsOmitted: omitted };
-  if (page.store.pendingCount() >= MAX_PENDING) return sendJson(response, 503, { error: `${MAX_PENDING} asks wait on the page already` });
+  if (!page.store.hasRoom(body.bytes)) return sendJson(response, 503, { error: `the page holds as many asks as it keeps (${MAX_PENDING} waiting at most, 256 MiB in all): answer some first` });
   const rules = page.options.rules;
   const scope = rules ? rules.sessionScope(ask) : { key: ask.digest, text: "this same call again" };
   const always = rules ? await rules.offer(ask).catch(() => []) : [];
@@ -128,6 +128,7 @@ async function receiveAsk(request: IncomingMessage, response: ServerResponse, pa
     sessionText: scope.text,
     always,
     deadlineMs: Math.min(ask.timeoutMs, page.options.maxWaitMs ?? DAY_MS),
+    bytes: body.bytes,
     deliver: (answer) => {
       if (response.destroyed || response.writableEnded) return false;
       delivered = true;
