@@ -63,9 +63,9 @@ export class ConnectionJudge {
     const { host, isAddress, method, url } = destination;
     const named = this.#allowed.some((pattern) => pattern.test(`${hostInUrl(host)}:${destination.port}`));
     const entry: NetworkAccess = { url, method };
-    // An address named as such is asked about in one question: the URL and the address together.
+    // An address named as such is judged as the URL's host, by the rules on its text and those that name it: one question.
     if (!named) {
-      const answer = await this.#ask(isAddress ? [entry, { ...entry, address: host }] : [entry]);
+      const answer = await this.#ask([entry]);
       if (!answer.allowed || isAddress) return this.#record(destination, [], answer, undefined);
     }
     const addresses = isAddress ? [host] : await resolveName(host);
