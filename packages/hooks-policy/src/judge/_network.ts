@@ -76,13 +76,16 @@ export function judgeNetwork(scope: JudgeScope, destination: NetworkAccess, rule
   const parts = [namePart(scope, destination, target, rules, rules.whole.map((rule) => matchOf(rule, rule.decision)))];
   if (!target || target.isAddress) return parts;
   const declared = typeof destination.address === "string" ? canonicalAddress(destination.address) : undefined;
-  const local = target.host === "localhost" || target.host.endsWith(".localhost");
-  const addresses = declared ? [declared] : local ? ["127.0.0.1", "::1"] : [];
-  for (const address of addresses) {
+  for (const address of declared ? [declared] : localhostAddresses(target)) {
     const part = addressPart(scope, destination, target, address, rules);
     if (part) parts.push(part);
   }
   return parts;
+}
+
+/** What `localhost` (and a name under it) is reached at wherever it is resolved: judged before anyone looks it up. */
+function localhostAddresses(target: Target): string[] {
+  return target.host === "localhost" || target.host.endsWith(".localhost") ? ["127.0.0.1", "::1"] : [];
 }
 
 const CONNECTION_NOTE = "a connection the call's sandbox asked to open: judged by url, host and address rules, else the default";
@@ -106,6 +109,10 @@ export function judgeConnections(scope: JudgeScope, destinations: readonly Netwo
       const part = namePart(scope, asked, target, rules, stricter());
       part.note = [part.note, CONNECTION_NOTE].filter(Boolean).join("; ");
       parts.push(part);
+      for (const address of target ? localhostAddresses(target) : []) {
+        const local = addressPart(scope, asked, target as Target, address, rules);
+        if (local) parts.push(local);
+      }
       continue;
     }
     const address = typeof asked.address === "string" ? canonicalAddress(asked.address) : undefined;

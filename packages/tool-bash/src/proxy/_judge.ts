@@ -61,6 +61,7 @@ export class ConnectionJudge {
   async #decide(destination: Destination): Promise<Verdict> {
     if (this.#closed) return { allowed: false, code: "TOOLHOST_ABORTED", reason: "the call has ended" };
     const { host, isAddress, method, url } = destination;
+    if (isAddress && unspecified(host)) return this.#record(destination, [], { allowed: false, code: "TOOLHOST_BASH_NO_DESTINATION", reason: UNSPECIFIED }, undefined);
     const named = this.#allowed.some((pattern) => pattern.test(`${hostInUrl(host)}:${destination.port}`));
     const entry: NetworkAccess = { url, method };
     // An address named as such is judged as the URL's host, by the rules on its text and those that name it: one question.
@@ -68,8 +69,11 @@ export class ConnectionJudge {
       const answer = await this.#ask([entry]);
       if (!answer.allowed || isAddress) return this.#record(destination, [], answer, undefined);
     }
-    const addresses = isAddress ? [host] : await resolveName(host);
-    if (!Array.isArray(addresses)) return this.#record(destination, [], { allowed: false, code: "TOOLHOST_BASH_LOOKUP_FAILED", reason: addresses.problem }, undefined, true);
+    const found = isAddress ? [host] : await resolveName(host);
+    if (!Array.isArray(found)) return this.#record(destination, [], { allowed: false, code: "TOOLHOST_BASH_LOOKUP_FAILED", reason: found.problem }, undefined, true);
+    // A name a resolver points at 0.0.0.0 (a blocking DNS server's answer) is not connected to.
+    const addresses = found.filter((address) => !unspecified(address));
+    if (addresses.length === 0) return this.#record(destination, found, { allowed: false, code: "TOOLHOST_BASH_NO_DESTINATION", reason: UNSPECIFIED }, undefined);
     const answer = await this.#ask(addresses.map((address) => ({ ...entry, address })));
     return this.#record(destination, addresses, answer, named ? NAMED : undefined);
   }
@@ -99,7 +103,7 @@ export class ConnectionJudge {
   /** A request whose spelling of its destination was refused before anything was asked: recorded with its text, escaped. */
   refused(text: string, method: string, problem: string): void {
     const shown = escaped(text);
-    this.#keep({ destination: shown, method: escaped(method), url: shown, allowed: false, reason: problem });
+    this.#keep({ destination: shown, method: /^[A-Z]{1,20}$/.test(method) ? method : escaped(method), url: shown, allowed: false, reason: problem });
   }
 
   #keep(record: BashConnection): void {
@@ -122,6 +126,13 @@ export class ConnectionJudge {
     for (const socket of this.#sockets) socket.destroy();
     this.#sockets.clear();
   }
+}
+
+const UNSPECIFIED = "0.0.0.0 and :: name no destination (a connection to them reaches this machine itself)";
+
+/** 0.0.0.0/8 and `::`: connected to, they reach this machine's own services. */
+function unspecified(address: string): boolean {
+  return address === "::" || /^0\./.test(address);
 }
 
 /** A client's text, bounded and quoted with every byte outside printable ASCII escaped: it reaches the model and terminals. */

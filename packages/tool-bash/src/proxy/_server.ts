@@ -3,7 +3,7 @@ import { hostInUrl } from "@toolhost/core";
 import { type CallOf, join, open } from "./_connect.js";
 import { escaped } from "./_judge.js";
 import { HandshakeReader } from "./_reader.js";
-import { destinationOf, parseHead } from "./_request.js";
+import { destinationOf, parseHead, splitHead } from "./_request.js";
 import { serveSocks } from "./_socks.js";
 
 /** A request head longer than this is refused (431). */
@@ -29,13 +29,19 @@ export function serveConnection(socket: Socket, callOf: CallOf): void {
 async function serveHttp(reader: HandshakeReader, socket: Socket, callOf: CallOf, first: Buffer): Promise<void> {
   const rest = await reader.until("\r\n\r\n", HEAD_LIMIT);
   if (!rest) return reply(socket, 431, "Request Header Fields Too Large", "toolhost's proxy: the request head was too long or never ended.\n");
-  const head = parseHead(Buffer.concat([first, rest]).toString("latin1"));
-  if ("problem" in head) return reply(socket, 400, "Bad Request", `toolhost's proxy speaks HTTP/1.1 (CONNECT, or a request for an http:// URL): ${head.problem}.\n`);
-  const judge = callOf(tokenOf(head.headers) ?? "");
+  const lines = splitHead(Buffer.concat([first, rest]).toString("latin1"));
+  const judge = callOf(tokenOf(lines.headers) ?? "");
   if (!judge) {
     return reply(socket, 407, "Proxy Authentication Required", "toolhost's proxy: this connection carries no credentials of a running call; use the proxy URL in HTTP_PROXY as it is.\n", ['Proxy-Authenticate: Basic realm="toolhost"']);
   }
   judge.track(socket);
+  // The call is known: a head it refuses is recorded as the call's, with its text escaped.
+  const head = parseHead(lines);
+  if ("problem" in head) {
+    const [method = "", ...words] = lines.requestLine.split(" ");
+    judge.refused(words.slice(0, -1).join(" ") || lines.requestLine, method, head.problem);
+    return reply(socket, 400, "Bad Request", `toolhost's proxy speaks HTTP/1.1 (CONNECT, or a request for an http:// URL): ${head.problem}.\n`);
+  }
   const destination = destinationOf(head);
   if ("problem" in destination) {
     judge.refused(head.target, head.method, destination.problem);
