@@ -101,7 +101,6 @@ const CONNECTION_NOTE = "a connection the call's sandbox asked to open: judged b
 export function judgeConnections(scope: JudgeScope, destinations: readonly NetworkAccess[], rules: ToolRules): PolicyPart[] {
   const stricter = () => rules.whole.filter((rule) => rule.decision !== "allow").map((rule) => matchOf(rule, rule.decision));
   const parts: PolicyPart[] = [];
-  const unnamed: string[] = [];
   for (const destination of destinations) {
     const asked = { ...destination, url: hostAndPort(destination.url) };
     const target = targetOf(asked.url);
@@ -120,12 +119,8 @@ export function judgeConnections(scope: JudgeScope, destinations: readonly Netwo
       parts.push({ kind: "network", subject: `${subjectOf(asked, target.url)} at ${String(asked.address).slice(0, 60)}`, decision: "deny", matched: [], note: "the address is no IP address" });
       continue;
     }
-    const part = addressPart(scope, asked, target, address, rules);
-    if (part) parts.push(part);
-    else unnamed.push(`${subjectOf(asked, target.url)} at ${address}`);
-  }
-  if (parts.length === 0) {
-    parts.push({ kind: "network", subject: unnamed.join(", ").slice(0, 300), decision: "allow", matched: [], note: NO_ADDRESS_RULE });
+    // An address no rule names is a part too, so the record says it was judged; it allows what its name's decision allows.
+    parts.push(addressPart(scope, asked, target, address, rules) ?? { kind: "network", subject: `${subjectOf(asked, target.url)} at ${address}`, decision: "allow", matched: [], note: NO_ADDRESS_RULE });
   }
   return parts;
 }
