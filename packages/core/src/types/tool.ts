@@ -204,7 +204,8 @@ export interface ToolConfinement {
   network: NetworkMode | boolean;
   /**
    * Under `"proxy"`: the destinations (`host:port`, `*.example.com:443`) the tool's own settings let
-   * through without asking; every other destination goes to the authorize stage. Absent: none.
+   * through without asking about their names (the addresses they resolve to are still asked
+   * about); every other destination goes to the authorize stage. Absent: none.
    */
   destinations?: string[];
   /** The bounds on processes, memory, file size, CPU time and open files; absent: none declared. */
