@@ -23,6 +23,8 @@ type Answer = { allowed: true } | { allowed: false; code: string; reason: string
 
 /** The connections one call may keep in its record (the details): beyond, they are counted only. */
 const MAX_RECORDS = 100;
+/** The answers one call keeps: beyond (a client asking for ever new names), each question is asked anew. */
+const MAX_ANSWERS = 10_000;
 const NAMED = "named in the bash tool's destinations";
 
 /**
@@ -84,7 +86,7 @@ export class ConnectionJudge {
     let answer = this.#answers.get(key);
     if (!answer) {
       answer = this.#execution.authorize({ network }, this.#signal).then((outcome) => (outcome.allowed ? { allowed: true } : { allowed: false, code: outcome.code, reason: outcome.reason }));
-      this.#answers.set(key, answer);
+      if (this.#answers.size < MAX_ANSWERS) this.#answers.set(key, answer);
     }
     return answer;
   }
@@ -107,11 +109,14 @@ export class ConnectionJudge {
   }
 
   #keep(record: BashConnection): void {
+    if (this.records.length >= MAX_RECORDS) {
+      this.unrecorded += 1;
+      return;
+    }
     const key = JSON.stringify([record.destination, record.method, record.url, record.addresses, record.allowed]);
     if (this.#recorded.has(key)) return;
     this.#recorded.add(key);
-    if (this.records.length < MAX_RECORDS) this.records.push(record);
-    else this.unrecorded += 1;
+    this.records.push(record);
   }
 
   /** A socket of this call (the program's, or the destination's): destroyed when the call ends. */

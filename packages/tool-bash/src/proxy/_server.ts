@@ -42,6 +42,8 @@ async function serveHttp(reader: HandshakeReader, socket: Socket, callOf: CallOf
     judge.refused(words.slice(0, -1).join(" ") || lines.requestLine, method, head.problem);
     return reply(socket, 400, "Bad Request", `toolhost's proxy speaks HTTP/1.1 (CONNECT, or a request for an http:// URL): ${head.problem}.\n`);
   }
+  // The client has said what it wants: it now waits for the answer, which may be a person's.
+  socket.setTimeout(0);
   const destination = destinationOf(head);
   if ("problem" in destination) {
     judge.refused(head.target, head.method, destination.problem);

@@ -40,6 +40,8 @@ export async function serveSocks(reader: HandshakeReader, socket: Socket, callOf
     return void socket.end(answer(ADDRESS_NOT_SUPPORTED));
   }
   const destination: Destination = { ...host, port, method: "CONNECT", url: tunnelUrl(host.host, port) };
+  // The client has said what it wants: it now waits for the answer, which may be a person's.
+  socket.setTimeout(0);
   const verdict = await judge.judge(destination);
   if (!verdict.allowed) return void socket.end(answer(verdict.unreachable ? HOST_UNREACHABLE : REFUSED_BY_RULES));
   const upstream = await open(verdict.addresses, port, judge);
