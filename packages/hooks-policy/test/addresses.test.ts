@@ -7,7 +7,7 @@ import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { AgentHarness, type AgentTool, type AuthorizeOutcome, type NetworkAccess, type PolicyService, type ToolExecution, Type } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import policyPlugin, { type PolicyOptions } from "../src/index.js";
+import policyPlugin, { PRESETS, type PolicyOptions } from "../src/index.js";
 import { makeWorkspace } from "./_helpers.js";
 import { contained } from "./inventory-classes.js";
 
@@ -146,7 +146,8 @@ describe("a proxy's questions: the name, then each address it resolved to", () =
     const lines = readFileSync(audit, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { decision: string; access?: string[]; deciding?: Array<{ id: string }> });
     const [name, address] = lines.filter((line) => line.access !== undefined);
     expect(name).toMatchObject({ decision: "allow", access: ["https://registry.example/"], deciding: [{ id: "rules[0]" }] });
-    expect(address).toMatchObject({ decision: "deny", access: ["https://registry.example/ at 10.1.2.3"], deciding: [{ id: "recommended:rules[192]" }] });
+    const localRule = `recommended:rules[${PRESETS.recommended.rules.findIndex((rule) => rule.address !== undefined)}]`;
+    expect(address).toMatchObject({ decision: "deny", access: ["https://registry.example/ at 10.1.2.3"], deciding: [{ id: localRule }] });
   });
 
   it("explains a connection as the proxy asks about it (connection: true)", async () => {
