@@ -102,27 +102,41 @@ export function sign(keyring: Keyring, kind: SignedKind, text: string, keyId?: s
   return `v1.${key.id}.${mac(key.secret, kind, text)}`;
 }
 
+/** Who checks a signature and who made it, for the refusal's words ("this worker", "the host that sent it (id)"). */
+export interface Sides {
+  here: "this worker" | "this host";
+  there: string;
+}
+
 /** Checks a signature made by `sign` with any key of the ring; the refusal when it does not hold. */
-export function verify(keyring: Keyring, kind: SignedKind, text: string, signature: unknown): Refusal | undefined {
+export function verify(keyring: Keyring, kind: SignedKind, text: string, signature: unknown, sides: Sides): Refusal | undefined {
+  const what = kind === "job" ? "it" : "the answer";
   if (typeof signature !== "string" || signature === "") {
-    return { code: QueueErrorCode.JOB_UNSIGNED, reason: `it carries no signature, and this side holds the queue's key (${keyring.source})` };
+    const fix =
+      sides.here === "this worker"
+        ? `give that host the key this worker holds (set TOOLHOST_QUEUE_KEY in its environment, or signing.keyFile in its queue plugin's options)`
+        : `give that worker the key this host holds (TOOLHOST_QUEUE_KEY or --key-file), instead of running it with --no-auth`;
+    return {
+      code: QueueErrorCode.JOB_UNSIGNED,
+      reason: `${what} carries no signature: ${sides.there} holds no queue key, while ${sides.here} holds one (key ${keyIds(keyring).join(", ")} from ${keyring.source}); ${fix}`,
+    };
   }
   const [version, id, given, ...rest] = signature.split(".");
   if (version !== "v1" || id === undefined || given === undefined || rest.length > 0) {
-    return { code: QueueErrorCode.JOB_SIGNATURE_INVALID, reason: "its signature is not of the form v1.<key id>.<mac>" };
+    return { code: QueueErrorCode.JOB_SIGNATURE_INVALID, reason: `${what} has a signature not of the form v1.<key id>.<mac>` };
   }
   const key = keyring.keys.find((candidate) => candidate.id === id);
   if (!key) {
     const held = keyring.keys.map((candidate) => candidate.id).join(", ");
     return {
       code: QueueErrorCode.JOB_SIGNATURE_INVALID,
-      reason: `it is signed with key ${id.slice(0, 12)}, which this side does not hold (it holds ${held} from ${keyring.source}): give both sides the same key, or list the new and the old key while rotating`,
+      reason: `${what} is signed with key ${id.slice(0, 12)} by ${sides.there}, which ${sides.here} does not hold (it holds ${held} from ${keyring.source}): give every host and worker the same key, or list the new and the old key while rotating`,
     };
   }
   const expected = Buffer.from(mac(key.secret, kind, text));
   const actual = Buffer.from(given);
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-    return { code: QueueErrorCode.JOB_SIGNATURE_INVALID, reason: `its signature does not match its content (key ${id}): it was changed after it was signed, or signed by someone without the key` };
+    return { code: QueueErrorCode.JOB_SIGNATURE_INVALID, reason: `${what} has a signature that does not match its content (key ${id}): it was changed after it was signed, or signed by someone without the key` };
   }
   return undefined;
 }
