@@ -288,7 +288,7 @@ export class Producer {
     if (!opened) return;
     if ("stale" in opened) this.#refuseStale(pending, opened.stale);
     else if ("update" in opened) pending.update(opened.update);
-    else pending.settle(opened.result);
+    else if (!isCopyRefusal(opened.result)) pending.settle(opened.result);
   }
 
   /** A signed answer of another job under this call's id: refused, said once; the call waits for its own. */
@@ -387,6 +387,15 @@ export class Producer {
     for (const pending of [...this.#pending.values()]) pending.settle(aborted(pending.name));
     await Promise.all(this.#queues.map((link) => link.reader.close(this.#client)));
   }
+}
+
+/**
+ * A worker's refusal of a copy of one of this host's jobs (handed out again by a failover, or a job
+ * superseded by the one sent again after it): not the call's answer, which the job's own run (or the
+ * newer job) gives.
+ */
+function isCopyRefusal(result: AgentToolResult): boolean {
+  return (result.details as { code?: unknown } | undefined)?.code === QueueErrorCode.JOB_REPLAYED;
 }
 
 function aborted(name: string): AgentToolResult {
