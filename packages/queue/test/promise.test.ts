@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -63,6 +64,18 @@ describe("one id, one host, at once", () => {
     leaving.abort();
     expect(codeOf((await left)[0]!)).toBe("TOOLHOST_ABORTED");
     expect(textOf((await staying)[0]!)).toBe("done");
+  });
+
+  it("keeps a long id's call and a short id spelled like its hashed key apart", async () => {
+    await bed.worker();
+    const { harness } = await bed.host();
+    const long = "l".repeat(300);
+    const spelled = `sha256-${createHash("sha256").update(long).digest("hex")}`;
+    const results = await harness.executeToolCalls([
+      { id: long, name: "bash", arguments: { command: "echo long" } },
+      { id: spelled, name: "bash", arguments: { command: "echo short" } },
+    ]);
+    expect(results.map((result) => textOf(result))).toEqual(["long", "short"]);
   });
 });
 
