@@ -158,12 +158,34 @@ try {
 } finally {
   for (const server of single.servers) await stop(server.process);
 }
-const dir = mkdtempSync(join(tmpdir(), "bench-cluster-"));
-const cluster = await clusterRedis(dir);
-try {
-  await measureBuilds(cluster, "3-master cluster, 3 queues");
-} finally {
-  for (const server of cluster.servers) await stop(server.process);
-  rmSync(dir, { recursive: true, force: true });
+if (process.env.BENCH_QUEUE_CLUSTER !== "0") {
+  const dir = mkdtempSync(join(tmpdir(), "bench-cluster-"));
+  const cluster = await clusterRedis(dir);
+  try {
+    await measureBuilds(cluster, "3-master cluster, 3 queues");
+  } finally {
+    for (const server of cluster.servers) await stop(server.process);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 report(floor, floorSingles, results);
+if (BUILDS.length > 1) medians(results);
+
+/** With a baseline: each build's median over the rounds, and this build's as a ratio of the baseline's. */
+function medians(rows) {
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const table = [];
+  for (const target of ["one Redis", "3-master cluster, 3 queues"]) {
+    const of = (build) => rows.filter((row) => row.label.startsWith(`${target} (${build}`));
+    const [mine, base] = [of("this build"), of("baseline")];
+    if (mine.length === 0 || base.length === 0) continue;
+    const pick = (list, field) => median(list.map((row) => field(row)));
+    const fields = { "calls/s": (row) => row.one.perSecond, "commands/call": (row) => row.one.total, "host CPU µs/call": (row) => row.one.hostUs, "worker CPU µs/call": (row) => row.one.workerUs, "Redis CPU µs/call": (row) => row.one.redisCpuUs, "one call median ms": (row) => percentile(row.lone.samples, 0.5) };
+    for (const [name, field] of Object.entries(fields)) {
+      const [a, b] = [pick(mine, field), pick(base, field)];
+      table.push({ target, what: name, "this build": round(a, 2), baseline: round(b, 2), "this ÷ baseline": round(a / b, 3) });
+    }
+  }
+  console.log(`medians of ${ROUNDS} rounds each; load average now ${loadavg().map((value) => value.toFixed(1)).join(" ")}`);
+  console.table(table);
+}

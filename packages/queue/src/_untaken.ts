@@ -62,7 +62,9 @@ export class Untaken {
       const old = new Map<QueueLink, Pending[]>();
       for (const pending of this.#pending()) {
         if (pending.taken || pending.entry === undefined || !pending.queue || now - pending.sentAt < first) continue;
-        old.set(pending.queue, [...(old.get(pending.queue) ?? []), pending]);
+        const list = old.get(pending.queue);
+        if (list) list.push(pending);
+        else old.set(pending.queue, [pending]);
       }
       for (const [queue, calls] of old) await this.#check(queue, calls, now).catch(() => undefined);
     } finally {
