@@ -30,8 +30,8 @@ export class Pending {
   readonly digest: string;
   delivery: Delivery = "at-most-once";
   queue: QueueLink | undefined;
-  /** The nonces of the jobs sent for this call: an answer must name one. */
-  readonly jobs = new Set<string>();
+  /** The jobs sent for this call: their nonces (an answer must name one), with each one's `jobHash`. */
+  readonly jobs = new Map<string, string>();
   /** Makes the call's next job (a fresh nonce, time and signature); set once the call is prepared. */
   nextJob: (() => { nonce: string; job: Signed }) | undefined;
   /** Its entry in the jobs stream, once added; when it was added; whether a worker is known to hold it. */

@@ -1,7 +1,7 @@
 import type { AgentToolResult, ExecuteToolCallContext, PolicyService } from "@toolhost/core";
 import { callDigest, messageOf } from "@toolhost/core";
 import { decisionOf } from "./_decision.js";
-import { type CallJob, deliveryOf, errorResult, newNonce } from "./_job.js";
+import { type CallJob, deliveryOf, errorResult, jobHash, newNonce } from "./_job.js";
 import { keysOf, shardOf } from "./_keys.js";
 import { Pending, type QueueLink } from "./_pending.js";
 import { type CallRecord, isRecordOf, queuedRecord, readRecord } from "./_records.js";
@@ -166,8 +166,9 @@ export class Producer {
     pending.delivery = call.delivery;
     pending.nextJob = () => {
       const nonce = newNonce();
-      pending.jobs.add(nonce);
-      return { nonce, job: this.#sign({ ...call, nonce, at: Date.now() }) };
+      const job = this.#sign({ ...call, nonce, at: Date.now() });
+      pending.jobs.set(nonce, jobHash(job));
+      return { nonce, job };
     };
     await this.#send(pending, false);
   }
@@ -334,7 +335,7 @@ export class Producer {
     if (!pending.queue) return;
     const { keys } = pending.queue;
     if (pending.entry !== undefined) this.#removeJob(pending, pending.entry);
-    for (const nonce of pending.jobs) {
+    for (const nonce of pending.jobs.keys()) {
       const send = (): void => {
         this.#client.publish(keys.cancel, nonce).catch(() => undefined);
       };

@@ -16,6 +16,8 @@ export interface ReplyTo {
   job: string;
   digest: string;
   worker: string;
+  /** For a refusal of a job the worker could not verify: that job's `jobHash` (its nonce and digest are only what it claims). */
+  refused?: string;
 }
 
 /** An answer as read from Redis, before its signature is checked. */
@@ -24,6 +26,7 @@ export interface ReadReply {
   job?: unknown;
   digest?: unknown;
   worker?: unknown;
+  refused?: unknown;
   at?: unknown;
   result?: unknown;
   update?: unknown;
@@ -52,8 +55,8 @@ export function parseReply(text: string): ReadReply | undefined {
 export interface Expected {
   callId: string;
   digest: string;
-  /** The nonces of the jobs this host sent for the call; undefined for a record's answer (another host's job). */
-  jobs?: ReadonlySet<string>;
+  /** The jobs this host sent for the call, nonce to `jobHash`; undefined for a record's answer (another host's job). */
+  jobs?: ReadonlyMap<string, string>;
   /** A record's answer written before this (ms since the epoch) is older than its retention: a copy put back. */
   notBefore?: number;
 }
@@ -101,7 +104,9 @@ export function openReply(keyring: Keyring | undefined, reply: Signed, body: Rea
 /** Why an answer is not the answer to the job this host waits for, if it is not. */
 function staleness(body: ReadReply, expected: Expected): string | undefined {
   if (expected.jobs) {
-    if (typeof body.job === "string" && expected.jobs.has(body.job)) return undefined;
+    const sent = typeof body.job === "string" ? expected.jobs.get(body.job) : undefined;
+    if (sent !== undefined && (body.refused === undefined || body.refused === sent)) return undefined;
+    if (sent !== undefined) return "it refuses a job that borrows the nonce of this host's job but is not that job (a forged copy)";
     return `it answers job ${typeof body.job === "string" ? body.job.slice(0, 40) : "(none)"}, not a job this host sent for the call`;
   }
   if (expected.notBefore !== undefined && (typeof body.at !== "number" || body.at < expected.notBefore)) {

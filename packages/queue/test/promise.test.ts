@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { forgedJob, watchJobs } from "./_forge.js";
 import { BASH_PLUGIN, CLI_BIN, codeOf, queueEntry, textOf, useTestbed, waitUntil, writeConfig } from "./_helpers.js";
 
 // Every call gets exactly one answer: the same id twice at once on one host, a signed answer of an
@@ -109,6 +110,27 @@ describe("an answer is bound to its job", () => {
     const [result] = await again;
     expect(textOf(result!)).toBe("2");
     expect(lines(effect)).toEqual(["ran", "ran"]);
+    db.disconnect();
+  });
+
+  it("never takes a worker's refusal of a forged job that borrows a waiting call's nonce as that call's answer", async () => {
+    await bed.worker(["--concurrency", "4"]);
+    const { harness } = await bed.host();
+    const started = join(bed.dir, "started");
+    const watch = await watchJobs(bed);
+    const pending = harness.executeToolCalls([{ id: "borrowed", name: "bash", arguments: { command: `echo > ${started}; sleep 2; echo done` } }]);
+    await waitUntil(() => existsSync(started));
+    watch.stop();
+    const real = JSON.parse(watch.jobs[0]!.text) as { nonce: string; digest: string; reply: string };
+    // Someone without the key writes an unsigned job under the same call id, nonce, digest and host:
+    // the worker refuses it, and its refusal goes to the host's reply stream.
+    const forged = forgedJob({ id: "borrowed", name: "bash", args: { command: "echo forged" } }, { key: undefined, change: (job) => ({ ...job, nonce: real.nonce, digest: real.digest, reply: real.reply }) });
+    const db = redis();
+    await db.xadd(`${TAG}:jobs`, "*", "j", forged.text, "s", forged.sig);
+    await waitUntil(() => warnings.some((warning) => warning.code === "TOOLHOST_QUEUE_REPLY_REPLAYED"));
+    expect(warnings.find((warning) => warning.code === "TOOLHOST_QUEUE_REPLY_REPLAYED")?.message).toContain("it refuses a job that borrows the nonce of this host's job but is not that job");
+    const [result] = await pending;
+    expect(textOf(result!)).toBe("done");
     db.disconnect();
   });
 
