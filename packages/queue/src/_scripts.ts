@@ -8,7 +8,7 @@ import type { RedisClient } from "./_redis.js";
  *
  *   host    add      EVALSHA, SET NX GET, XADD                          3
  *   worker  read     XREADGROUP (one per batch of jobs)                 ≤1
- *           start    SET NX (its run count)                             1
+ *           start    SET NX GET (its run count: the job that started)   1
  *           finish   EVALSHA, SET EX, XADD NOMKSTREAM, XACK, XDEL       5
  *   host    read     XREAD (one per batch of answers), XTRIM (~1/s)     ≤1
  *
