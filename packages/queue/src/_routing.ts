@@ -88,9 +88,10 @@ export function undeclaredText(names: string[], queue: string): string {
 
 /**
  * How a host describes a tool whose calls run on a worker: the worker's own description (which
- * names its folder and sandbox) when a worker published one, else a note that replaces this host's.
+ * names its folder and sandbox) when a worker published one, else this host's after a note that
+ * its folder is not the one the call runs in.
  */
-export function workerDescription(published: string | null, queue: string): string {
+export function workerDescription(published: string | null, queue: string, own: string): string {
   let description: unknown;
   try {
     description = published === null ? undefined : (JSON.parse(published) as { description?: unknown }).description;
@@ -99,5 +100,5 @@ export function workerDescription(published: string | null, queue: string): stri
   }
   const where = `Runs on a worker of queue "${queue}" (another machine or process), not on this host: paths and the working directory are the worker's.`;
   if (typeof description === "string" && description.trim() !== "") return `${where} ${description.slice(0, 4000)}`;
-  return `${where} No worker has published this tool yet: its working directory is the worker's, not known here.`;
+  return `${where} No worker has published this tool yet, so the folder and sandbox this host's description names below are this host's, not the worker's: ${own}`;
 }

@@ -108,7 +108,7 @@ async function describeRoutedTools(harness: AgentHarness, client: RedisClient, t
   if (own.length === 0) return;
   const published = await client.hmget(toolsKey, ...own.map((tool) => tool.name));
   for (const [i, tool] of own.entries()) {
-    routing.describe(tool, workerDescription(published[i] ?? null, queue));
+    routing.describe(tool, workerDescription(published[i] ?? null, queue, tool.description));
   }
 }
 
