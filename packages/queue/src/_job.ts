@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { AgentToolResult, AnyAgentTool, ToolAccess } from "@toolhost/core";
 import type { JobDecision } from "./_decision.js";
 import { QueueErrorCode } from "./errors.js";
@@ -56,18 +56,9 @@ export function deliveryOf(tool: Pick<AnyAgentTool, "annotations"> | undefined):
   return hints?.readOnly === true || hints?.idempotent === true ? "retry" : "at-most-once";
 }
 
-/**
- * The hash of a job as it lies in Redis, its signature and text: a worker that refuses a job it
- * could not verify names it by this, so that the host takes the refusal only for the job it sent
- * itself, never for a forged one that borrows its nonce.
- */
-export function jobHash(job: { text: string; sig: string }): string {
-  return createHash("sha256").update(job.sig).update("\n").update(job.text).digest("base64url").slice(0, 32);
-}
-
-/** A job's nonce: 128 random bits. */
+/** A job's nonce: a random UUID (122 random bits; Node draws them from a cache, where randomBytes costs a call into OpenSSL each). */
 export function newNonce(): string {
-  return randomBytes(16).toString("base64url");
+  return randomUUID();
 }
 
 /** Parses a job's text; undefined when it is not JSON of an object. */

@@ -1,9 +1,9 @@
 import type { AgentToolResult, ExecuteToolCallContext, PolicyService } from "@toolhost/core";
 import { callDigest, messageOf } from "@toolhost/core";
 import { decisionOf } from "./_decision.js";
-import { type CallJob, deliveryOf, errorResult, jobHash, newNonce } from "./_job.js";
+import { type CallJob, deliveryOf, errorResult, newNonce } from "./_job.js";
 import { keysOf, shardOf } from "./_keys.js";
-import { Pending, type QueueLink } from "./_pending.js";
+import { Pending, type PendingHooks, type QueueLink } from "./_pending.js";
 import { type CallRecord, isRecordOf, queuedRecord, readRecord } from "./_records.js";
 import { type RedisClient, type RedisTarget, isReady, openClient, recover } from "./_redis.js";
 import { badResult, openReply, parseReply } from "./_replies.js";
@@ -47,6 +47,16 @@ export class Producer {
   /** Jobs whose callers aborted, by nonce: cancel is repeated until their answer comes (a worker may be just taking them). */
   readonly #cancelling = new Map<string, NodeJS.Timeout>();
   readonly #untaken: Untaken;
+  /** What every call does when settled (leaves the map) and when its last caller left (cancelled). */
+  readonly #hooks: PendingHooks = {
+    settled: (done) => {
+      if (this.#pending.get(done.id) === done) this.#pending.delete(done.id);
+    },
+    abandoned: (left) => {
+      this.#startCancel(left);
+      left.settle(aborted(left.name));
+    },
+  };
   #closing = false;
 
   constructor(client: RedisClient, target: RedisTarget, options: QueueOptions, signer: Signer, hostId: string, bounds: UntakenBounds) {
@@ -122,18 +132,7 @@ export class Producer {
         ),
       );
     }
-    const pending = new Pending(
-      { id: toolCall.id, name: toolCall.name, digest },
-      {
-        settled: (done) => {
-          if (this.#pending.get(done.id) === done) this.#pending.delete(done.id);
-        },
-        abandoned: (left) => {
-          this.#startCancel(left);
-          left.settle(aborted(left.name));
-        },
-      },
-    );
+    const pending = new Pending({ id: toolCall.id, name: toolCall.name, digest }, this.#hooks);
     this.#pending.set(toolCall.id, pending);
     const answer = pending.join(signal, ctx.execution.onUpdate, abortedResult);
     void this.#start(pending, ctx);
@@ -167,7 +166,7 @@ export class Producer {
     pending.nextJob = () => {
       const nonce = newNonce();
       const job = this.#sign({ ...call, nonce, at: Date.now() });
-      pending.jobs.set(nonce, jobHash(job));
+      pending.sent(nonce, job.sig);
       return { nonce, job };
     };
     await this.#send(pending, false);
@@ -285,7 +284,7 @@ export class Producer {
     if (typeof body.job === "string") this.#stopCancel(body.job);
     const pending = this.#pending.get(body.call);
     if (!pending) return;
-    const opened = openReply(this.#signer.keyring, entry, body, { callId: pending.id, digest: pending.digest, jobs: pending.jobs });
+    const opened = openReply(this.#signer.keyring, entry, body, { callId: pending.id, digest: pending.digest, jobs: pending });
     if (!opened) return;
     if ("stale" in opened) this.#refuseStale(pending, opened.stale);
     else if ("update" in opened) pending.update(opened.update);
@@ -335,7 +334,7 @@ export class Producer {
     if (!pending.queue) return;
     const { keys } = pending.queue;
     if (pending.entry !== undefined) this.#removeJob(pending, pending.entry);
-    for (const nonce of pending.jobs.keys()) {
+    for (const nonce of pending.nonces()) {
       const send = (): void => {
         this.#client.publish(keys.cancel, nonce).catch(() => undefined);
       };

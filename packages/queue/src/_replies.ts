@@ -1,7 +1,7 @@
 import type { AgentToolResult, AgentToolUpdate } from "@toolhost/core";
 import { errorResult, isResult } from "./_job.js";
 import type { Signed } from "./_scripts.js";
-import { type Keyring, canonicalJson, sign, verify } from "./_signing.js";
+import { type Keyring, canonicalJson, refusesOwnJob, sign, verify } from "./_signing.js";
 import { QueueErrorCode } from "./errors.js";
 
 /** What a worker says about a call: its result, or an update while it runs. */
@@ -16,7 +16,7 @@ export interface ReplyTo {
   job: string;
   digest: string;
   worker: string;
-  /** For a refusal of a job the worker could not verify: that job's `jobHash` (its nonce and digest are only what it claims). */
+  /** For a refusal of a job before the worker trusted it: its `refusedMark` (the job's nonce and digest are only what it claims). */
   refused?: string;
 }
 
@@ -55,8 +55,8 @@ export function parseReply(text: string): ReadReply | undefined {
 export interface Expected {
   callId: string;
   digest: string;
-  /** The jobs this host sent for the call, nonce to `jobHash`; undefined for a record's answer (another host's job). */
-  jobs?: ReadonlyMap<string, string>;
+  /** The jobs this host sent for the call: the signature of the one with a nonce; undefined for a record's answer (another host's job). */
+  jobs?: { sigOf(nonce: string): string | undefined };
   /** A record's answer written before this (ms since the epoch) is older than its retention: a copy put back. */
   notBefore?: number;
 }
@@ -81,7 +81,7 @@ export function openReply(keyring: Keyring | undefined, reply: Signed, body: Rea
   if (body.call !== expected.callId) return undefined;
   const worker = typeof body.worker === "string" ? `the worker that wrote it (${body.worker.slice(0, 120)})` : "the worker that wrote it";
   const refusal = keyring ? verify(keyring, "reply", reply.text, reply.sig === "" ? undefined : reply.sig, { here: "this host", there: worker }) : undefined;
-  const stale = staleness(body, expected);
+  const stale = staleness(keyring, body, expected);
   if (stale !== undefined) return refusal ? undefined : { stale };
   if (refusal) {
     if (body.update !== undefined) return undefined;
@@ -102,10 +102,10 @@ export function openReply(keyring: Keyring | undefined, reply: Signed, body: Rea
 }
 
 /** Why an answer is not the answer to the job this host waits for, if it is not. */
-function staleness(body: ReadReply, expected: Expected): string | undefined {
+function staleness(keyring: Keyring | undefined, body: ReadReply, expected: Expected): string | undefined {
   if (expected.jobs) {
-    const sent = typeof body.job === "string" ? expected.jobs.get(body.job) : undefined;
-    if (sent !== undefined && (body.refused === undefined || body.refused === sent)) return undefined;
+    const sent = typeof body.job === "string" ? expected.jobs.sigOf(body.job) : undefined;
+    if (sent !== undefined && (body.refused === undefined || refusesOwnJob(keyring, sent, body.refused))) return undefined;
     if (sent !== undefined) return "it refuses a job that borrows the nonce of this host's job but is not that job (a forged copy)";
     return `it answers job ${typeof body.job === "string" ? body.job.slice(0, 40) : "(none)"}, not a job this host sent for the call`;
   }

@@ -2,14 +2,14 @@ import { setTimeout as delay } from "node:timers/promises";
 import { type AgentHarness, type AgentToolResult, type ToolResultMessage, messageOf } from "@toolhost/core";
 import { type Admission, admit } from "./_admit.js";
 import { bound } from "./_bound.js";
-import { type CallJob, type Delivery, deliveryOf, errorResult, jobHash, workerLostResult } from "./_job.js";
+import { type CallJob, type Delivery, deliveryOf, errorResult, workerLostResult } from "./_job.js";
 import { type QueueKeys, isProcessId } from "./_keys.js";
 import { doneRecord, isRecordOf, readRecord } from "./_records.js";
 import { type RedisClient, recover } from "./_redis.js";
 import type { Replicas } from "./_replicas.js";
 import { type ReplyBody, type ReplyTo, sealReply } from "./_replies.js";
 import { REPLY_STREAM_MAX, type Scripts, type Signed } from "./_scripts.js";
-import { signatureKeyId } from "./_signing.js";
+import { refusedMark, signatureKeyId } from "./_signing.js";
 import { forwardUpdates } from "./_updates.js";
 import { QueueErrorCode } from "./errors.js";
 
@@ -125,7 +125,7 @@ async function refuse(worker: WorkerContext, taken: Taken, job: Signed, result: 
   const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 200) : "");
   const target: Target | undefined =
     typeof id === "string"
-      ? { to: { call: id, job: text(claimed?.nonce), digest: text(claimed?.digest), worker: worker.id, refused: jobHash(job) }, host: isProcessId(claimed?.reply) ? claimed.reply : undefined }
+      ? { to: { call: id, job: text(claimed?.nonce), digest: text(claimed?.digest), worker: worker.id, refused: refusedMark(worker.admission.keyring, job) }, host: isProcessId(claimed?.reply) ? claimed.reply : undefined }
       : undefined;
   // A copy of a job must not overwrite what the call it copies left.
   const keep = (result.details as { code?: string }).code === QueueErrorCode.JOB_REPLAYED ? "-" : REFUSAL_KEEP_SECONDS;

@@ -145,6 +145,29 @@ function mac(secret: Buffer, kind: SignedKind, text: string): string {
   return createHmac("sha256", secret).update(`toolhost-${kind}\n`).update(text).digest("base64url");
 }
 
+/**
+ * What a worker's refusal names of a job it refused before trusting it: the signature its text
+ * would carry under the key its signature names (or this worker's first key). It equals the job's
+ * signature only when the text is the one the host signed, so a host takes the refusal for its own
+ * job and not for a forged one that borrows its nonce. "" for a worker without a key.
+ */
+export function refusedMark(keyring: Keyring | undefined, job: { text: string; sig: string }): string {
+  return keyring ? sign(keyring, "job", job.text, signatureKeyId(job.sig === "" ? undefined : job.sig)) : "";
+}
+
+/**
+ * Whether a worker's refusal (its `refusedMark`) is of the job this host signed as `sig`: it is
+ * when the marks agree; when the worker could not have checked this host's key (it holds none,
+ * or another), the refusal stands for every job it gets, this host's too.
+ */
+export function refusesOwnJob(keyring: Keyring | undefined, sig: string, mark: unknown): boolean {
+  if (!keyring || mark === "") return true;
+  if (typeof mark !== "string") return false;
+  if (mark === sig) return true;
+  const id = signatureKeyId(mark);
+  return id === undefined || !keyring.keys.some((key) => key.id === id);
+}
+
 /** The key id a signature names, if it has the form `sign` makes. */
 export function signatureKeyId(signature: string | undefined): string | undefined {
   const [version, id] = signature?.split(".") ?? [];
