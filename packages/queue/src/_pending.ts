@@ -54,6 +54,8 @@ export class Pending {
   polling: NodeJS.Timeout | undefined;
   /** Stale answers refused for this call (said once). */
   refusedStale = false;
+  /** Every caller aborted: the call is cancelled (not answered). */
+  cancelled = false;
   #settled = false;
   /** The jobs sent for this call, as nonce and signature pairs: an answer must name one. */
   #jobs: string[] = [];
@@ -103,7 +105,9 @@ export class Pending {
     else if (this.#more?.includes(waiter)) this.#more.splice(this.#more.indexOf(waiter), 1);
     else return;
     waiter.resolve(aborted());
-    if (!this.#first && !this.#settled) this.#hooks.abandoned(this);
+    if (this.#first || this.#settled) return;
+    this.cancelled = true;
+    this.#hooks.abandoned(this);
   }
 
   update(update: AgentToolUpdate): void {

@@ -216,7 +216,8 @@ export class Producer {
       if (!added.added) return this.#known(pending, readRecord(added.record));
       Object.assign(pending, { entry: added.entry, sentAt: Date.now(), taken: false });
       // Aborted while the job was being added: removed, and any worker that just took it told.
-      if (pending.settled) this.#startCancel(pending);
+      // (Answered already is another matter: a worker can answer before this add's reply is read.)
+      if (pending.cancelled) this.#startCancel(pending);
     } catch (error) {
       pending.sending = false;
       recover(this.#client);

@@ -3,7 +3,7 @@ import type { ToolCall } from "@toolhost/core";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { countAnswers, expectEveryPromiseKept, mix, outcomes, runsOf, untilNothingPending, writeChaosPlugin } from "./_chaos.js";
-import { QUEUE_PLUGIN, codeOf, queueEntry, stopProcess, useTestbed, waitUntil, writeConfig } from "./_helpers.js";
+import { QUEUE_PLUGIN, codeOf, queueEntry, stopProcess, textOf, useTestbed, waitUntil, writeConfig } from "./_helpers.js";
 import { callOf, watchJobs } from "./_forge.js";
 import { type TestCluster, type TestSentinels, queuesOnEachMaster, startCluster, startSentinels } from "./_topologies.js";
 
@@ -49,6 +49,23 @@ describe("chaos on one Redis", () => {
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
     expect(runs.size).toBe(10_000);
     await untilNothingPending(bed.redis.port, ["calls"]);
+    // Sent again, a thousand of them get their first answers from their records, and none runs again.
+    const again = await harness.executeToolCalls(calls.slice(0, 1_000));
+    expect(again.map((result) => textOf(result))).toEqual(calls.slice(0, 1_000).map((call) => `done ${call.id}`));
+    expect(runsOf(bed.workerDir)).toEqual(runs);
+  });
+
+  it("a fast worker answering calls before the host has read their adds' replies: every record kept, the calls sent again answered from them", async () => {
+    ready();
+    await bed.worker(["--concurrency", "50"]);
+    const { harness } = await bed.host();
+    const calls = mix("fast", 2_000, 0);
+    const first = await harness.executeToolCalls(calls);
+    expect(first.filter((result) => result.isError)).toEqual([]);
+    const runs = runsOf(bed.workerDir);
+    const again = await harness.executeToolCalls(calls);
+    expect(again.map((result) => textOf(result))).toEqual(calls.map((call) => `done ${call.id}`));
+    expect(runsOf(bed.workerDir)).toEqual(runs);
   });
 
   it("workers killed mid-call and Redis paused (SIGSTOP): each call answered once, no write run twice, nothing pending", async () => {
