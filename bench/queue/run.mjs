@@ -4,7 +4,8 @@
 // Host, Redis and workers all run on this machine; the load average is printed with the numbers.
 // BENCH_QUEUE_BASELINE=<a queue plugin's dist/index.js> measures that build too, in the same run
 // and on the same servers, turn about with this one (e.g. main's build: copy its packages/queue
-// with dist/ and package.json somewhere, with a node_modules link to this one's).
+// with dist/ and package.json somewhere, with a node_modules link to this one's). BENCH_ROUNDS sets
+// the rounds; BENCH_QUEUE_SINGLE=0 or BENCH_QUEUE_CLUSTER=0 leaves out one Redis or the cluster.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -146,17 +147,20 @@ const results = [];
 /** Each build in turn, `ROUNDS` times on the same servers; the 10 ms tool only once, with this build. */
 async function measureBuilds(target, label) {
   for (let round = 0; round < ROUNDS; round++) {
-    for (const build of BUILDS) {
+    // Each build first in every other round: a load that changes during the run favours neither.
+    for (const build of round % 2 === 0 ? BUILDS : [...BUILDS].reverse()) {
       const name = BUILDS.length > 1 ? `${label} (${build.name}${ROUNDS > 1 ? `, round ${round + 1}` : ""})` : label;
       results.push(await measure(target, name, build, round === 0 && build === BUILDS[0]));
     }
   }
 }
-const single = await singleRedis();
-try {
-  await measureBuilds(single, "one Redis");
-} finally {
-  for (const server of single.servers) await stop(server.process);
+if (process.env.BENCH_QUEUE_SINGLE !== "0") {
+  const single = await singleRedis();
+  try {
+    await measureBuilds(single, "one Redis");
+  } finally {
+    for (const server of single.servers) await stop(server.process);
+  }
 }
 if (process.env.BENCH_QUEUE_CLUSTER !== "0") {
   const dir = mkdtempSync(join(tmpdir(), "bench-cluster-"));
