@@ -1,11 +1,11 @@
 import { createRequire } from "node:module";
 import { type AgentHarness, type BeforeToolCallResult, definePlugin, messageOf, type PluginContext, type PluginReport, type ToolCallContext } from "@toolhost/core";
-import { policyDetails } from "./_asking.js";
-import { AuditLog, auditFilesOf } from "./_audit.js";
-import { decisionLine, recordOutcomes } from "./_audit-lines.js";
-import { ExampleChecks } from "./_examples.js";
-import { composedRedaction, ownedOptionsOf } from "./_owners.js";
-import { policyService } from "./_service.js";
+import { policyDetails } from "./explain/_asking.js";
+import { AuditLog, auditFilesOf } from "./audit/_audit.js";
+import { decisionLine, recordOutcomes } from "./audit/_audit-lines.js";
+import { ExampleChecks } from "./explain/_examples.js";
+import { composedRedaction, ownedOptionsOf } from "./layers/_owners.js";
+import { policyService } from "./explain/_service.js";
 import { type PolicyOptions, PolicyOptionsSchema } from "./options.js";
 import { compilePolicy } from "./policy.js";
 import { Redactor } from "./redaction.js";

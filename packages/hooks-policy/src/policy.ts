@@ -1,9 +1,9 @@
 import { checkValue, messageOf, type PluginContext, ToolhostError } from "@toolhost/core";
-import { worst } from "./_explanation.js";
-import { layerSources, layersOf, type SourcedLayer } from "./_layers.js";
-import { type OwnedOptions, ownedOptionsOf } from "./_owners.js";
-import { anchorsOf } from "./_paths.js";
-import { type CompiledRule, compileRule, matcherText } from "./_rules.js";
+import { worst } from "./explain/_explanation.js";
+import { layerSources, layersOf, type SourcedLayer } from "./layers/_layers.js";
+import { type OwnedOptions, ownedOptionsOf } from "./layers/_owners.js";
+import { anchorsOf } from "./paths/_paths.js";
+import { type CompiledRule, compileRule, matcherText } from "./rules/_rules.js";
 import { Inventory } from "./inventory/_inventory.js";
 import { CompiledPolicy, type LayerPlace } from "./judge/_compiled.js";
 import { type Decision, type PolicyOptions, PolicyOptionsSchema } from "./options.js";

@@ -1,8 +1,8 @@
 import { type AgentToolResult, ToolhostError } from "@toolhost/core";
 import type { RedactRule } from "./options.js";
-import { applyEdits, type Edit, eachMatch, expand, type Redaction } from "./_edits.js";
-import { builtinRedactions } from "./_secrets.js";
-import { lazyGlob } from "./_lazy-glob.js";
+import { applyEdits, type Edit, eachMatch, expand, type Redaction } from "./secrets/_edits.js";
+import { builtinRedactions } from "./secrets/_secrets.js";
+import { lazyGlob } from "./paths/_lazy-glob.js";
 
 /** Environment variables shorter than this are not redacted: they would match ordinary words. */
 export const MIN_KNOWN_VALUE_LENGTH = 8;

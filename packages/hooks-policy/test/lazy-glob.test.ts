@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
-import { lazyGlob, literalsOf } from "../src/_lazy-glob.js";
+import { lazyGlob, literalsOf } from "../src/paths/_lazy-glob.js";
 import { DEFAULT_REDACT_ENV, PRESETS } from "../src/index.js";
 import { policyCases } from "./_helpers.js";
 

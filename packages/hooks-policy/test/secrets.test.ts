@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type AgentEvent, AgentHarness, type AgentTool, Type } from "@toolhost/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { digest } from "../src/_audit.js";
+import { digest } from "../src/audit/_audit.js";
 import policyPlugin, { type AuditDecision, type AuditEntry, type PolicyOptions } from "../src/index.js";
 import { makeWorkspace } from "./_helpers.js";
 

@@ -1,7 +1,7 @@
 import type { PolicyMatch, PolicyPart } from "@toolhost/core";
-import type { Match } from "../_command-pattern.js";
-import { finish, preview } from "../_explanation.js";
-import { type ArgMatcher, matchOf } from "../_rules.js";
+import type { Match } from "../rules/_command-pattern.js";
+import { finish, preview } from "../explain/_explanation.js";
+import { type ArgMatcher, matchOf } from "../rules/_rules.js";
 import type { JudgeScope } from "./_scope.js";
 import type { ToolRules } from "./_tool-rules.js";
 

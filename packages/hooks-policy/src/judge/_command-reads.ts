@@ -1,11 +1,11 @@
 import { dirname, resolve } from "node:path";
 import type { PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
-import { existingReal, LINK_TTL_MS, normalizePath, procAlias, samplesOf } from "../_paths.js";
-import { TreeGuard } from "../_protected.js";
-import type { CompiledRule } from "../_rules.js";
+import { existingReal, LINK_TTL_MS, normalizePath, procAlias, samplesOf } from "../paths/_paths.js";
+import { TreeGuard } from "../paths/_protected.js";
+import type { CompiledRule } from "../rules/_rules.js";
 import type { InventoryEntry } from "../inventory/_inventory.js";
-import { subcommandOf } from "../inventory/_kind-of.js";
+import { subcommandOf } from "../shell/_kind-of.js";
 import type { Decision } from "../options.js";
 import type { ParsedArguments } from "../shell/_options.js";
 import type { Touch } from "../shell/_effect-types.js";

@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { type ConfigOwner, type DeniedReads, messageOf, type PolicyExplanation, type PolicyPart, type PolicyRequest, type ProtectedPaths, type ProtectedPathsOptions, type ToolAccess } from "@toolhost/core";
-import { checkAccess, undeclared } from "../_access.js";
-import { finish, type Layering, summarize } from "../_explanation.js";
-import type { PathAnchors } from "../_paths.js";
-import { type CompiledRule, matchOf, namesTool } from "../_rules.js";
+import { checkAccess, undeclared } from "../rules/_access.js";
+import { finish, type Layering, summarize } from "../explain/_explanation.js";
+import type { PathAnchors } from "../paths/_paths.js";
+import { type CompiledRule, matchOf, namesTool } from "../rules/_rules.js";
 import type { Decision } from "../options.js";
 import type { ShellKnowledge } from "../shell/_parse.js";
 import type { EffectiveRule, Policy, PolicyEnvironment } from "../types.js";

@@ -1,6 +1,6 @@
 import type { PolicyPart, ToolAccess, ToolConfinement } from "@toolhost/core";
-import { writesInside } from "../_access.js";
-import type { ReadCovers } from "../_denied-reads.js";
+import { writesInside } from "../rules/_access.js";
+import type { ReadCovers } from "../rules/_denied-reads.js";
 import { LIFTED } from "./_scope.js";
 import type { ToolRules } from "./_tool-rules.js";
 

@@ -1,9 +1,9 @@
 import { isAbsolute } from "node:path";
 import type { PolicyMatch, PolicyPart, PolicyPartKind } from "@toolhost/core";
-import { decideLayered, finish, merge, worst } from "../_explanation.js";
-import { normalizePath } from "../_paths.js";
-import type { PathIndex } from "../_path-index.js";
-import { type CompiledRule, matchOf } from "../_rules.js";
+import { decideLayered, finish, merge, worst } from "../explain/_explanation.js";
+import { normalizePath } from "../paths/_paths.js";
+import type { PathIndex } from "../rules/_path-index.js";
+import { type CompiledRule, matchOf } from "../rules/_rules.js";
 import type { Decision } from "../options.js";
 import type { ShellFilePart } from "../shell/_parse.js";
 import { LIFTED, type JudgeScope } from "./_scope.js";

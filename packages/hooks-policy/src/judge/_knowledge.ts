@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { isInside } from "@toolhost/core";
 import type { Inventory, InventoryEntry } from "../inventory/_inventory.js";
-import { hasAny, rowKind } from "../inventory/_kind-of.js";
+import { hasAny, rowKind } from "../shell/_kind-of.js";
 import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
 import { parseArguments, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";

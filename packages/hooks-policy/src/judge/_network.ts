@@ -1,6 +1,6 @@
 import type { NetworkAccess, PolicyMatch, PolicyPart } from "@toolhost/core";
-import { finish } from "../_explanation.js";
-import { matchOf } from "../_rules.js";
+import { finish } from "../explain/_explanation.js";
+import { matchOf } from "../rules/_rules.js";
 import type { JudgeScope } from "./_scope.js";
 import type { ToolRules } from "./_tool-rules.js";
 

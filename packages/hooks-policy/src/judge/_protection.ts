@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { type DeniedReads, type ProtectedPaths, type ProtectedPathsOptions, ToolhostError } from "@toolhost/core";
-import { deniedReadsOf, type ReadCovers, readCovers } from "../_denied-reads.js";
-import type { PathAnchors } from "../_paths.js";
-import { TreeGuard } from "../_protected.js";
-import { appliesTo, type CompiledRule, isWhole } from "../_rules.js";
+import { deniedReadsOf, type ReadCovers, readCovers } from "../rules/_denied-reads.js";
+import type { PathAnchors } from "../paths/_paths.js";
+import { TreeGuard } from "../paths/_protected.js";
+import { appliesTo, type CompiledRule, isWhole } from "../rules/_rules.js";
 import { PolicyErrorCode } from "../types.js";
 import { READ, WRITE } from "./_scope.js";
 

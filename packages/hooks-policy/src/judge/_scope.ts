@@ -1,5 +1,5 @@
-import type { Layering } from "../_explanation.js";
-import type { PathAnchors } from "../_paths.js";
+import type { Layering } from "../explain/_explanation.js";
+import type { PathAnchors } from "../paths/_paths.js";
 import type { Decision } from "../options.js";
 import type { ShellKnowledge } from "../shell/_parse.js";
 import type { PolicyEnvironment } from "../types.js";

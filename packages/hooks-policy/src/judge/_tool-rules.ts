@@ -1,9 +1,9 @@
 import type { PolicyMatch } from "@toolhost/core";
-import type { CommandPattern } from "../_command-pattern.js";
-import { PathIndex } from "../_path-index.js";
-import type { PathAnchors } from "../_paths.js";
-import type { TreeGuard } from "../_protected.js";
-import { appliesTo, type CompiledRule, isWhole, namesTool } from "../_rules.js";
+import type { CommandPattern } from "../rules/_command-pattern.js";
+import { PathIndex } from "../rules/_path-index.js";
+import type { PathAnchors } from "../paths/_paths.js";
+import type { TreeGuard } from "../paths/_protected.js";
+import { appliesTo, type CompiledRule, isWhole, namesTool } from "../rules/_rules.js";
 import { READ, unique, WRITE } from "./_scope.js";
 
 /** The rules that can judge the parts of one tool's calls, sorted out once per tool name. */

@@ -1,5 +1,5 @@
 import type { InventoryEntry } from "../inventory/_inventory.js";
-import { hasAny, subcommandOf } from "../inventory/_kind-of.js";
+import { hasAny, subcommandOf } from "./_kind-of.js";
 import type { Effects } from "./_effects.js";
 import type { ParsedArguments } from "./_options.js";
 import { type Analysis, basename, type ShellCommandPart } from "./_parts.js";

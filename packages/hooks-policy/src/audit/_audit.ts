@@ -3,9 +3,9 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { type ConfigOwner, isInside, messageOf, ToolhostError } from "@toolhost/core";
-import type { AuditEntry } from "./audit-entry.js";
-import { type OwnedOptions, whose } from "./_owners.js";
-import { PolicyErrorCode } from "./types.js";
+import type { AuditEntry } from "../audit-entry.js";
+import { type OwnedOptions, whose } from "../layers/_owners.js";
+import { PolicyErrorCode } from "../types.js";
 
 /** An audit file, and whose config named it. */
 export interface AuditFile {

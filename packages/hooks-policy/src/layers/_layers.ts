@@ -2,9 +2,9 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { checkValue, closestName, type ConfigOwner, ErrorCode, messageOf, type Static, ToolhostError, Type } from "@toolhost/core";
-import { DecisionSchema, type PolicyLayer, type PolicyOptions, ProgramsSchema, RuleSchema } from "./options.js";
-import { PRESETS } from "./presets.js";
-import { PolicyErrorCode } from "./types.js";
+import { DecisionSchema, type PolicyLayer, type PolicyOptions, ProgramsSchema, RuleSchema } from "../options.js";
+import { PRESETS } from "../presets.js";
+import { PolicyErrorCode } from "../types.js";
 
 /** What a policy package or file holds: its rules, and what it extends (resolved from where it is). */
 export const PolicyFileSchema = Type.Object(

@@ -1,6 +1,6 @@
 import { basename, dirname, isAbsolute, resolve, sep } from "node:path";
 import { type CommandAccess, isInside, type NetworkAccess, type ToolAccess } from "@toolhost/core";
-import { existingReal } from "./_paths.js";
+import { existingReal } from "../paths/_paths.js";
 import type { CompiledRule } from "./_rules.js";
 
 /** Checks the shape of a declaration (it comes from any tool): a malformed one is an error, so the call is denied. */

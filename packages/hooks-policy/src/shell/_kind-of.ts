@@ -1,8 +1,8 @@
-import type { ParsedArguments } from "../shell/_options.js";
-import type { ShellWord } from "../shell/_words.js";
-import type { InventoryEntry } from "./_inventory.js";
-import { graver, type KindRole, kindText } from "./_kinds.js";
-import type { ProgramRow } from "./_row.js";
+import type { ParsedArguments } from "./_options.js";
+import type { ShellWord } from "./_words.js";
+import type { InventoryEntry } from "../inventory/_inventory.js";
+import { graver, type KindRole, kindText } from "../inventory/_kinds.js";
+import type { ProgramRow } from "../inventory/_row.js";
 
 /** A program's kind for one command line, and the words that say why (`git push` → `network:publisher`). */
 export interface RowKind {

@@ -2,8 +2,8 @@ import type { AgentHarness, PolicyExplanation, ToolAccess } from "@toolhost/core
 import { ToolhostError } from "@toolhost/core";
 import { preview } from "./_explanation.js";
 import { explainCall } from "./_service.js";
-import type { ExampleCall } from "./options.js";
-import { type EffectiveRule, type Policy, PolicyErrorCode } from "./types.js";
+import type { ExampleCall } from "../options.js";
+import { type EffectiveRule, type Policy, PolicyErrorCode } from "../types.js";
 
 /*
  * A rule's `examples`, checked when the policy loads: each `match` call must be decided by the

@@ -2,9 +2,9 @@ import { ErrorCode, messageOf, type PolicyMatch, ToolhostError } from "@toolhost
 import picomatch from "picomatch";
 import { CommandPattern, type Match } from "./_command-pattern.js";
 import { toolMatcher, wordGlob } from "./_glob.js";
-import { compilePathPattern, type PathAnchors } from "./_paths.js";
-import { kindNames, parseKind } from "./inventory/_kinds.js";
-import type { Decision, PolicyRule } from "./options.js";
+import { compilePathPattern, type PathAnchors } from "../paths/_paths.js";
+import { kindNames, parseKind } from "../inventory/_kinds.js";
+import type { Decision, PolicyRule } from "../options.js";
 
 /** A rule made ready to match: its matcher compiled, its id and place known. */
 export interface CompiledRule {

@@ -1,6 +1,6 @@
 import { matchesEverything, wordGlob } from "./_glob.js";
-import { type ParsedArguments, parseArguments } from "./shell/_options.js";
-import type { ShellWord } from "./shell/_words.js";
+import { type ParsedArguments, parseArguments } from "../shell/_options.js";
+import type { ShellWord } from "../shell/_words.js";
 
 /** `yes`: matches whatever the run-time words turn out to be; `maybe`: matches for some of them. */
 export type Match = "yes" | "maybe" | "no";

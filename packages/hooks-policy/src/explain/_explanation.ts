@@ -1,5 +1,5 @@
 import type { ConfigOwner, PolicyExplanation, PolicyMatch, PolicyPart } from "@toolhost/core";
-import type { Decision } from "./options.js";
+import type { Decision } from "../options.js";
 
 /*
  * How the parts of a call get their decisions from the rules that matched them (by layer), and

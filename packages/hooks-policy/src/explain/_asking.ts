@@ -1,6 +1,6 @@
 import type { AskingPart, PolicyDetails, PolicyExplanation, PolicyRuleInfo } from "@toolhost/core";
-import { matcherText } from "./_rules.js";
-import type { EffectiveRule, Policy } from "./types.js";
+import { matcherText } from "../rules/_rules.js";
+import type { EffectiveRule, Policy } from "../types.js";
 
 /*
  * What the policy puts in `details.policy` of its answers (core's `PolicyDetails`): the parts that

@@ -2,7 +2,7 @@ import { lstatSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { type AgentHarness, type AgentToolResult, ErrorCode, type PolicyExplanation, resultCode, textOf, type ToolAccess } from "@toolhost/core";
-import type { Policy } from "./types.js";
+import type { Policy } from "../types.js";
 
 /*
  * A dry run of a call whose tool refuses to say what it would touch because a path it names does

@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import { checkValue, type ConfigOwner, type PluginContext, type PluginLayer, resolvePluginOptions, ToolhostError } from "@toolhost/core";
-import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema, type RedactRule } from "./options.js";
-import { PolicyErrorCode } from "./types.js";
+import { DEFAULT_REDACT_ENV, type PolicyOptions, PolicyOptionsSchema, type RedactRule } from "../options.js";
+import { PolicyErrorCode } from "../types.js";
 
 /*
  * The plugin's options as every owner wrote them (core's `PluginContext.layers`: managed, user,

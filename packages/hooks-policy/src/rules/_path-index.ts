@@ -1,4 +1,4 @@
-import { globsOf, type PathAnchors } from "./_paths.js";
+import { globsOf, type PathAnchors } from "../paths/_paths.js";
 import type { CompiledRule } from "./_rules.js";
 
 /** Characters that make a glob: a pattern without them is a literal name or path. */

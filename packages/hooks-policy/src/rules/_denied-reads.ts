@@ -2,8 +2,8 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { type DeniedReads, isInside, ToolhostError } from "@toolhost/core";
 import picomatch from "picomatch";
-import { globsOf, type PathAnchors } from "./_paths.js";
-import { MAX_WALK_DEPTH, MAX_WALK_ENTRIES, TreeGuard } from "./_protected.js";
+import { globsOf, type PathAnchors } from "../paths/_paths.js";
+import { MAX_WALK_DEPTH, MAX_WALK_ENTRIES, TreeGuard } from "../paths/_protected.js";
 import { type CompiledRule, isWhole } from "./_rules.js";
 
 /**

@@ -1,8 +1,8 @@
 import { type AgentEvent, type AgentHarness, type ApprovalOutcome, HarnessStage, type PolicyExplanation, toolError } from "@toolhost/core";
 import { type AuditLog, digest } from "./_audit.js";
-import type { AuditApproval, AuditDecision, AuditRule } from "./audit-entry.js";
-import type { Policy } from "./types.js";
-import { PolicyErrorCode } from "./types.js";
+import type { AuditApproval, AuditDecision, AuditRule } from "../audit-entry.js";
+import type { Policy } from "../types.js";
+import { PolicyErrorCode } from "../types.js";
 
 /*
  * What the audit log says of a call: the policy's decision (written before anything runs: a call

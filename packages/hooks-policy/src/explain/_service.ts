@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { type AgentHarness, messageOf, type PolicyExplanation, type PolicyRequest, type PolicyService, textOf } from "@toolhost/core";
 import { askingParts, MAX_PARTS_IN_DETAILS, ruleInfo } from "./_asking.js";
 import { judgeMissingPath } from "./_missing-path.js";
-import type { Policy } from "./types.js";
+import type { Policy } from "../types.js";
 
 /** An explanation, and whether the call would end before the policy judged it (so it was not judged). */
 export interface Explained {
