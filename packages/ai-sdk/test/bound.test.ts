@@ -47,7 +47,7 @@ function answers(content: { type: string }[], approved: boolean): ToolApprovalRe
 /** The tools, with something done right after the SDK asked `needsApproval` of a tool (the file system changes in between). */
 function changingAfterJudged(toolName: string, change: () => void): ToolSet {
   const tools = toolhostTools(harness);
-  const tool = tools[toolName] as { needsApproval: (input: unknown, options: unknown) => Promise<boolean> };
+  const tool = tools[toolName] as unknown as { needsApproval: (input: unknown, options: unknown) => Promise<boolean> };
   const judged = tool.needsApproval;
   tool.needsApproval = async (input, options) => {
     const answer = await judged(input, options);
