@@ -1,5 +1,4 @@
-import type { Stats } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { type Dirent, lstatSync, readdirSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { FsContext } from "./_context.js";
 import { echo } from "./_echo.js";
@@ -19,8 +18,6 @@ import { FsErrorCode } from "./errors.js";
 
 /** Entries a walk looks at before it gives up (and multi-linked files are refused). */
 const MAX_ENTRIES = 200_000;
-/** Stat calls in flight during a walk. */
-const PARALLEL = 64;
 /** File times come from the kernel's coarse clock, which may lag the process's by a tick: a margin. */
 const CLOCK_MARGIN_MS = 50;
 
@@ -31,44 +28,45 @@ interface LinkIndex {
   names: Map<string, number> | undefined;
 }
 
-const indexes = new WeakMap<FsContext, Promise<LinkIndex>>();
+const indexes = new WeakMap<FsContext, LinkIndex>();
 
-/** Folders walked, by identity, so roots inside roots (or a bind mount) count each name once. */
-async function walkRoots(roots: readonly string[]): Promise<LinkIndex> {
+/**
+ * Walks the roots (links not followed): folders by identity, so roots inside roots (or a bind
+ * mount) count each name once. On the calling thread: a walk of many small system calls costs a
+ * fraction of the same walk through the thread pool's promises, and it runs once per process.
+ */
+function walkRoots(roots: readonly string[]): LinkIndex {
   const since = Date.now() - CLOCK_MARGIN_MS;
   const names = new Map<string, number>();
   const seen = new Set<string>();
   const folders = [...roots];
   let entries = 0;
-  while (folders.length > 0) {
-    const batch = folders.splice(0, PARALLEL);
-    const listed = await Promise.all(batch.map((folder) => readdir(folder, { withFileTypes: true }).catch(() => [])));
-    const files: string[] = [];
-    for (const [index, dirents] of listed.entries()) {
-      entries += dirents.length;
-      if (entries > MAX_ENTRIES) return { since, names: undefined };
-      for (const dirent of dirents) {
-        const path = join(batch[index] as string, dirent.name);
-        if (dirent.isDirectory() || dirent.isFile()) files.push(path);
-      }
+  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+    let dirents: Dirent[];
+    try {
+      dirents = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      continue;
     }
-    for (let at = 0; at < files.length; at += PARALLEL) {
-      const infos = await Promise.all(files.slice(at, at + PARALLEL).map((path) => lstat(path).catch(() => undefined)));
-      infos.forEach((info, offset) => {
-        if (info === undefined) return;
-        const key = `${info.dev}:${info.ino}`;
-        if (info.isDirectory()) {
-          if (!seen.has(key)) folders.push(files[at + offset] as string);
-          seen.add(key);
-        } else if (info.isFile() && info.nlink > 1) names.set(key, (names.get(key) ?? 0) + 1);
-      });
+    entries += dirents.length;
+    if (entries > MAX_ENTRIES) return { since, names: undefined };
+    for (const dirent of dirents) {
+      if (!dirent.isDirectory() && !dirent.isFile()) continue;
+      const path = join(folder, dirent.name);
+      const info = lstatSync(path, { throwIfNoEntry: false });
+      if (info === undefined) continue;
+      const key = `${info.dev}:${info.ino}`;
+      if (info.isDirectory()) {
+        if (!seen.has(key)) folders.push(path);
+        seen.add(key);
+      } else if (info.isFile() && info.nlink > 1) names.set(key, (names.get(key) ?? 0) + 1);
     }
   }
   return { since, names };
 }
 
 async function indexFor(ctx: FsContext, info: Stats): Promise<LinkIndex> {
-  const known = await indexes.get(ctx);
+  const known = indexes.get(ctx);
   if (known !== undefined && info.ctimeMs < known.since) return known;
   const made = walkRoots(await ctx.realRoots());
   indexes.set(ctx, made);
