@@ -34,7 +34,9 @@ function registerHost(group: Command, cli: Cli, id: HostId): void {
     .description(`answer one ${id === "claude-code" ? "Claude Code PreToolUse" : "Gemini CLI BeforeTool"} hook payload read on standard input`)
     .option("--on-allow <mode>", 'on allow: "defer" to the host\'s own permissions (default) or "allow" outright', "defer")
     .option("--server <url>", `ask a running \`toolhost hook serve\` at this URL (default: $${SERVER_ENV}); decides here when it cannot be used`)
-    .action(async (options: { onAllow: string; server?: string }) => {
+    .option("--on-ask <mode>", 'on ask: "host" hands it to the host, which asks its user (default); "page" asks on the approvals page (toolhost approvals serve) and answers allow or deny, for a headless host')
+    .option("--timeout <seconds>", "the host's timeout for this hook: an ask on the approvals page ends shortly before it (default 30, as toolhost hook install writes)")
+    .action(async (options: { onAllow: string; server?: string; onAsk?: string; timeout?: string }) => {
       // Reached only through commander (e.g. after global options); bin.ts takes the fast path.
       const { runHookCommand } = (await import(HOOK_COMMAND)) as typeof import("../hook/command.js");
       const { config } = cli.globals;
@@ -42,6 +44,8 @@ function registerHost(group: Command, cli: Cli, id: HostId): void {
         "--on-allow",
         options.onAllow,
         ...(options.server !== undefined ? ["--server", options.server] : []),
+        ...(options.onAsk !== undefined ? ["--on-ask", options.onAsk] : []),
+        ...(options.timeout !== undefined ? ["--timeout", options.timeout] : []),
         ...(config !== undefined ? ["--config", config] : []),
       ]);
     });

@@ -4,6 +4,7 @@ import { cliHostOptions } from "../_defaults.js";
 import type { HookRunOptions } from "./args.js";
 import { HookJudge, type HookVerdict } from "./decide.js";
 import { HOOK_HOSTS } from "./hosts.js";
+import { askThroughPage } from "./page.js";
 import { parsePayload } from "./payload.js";
 import { readStdin } from "../_input.js";
 import { write } from "../_output.js";
@@ -25,10 +26,13 @@ export async function runHook(options: HookRunOptions): Promise<number> {
       throw new Error(`toolhost hook ${hookHost.id} reads one ${hookHost.title} ${hookHost.event} payload on standard input; it is run by ${hookHost.title}, not by hand (see toolhost hook install).`);
     }
     const call = await parsePayload(hookHost, options.input ?? (await readStdin()));
-    const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: "policy" });
+    const onPage = options.onAsk === "page";
+    const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: onPage ? ["policy", "approvals"] : "policy" });
     closeHost = () => host.harness.dispose();
+    const page = onPage ? askThroughPage(host, hookHost, call, options) : undefined;
     const verdict: HookVerdict = await new HookJudge(host).decide(hookHost, call);
-    await write(process.stdout, `${JSON.stringify(hookHost.answer({ ...verdict, onAllow: options.onAllow }))}\n`);
+    const onAllow = page?.approved() ? "allow" : options.onAllow;
+    await write(process.stdout, `${JSON.stringify(hookHost.answer({ ...verdict, onAllow }))}\n`);
     return 0;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
