@@ -4,7 +4,8 @@ import { dirname, isAbsolute, join, relative } from "node:path";
 import type { ApprovalRequest, AskingPart, ToolAccess } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import { cliHostOptions } from "../_defaults.js";
-import { type AllowRule, ruleText } from "./allow-rules.js";
+import { type AllowRule, allowRulesFor, ruleText } from "./allow-rules.js";
+import { askingParts, mayBeDenied } from "./values.js";
 
 /*
  * "Yes, and don't ask again": the allow rules for an ask, written to the `rules` of the policy
@@ -47,6 +48,25 @@ export function alwaysTargets(host: Host, cwd: string): AlwaysTarget[] {
   const user = userConfigPath();
   if (user !== host.configPath) targets.push({ owner: "user", file: user, shown: shownPath(user, cwd) });
   return targets;
+}
+
+/** A config "don't ask again" can write to, with the rules as that config writes them. */
+export type AlwaysChoice = AlwaysTarget & { rules: AllowRule[] };
+
+/**
+ * Where "don't ask again" is offered for an ask, each place with its rules: not for an ask that is
+ * not the policy's, that a locked layer holds, or that a deny may decide once its words are known;
+ * and only the configs where the rule would take effect (see `takesEffect`) and a policy entry can
+ * hold it. The terminal prompt and the approvals page offer the same.
+ */
+export function alwaysChoices(request: ApprovalRequest, host: Host, cwd: string): AlwaysChoice[] {
+  const parts = askingParts(request.details);
+  if (!parts || parts.some((part) => part.locked || mayBeDenied(part))) return [];
+  return alwaysTargets(host, cwd).flatMap((target) => {
+    if (!takesEffect(parts, target.owner) || !canHoldRule(host, request.askedBy, target)) return [];
+    const rules = allowRulesFor(request.toolCall.name, parts, { owner: target.owner, workspace: host.harness.workspace, home: homedir() });
+    return rules === undefined ? [] : [{ ...target, rules }];
+  });
 }
 
 const OWNER_ORDER = { managed: 0, user: 1, project: 2 } as const;

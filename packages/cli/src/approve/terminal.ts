@@ -1,11 +1,10 @@
-import { homedir } from "node:os";
 import type { ApprovalRequest, ApprovalResult } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import type { Painter } from "../_output.js";
 import type { Progress } from "../_progress.js";
 import { terminalText } from "../_terminal-text.js";
 import { type AllowRule, allowRulesFor } from "./allow-rules.js";
-import { type AlwaysTarget, alwaysTargets, canHoldRule, takesEffect } from "./always.js";
+import { type AlwaysChoice, type AlwaysTarget, alwaysChoices } from "./always.js";
 import { owner } from "./hint.js";
 import { callPreview } from "./preview.js";
 import { type ApprovalScope, approvalScope } from "./session-scope.js";
@@ -93,22 +92,11 @@ async function questionText(request: ApprovalRequest, { cli, host }: Prompting):
 
 /** "Don't ask again": where it can be written, each with the rules written there. */
 interface AlwaysOffer {
-  targets: Array<AlwaysTarget & { rules: AllowRule[] }>;
+  targets: AlwaysChoice[];
 }
 
-/**
- * The configs a rule for this ask can go to and would take effect in (see `takesEffect`), each
- * with the rules as that config writes them; undefined when none.
- */
 function alwaysOffer(request: ApprovalRequest, host: Host, cwd: string): AlwaysOffer | undefined {
-  const parts = askingParts(request.details);
-  // Not the policy's ask, a locked layer's, or one a deny may decide once its words are known: never for good.
-  if (!parts || parts.some((part) => part.locked || mayBeDenied(part))) return undefined;
-  const targets = alwaysTargets(host, cwd).flatMap((target) => {
-    if (!takesEffect(parts, target.owner) || !canHoldRule(host, request.askedBy, target)) return [];
-    const rules = allowRulesFor(request.toolCall.name, parts, { owner: target.owner, workspace: host.harness.workspace, home: homedir() });
-    return rules === undefined ? [] : [{ ...target, rules }];
-  });
+  const targets = alwaysChoices(request, host, cwd);
   return targets.length === 0 ? undefined : { targets };
 }
 
