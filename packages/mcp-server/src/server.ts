@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AgentHarness, ToolCall } from "@toolhost/core";
+import type { AgentHarness, ApprovalResult, ToolCall } from "@toolhost/core";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type CallToolResult,
@@ -9,7 +9,7 @@ import {
   inputRequired,
   inputResponse,
 } from "@modelcontextprotocol/server";
-import { Approvals, approvalForm, approvalKey, type CallApproval } from "./_approvals.js";
+import { Approvals, approvalForm, type CallApproval } from "./_approvals.js";
 import { mcpResult } from "./_results.js";
 import { mcpTool } from "./_tools.js";
 import { progressReporter } from "./_progress.js";
@@ -79,25 +79,18 @@ async function callTool(
   ctx: ServerContext,
 ): Promise<CallToolResult> {
   const args = params.arguments ?? {};
-  const key = approvalKey(params.name, args);
   const state: CallApproval = {
     canAsk: options.elicitation !== false && clientCanElicit(server, ctx),
+    answerFor: (key) => answerIn(ctx, key),
   };
-  const answered = inputResponse(ctx.mcpReq.inputResponses, key);
-  if (answered.kind === "elicit") {
-    state.answer =
-      answered.action === "accept" && answered.content?.approve === true
-        ? { approved: true, reason: "approved by the MCP client's user" }
-        : { approved: false, reason: `the MCP client's user did not allow it (${answered.action === "accept" ? "answered no" : answered.action})` };
-  }
   const call: ToolCall = { id: `mcp-${randomUUID()}`, name: params.name, arguments: args };
   approvals.track(call.id, state);
   const unsubscribe = progressReporter(harness, call.id, ctx);
   try {
     const [message] = await harness.executeToolCalls([call], { signal: callSignal(ctx) });
-    if (state.question !== undefined && state.answer === undefined) {
+    if (state.question !== undefined && state.answered !== true) {
       return inputRequired({
-        inputRequests: { [key]: inputRequired.elicit({ message: state.question, requestedSchema: approvalForm() }) },
+        inputRequests: { [state.question.key]: inputRequired.elicit({ message: state.question.text, requestedSchema: approvalForm() }) },
       }) as unknown as CallToolResult;
     }
     if (!message) return { content: [{ type: "text", text: "toolhost returned no result for the call." }], isError: true };
@@ -106,6 +99,15 @@ async function callTool(
     unsubscribe();
     approvals.release(call.id);
   }
+}
+
+/** The answer a retried request carries for the question of `key` (made from the call's content as judged now), if any. */
+function answerIn(ctx: ServerContext, key: string): ApprovalResult | undefined {
+  const answered = inputResponse(ctx.mcpReq.inputResponses, key);
+  if (answered.kind !== "elicit") return undefined;
+  return answered.action === "accept" && answered.content?.approve === true
+    ? { approved: true, via: "MCP elicitation", reason: "approved by the MCP client's user" }
+    : { approved: false, via: "MCP elicitation", reason: `the MCP client's user did not allow it (${answered.action === "accept" ? "answered no" : answered.action})` };
 }
 
 /**
