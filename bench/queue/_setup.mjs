@@ -71,7 +71,7 @@ export async function clusterRedis(dir) {
 }
 
 /** A project folder: a no-op and a 10 ms tool for workers, and configs for a worker and a host on `target`. */
-export function project(target) {
+export function project(target, plugin = join(root, "packages/queue/dist/index.js")) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "bench-queue-")));
   // The bench's project runs code of its own (plugins by path), which loads only from a folder its
   // user trusts (docs/trust.md): a config folder of the bench's own trusts it, and no other config counts.
@@ -92,7 +92,7 @@ export default definePlugin({ name: "bench-tools", apply(harness) {
 } });\n`,
   );
   const redis = target.cluster ? { cluster: target.cluster } : target.redis;
-  const queue = [join(root, "packages/queue/dist/index.js"), { redis, queue: target.queues.length === 1 ? target.queues[0] : target.queues }];
+  const queue = [plugin, { redis, queue: target.queues.length === 1 ? target.queues[0] : target.queues }];
   mkdirSync(join(dir, "worker"));
   mkdirSync(join(dir, "host"));
   writeFileSync(join(dir, "worker", "toolhost.config.json"), JSON.stringify({ plugins: ["../tools.mjs", queue] }));

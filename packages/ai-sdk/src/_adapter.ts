@@ -1,5 +1,5 @@
 import { type Context, context } from "@opentelemetry/api";
-import type { AnyAgentHarness, ToolCall, ToolResultMessage } from "@toolhost/core";
+import type { AnyAgentHarness, ToolAccess, ToolCall, ToolResultMessage } from "@toolhost/core";
 import { type ApplicationApproval, applicationAnswer } from "./_approval.js";
 import { UpdateChannel } from "./_updates.js";
 
@@ -8,6 +8,17 @@ export const NAME = "@toolhost/ai-sdk";
 
 /** Before a terminal prompt, as other front ends' approvers (the MCP server's) stand. */
 const APPROVE_STAGE = -100;
+/** After every other approver: a call's ask no one answered, said in the SDK's terms. */
+const LAST_STAGE = 1_000;
+/** Calls whose judgment is kept (the oldest go first): enough for the calls of many turns under way. */
+const MAX_JUDGED = 4_096;
+
+/** What `needsApproval` judged of a call, before the SDK asked the application (or ran it). */
+interface Judged {
+  toolName: string;
+  /** The digests of the content judged, each with whether it was asked about. */
+  digests: Map<string, boolean>;
+}
 
 interface Pending {
   call: ToolCall;
@@ -25,6 +36,7 @@ interface Pending {
  */
 export class Adapter {
   readonly #approvals = new Map<string, ApplicationApproval>();
+  readonly #judged = new Map<string, Judged>();
   readonly #channels = new Map<string, UpdateChannel>();
   readonly #queued = new Map<AbortSignal | undefined, Map<Context, Pending[]>>();
   #flushing = false;
@@ -36,7 +48,18 @@ export class Adapter {
       // One answer, for the call's own ask: what the running call asks about later (a sandbox
       // proxy's destination) is not what the person approved, and goes to the other approvers.
       this.#approvals.delete(request.toolCall.id);
+      const judged = this.#judged.get(request.toolCall.id);
+      // Judged here and asked about with other content (a path that leads elsewhere now): not this answer's.
+      if (judged !== undefined && judged.toolName === request.toolCall.name && judged.digests.get(request.digest) !== true) {
+        return { approved: false, via: "application", scope: "once", reason: changedText(request.reason, "after the application approved it") };
+      }
       return applicationAnswer(held, request);
+    });
+    harness.hooks.approve.tap({ name: `${NAME} (asked at execute)`, stage: LAST_STAGE }, (request) => {
+      const judged = this.#judged.get(request.toolCall.id);
+      if (judged === undefined || judged.toolName !== request.toolCall.name || isFollowUp(request.access)) return undefined;
+      // needsApproval said no ask, so the SDK asked no one: the answer changed since, and the call does not run unasked.
+      return { approved: false, via: "application", scope: "once", reason: changedText(request.reason, "after needsApproval judged it") };
     });
     harness.hooks.toolUpdate.tap(NAME, (update, ctx) => {
       this.#channels.get(ctx.toolCall.id)?.push(update);
@@ -93,6 +116,22 @@ export class Adapter {
     }
   }
 
+  /**
+   * Records what `needsApproval` judged of a call (the digest of its content, and whether it asked),
+   * unless the messages already answer it: the SDK asks again before it runs an approved call, and
+   * what is approved is what was judged when the application was asked.
+   */
+  judged(toolCallId: string, toolName: string, digest: string | undefined, asked: boolean, answered: boolean): void {
+    if (digest === undefined || answered) return;
+    let judged = this.#judged.get(toolCallId);
+    if (judged === undefined || judged.toolName !== toolName) {
+      judged = { toolName, digests: new Map() };
+      if (this.#judged.size >= MAX_JUDGED) this.#judged.delete(this.#judged.keys().next().value as string);
+      this.#judged.set(toolCallId, judged);
+    }
+    judged.digests.set(digest, asked || judged.digests.get(digest) === true);
+  }
+
   #onPage = false;
 
   /**
@@ -124,6 +163,16 @@ export class Adapter {
     if (this.#channels.get(toolCallId) === channel) this.#channels.delete(toolCallId);
     this.#approvals.delete(toolCallId);
   }
+}
+
+/** An ask about what a running call found only then (its proxy's destinations): not the call judged before it ran. */
+function isFollowUp(access: ToolAccess | undefined): boolean {
+  return access !== undefined && (access.network?.length ?? 0) > 0 && [access.commands, access.reads, access.writes, access.readTrees].every((list) => (list?.length ?? 0) === 0);
+}
+
+/** The refusal of a call whose ask is not the one the application saw. */
+function changedText(reason: string, when: string): string {
+  return `the policy asks about it (${reason}), and what the call would do changed ${when}, so the AI SDK's approval does not cover it; it was not run. Make the call again to be asked about it as it is now`;
 }
 
 const adapters = new WeakMap<AnyAgentHarness, Adapter>();

@@ -1,5 +1,5 @@
 import type { ModelMessage } from "ai";
-import { type ApprovalRequest, type ApprovalResult, type AskingPart, policyDetailsOf } from "@toolhost/core";
+import { type ApprovalRequest, type ApprovalResult, type AskingPart, callDigest, policyDetailsOf } from "@toolhost/core";
 
 /** What the application answered to the SDK's approval request for a call. */
 export interface ApplicationApproval {
@@ -10,16 +10,22 @@ export interface ApplicationApproval {
 
 /**
  * The application's answer for a call, from the messages the SDK hands `execute`: the assistant's
- * `tool-approval-request` for this call id, and the `tool-approval-response` to it (the last one,
- * as the SDK reads them). Undefined when there is none: the SDK ran the call without asking.
+ * `tool-approval-request` for this call id, beside the tool call it is for, of the same tool and
+ * the same input as the call that runs, and the `tool-approval-response` to it (the last one, as
+ * the SDK reads them). Undefined when there is none: the SDK ran the call without asking, or the
+ * approval was for another call that had the same id (an earlier turn's, with other input).
  */
-export function approvalInMessages(messages: readonly ModelMessage[] | undefined, toolCallId: string, toolName: string): ApplicationApproval | undefined {
+export function approvalInMessages(messages: readonly ModelMessage[] | undefined, toolCallId: string, toolName: string, input: unknown): ApplicationApproval | undefined {
   if (!Array.isArray(messages)) return undefined;
   let approvalId: string | undefined;
   for (const message of messages) {
     if (message.role !== "assistant" || typeof message.content === "string") continue;
+    let same = false;
     for (const part of message.content) {
-      if (part.type === "tool-approval-request" && part.toolCallId === toolCallId) approvalId = part.approvalId;
+      if (part.type === "tool-call" && part.toolCallId === toolCallId) same = part.toolName === toolName && sameInput(part.input, input);
+    }
+    for (const part of message.content) {
+      if (part.type === "tool-approval-request" && part.toolCallId === toolCallId) approvalId = same ? part.approvalId : undefined;
     }
   }
   if (approvalId === undefined) return undefined;
@@ -33,6 +39,15 @@ export function approvalInMessages(messages: readonly ModelMessage[] | undefined
     }
   }
   return found;
+}
+
+/** Whether two inputs are the same JSON (keys in any order); content that cannot be compared is not the same. */
+function sameInput(a: unknown, b: unknown): boolean {
+  try {
+    return callDigest({ name: "", args: a }) === callDigest({ name: "", args: b });
+  } catch {
+    return false;
+  }
 }
 
 const VIA = "application";

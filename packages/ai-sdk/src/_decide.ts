@@ -1,5 +1,11 @@
-import type { AnyAgentHarness, PolicyDecision, ToolCall } from "@toolhost/core";
+import { type AnyAgentHarness, callDigest, type PolicyDecision, type PreparedToolCall, type ToolCall } from "@toolhost/core";
 import { ownAsk } from "./_own-asks.js";
+
+/** What was judged of a call: the decision, and the digest of its content as judged (core's `callDigest`). */
+export interface Judgment {
+  decision: PolicyDecision | undefined;
+  digest: string | undefined;
+}
 
 /**
  * What the authorize stage would decide about a call, without running it or asking anyone: the
@@ -9,9 +15,20 @@ import { ownAsk } from "./_own-asks.js";
  * policy service, the `beforeToolCall` taps themselves are asked. Undefined when the call would end
  * before the policy (unknown tool, invalid arguments): running it gives that error.
  */
-export async function decisionOf(harness: AnyAgentHarness, call: ToolCall): Promise<PolicyDecision | undefined> {
+export async function judgmentOf(harness: AnyAgentHarness, call: ToolCall): Promise<Judgment> {
   const prepared = await harness.prepareCall(call);
-  if (!prepared.ok) return undefined;
+  if (!prepared.ok) return { decision: undefined, digest: undefined };
+  const { tool, args, access } = prepared;
+  let digest: string | undefined;
+  try {
+    digest = callDigest({ name: tool.name, args, ...(access && { access }) });
+  } catch {
+    digest = undefined;
+  }
+  return { decision: await decisionFor(harness, call, prepared), digest };
+}
+
+async function decisionFor(harness: AnyAgentHarness, call: ToolCall, prepared: Extract<PreparedToolCall, { ok: true }>): Promise<PolicyDecision | undefined> {
   const { tool, args, access } = prepared;
   const policy = harness.getService("policy");
   let decision: PolicyDecision | undefined;

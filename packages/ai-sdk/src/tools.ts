@@ -3,7 +3,7 @@ import { type AnyAgentHarness, type AnyAgentTool, type ToolCall, ToolhostError }
 import type { Host } from "@toolhost/core/config";
 import { adapterOf } from "./_adapter.js";
 import { approvalInMessages } from "./_approval.js";
-import { decisionOf } from "./_decide.js";
+import { judgmentOf } from "./_decide.js";
 import { nameFilter } from "./_names.js";
 import { ownAskOf } from "./_own-asks.js";
 import { type ToolhostToolOutput, modelOutputOf } from "./output.js";
@@ -78,7 +78,8 @@ function aiSdkToolOf(harness: AnyAgentHarness, agentTool: AnyAgentTool, onPage: 
     // Not validated by the SDK: the pipeline validates, and an invalid call gets toolhost's error with each problem.
     inputSchema: jsonSchema<unknown>(schema),
     // On the page, the pipeline's own ask waits for a person in `execute`: the SDK asks the application nothing.
-    needsApproval: (input, { toolCallId }) => (!onPage && mayAsk(harness, agentTool) ? asks(harness, { id: toolCallId, name, arguments: input }) : false),
+    needsApproval: (input, { toolCallId, messages }) =>
+      !onPage && mayAsk(harness, agentTool) ? asks(harness, { id: toolCallId, name, arguments: input }, approvalInMessages(messages, toolCallId, name, input) !== undefined) : false,
     execute: (input, options) => run(harness, name, input, options),
     toModelOutput: ({ output }) => modelOutputOf(output),
   };
@@ -89,15 +90,18 @@ function mayAsk(harness: AnyAgentHarness, tool: AnyAgentTool): boolean {
   return harness.getService("policy") !== undefined || harness.hooks.beforeToolCall.taps.length > 0 || ownAskOf(tool) !== undefined;
 }
 
-async function asks(harness: AnyAgentHarness, call: ToolCall): Promise<boolean> {
-  return (await decisionOf(harness, call)) === "ask";
+/** Judges the call (nothing run, no one asked), and records what was judged for `execute` to hold the answer to. */
+async function asks(harness: AnyAgentHarness, call: ToolCall, answered: boolean): Promise<boolean> {
+  const { decision, digest } = await judgmentOf(harness, call);
+  adapterOf(harness).judged(call.id, call.name, digest, decision === "ask", answered);
+  return decision === "ask";
 }
 
 /** One call through the pipeline: its updates as preliminary results, then its result (or its error thrown). */
 async function* run(harness: AnyAgentHarness, name: string, input: unknown, options: ToolExecutionOptions): AsyncGenerator<ToolhostToolOutput> {
   const { toolCallId } = options;
   const adapter = adapterOf(harness);
-  adapter.hold(toolCallId, approvalInMessages(options.messages, toolCallId, name));
+  adapter.hold(toolCallId, approvalInMessages(options.messages, toolCallId, name, input));
   const channel = adapter.channel(toolCallId);
   const running = adapter.run({ id: toolCallId, name, arguments: input }, options.abortSignal, channel);
   try {

@@ -317,7 +317,8 @@ describe("who may reach the page", () => {
     // A well-formed ask naming a JS file of its choosing as its config: the page never loads it.
     writeFileSync(join(dir, "evil.config.mjs"), `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(join(dir, "ran"))}, "ran");\nexport default { plugins: [] };\n`);
     const args = { command: "echo hi" };
-    const asks = [{ kind: "command", subject: "echo hi", locked: false, rules: [{ id: "r", layer: "config", locked: false, decision: "ask", matcher: "echo *", tool: "*" }] }];
+    // Asked by a preset the project's config extends: a rule in the project's own rules would take effect, so "always" is offered.
+    const asks = [{ kind: "command", subject: "echo hi", locked: false, rules: [{ id: "r", layer: "recommended", owner: "project", locked: false, decision: "ask", matcher: "echo *", tool: "*" }] }];
     const fake = {
       ...(record as { ask: object }).ask,
       digest: callDigest({ name: "bash", args }),

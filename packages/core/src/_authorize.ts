@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { callDigest } from "./digest.js";
 import { ErrorCode, messageOf } from "./errors.js";
 import { nameOf } from "./_prepare.js";
 import { redactArgs, redactText } from "./_redact.js";
@@ -95,7 +97,7 @@ async function ask(scope: PipelineScope, ctx: ToolCallContext, decided: Extract<
   const { askedBy, reason, details } = decided;
   let answer: ApprovalAnswer | undefined;
   try {
-    answer = await scope.hooks.approve.promise({ ...ctx, reason, askedBy, ...(details && { details }) }, signal);
+    answer = await scope.hooks.approve.promise({ ...ctx, reason, askedBy, ...(details && { details }), digest: digestOf(ctx) }, signal);
   } catch (error) {
     const by = error instanceof TapError ? error.tapName : "approve";
     answer = { approved: false, reason: `asking for approval failed: ${messageOf(error)}`, answeredBy: by };
@@ -103,6 +105,18 @@ async function ask(scope: PipelineScope, ctx: ToolCallContext, decided: Extract<
   if (answer === undefined) return { askedBy, reason, approved: false };
   const { answeredBy, ...given } = answer;
   return { askedBy, reason, approved: given.approved === true, answeredBy, answer: given };
+}
+
+/**
+ * The digest of what the call will do, for an approver to bind its answer to. Content no digest can
+ * be made of (none can, once validated) gets a value of its own that no answer was given for.
+ */
+function digestOf(ctx: ToolCallContext): string {
+  try {
+    return callDigest({ name: ctx.tool.name, args: ctx.args, ...(ctx.access && { access: ctx.access }) });
+  } catch {
+    return `unbound:${randomUUID()}`;
+  }
 }
 
 function notApproved(ctx: ToolCallContext, decided: Extract<ToolDecision, { ask: true }>, approval: ApprovalOutcome): AgentToolResult {

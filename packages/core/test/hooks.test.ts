@@ -1,4 +1,4 @@
-import { AgentHarness, Type, type AgentTool, type AgentToolResult, type ToolCallContext } from "@toolhost/core";
+import { AgentHarness, callDigest, Type, type AgentTool, type AgentToolResult, type ToolCallContext } from "@toolhost/core";
 import { describe, expect, it } from "vitest";
 import { textOf } from "./_helpers.js";
 
@@ -112,7 +112,7 @@ describe("approve (AnswerHook)", () => {
     harness.hooks.approve.tap("nothing either", () => null as never);
     harness.hooks.approve.tapPromise("the person", async (request) => ({ approved: (request.args as { n: number }).n > 0, reason: "decided by a person", via: "terminal" }));
     harness.hooks.approve.tap("never reached", () => ({ approved: true }));
-    const request = { ...contextOf(harness, 5), reason: "always ask", askedBy: "harness options" };
+    const request = { ...contextOf(harness, 5), reason: "always ask", askedBy: "harness options", digest: callDigest({ name: "echo", args: { n: 5 } }) };
     const answer = await harness.hooks.approve.promise(request, new AbortController().signal);
     expect(answer).toEqual({ approved: true, reason: "decided by a person", via: "terminal", answeredBy: "the person" });
 
@@ -122,6 +122,28 @@ describe("approve (AnswerHook)", () => {
     ]);
     expect(yes?.isError).toBe(false);
     expect(no?.details).toMatchObject({ code: "TOOLHOST_NOT_APPROVED", approval: { approved: false, reason: "decided by a person", answeredBy: "the person" } });
+  });
+
+  it("asks with the digest of the call's content: the same id with other arguments or access is another digest", async () => {
+    const withAccess: AgentTool<typeof parameters> = { ...echo, name: "touch", access: ({ n }) => ({ writes: [`/w/${n}.txt`] }) };
+    const harness = new AgentHarness({ tools: [echo, withAccess], beforeToolCall: () => ({ ask: true, reason: "always ask" }) });
+    const digests: string[] = [];
+    harness.hooks.approve.tap("records", (request) => {
+      digests.push(request.digest);
+      return { approved: false };
+    });
+    await harness.executeToolCalls([{ id: "call_1", name: "echo", arguments: { n: 1 } }]);
+    await harness.executeToolCalls([{ id: "call_1", name: "echo", arguments: { n: 2 } }]);
+    await harness.executeToolCalls([{ id: "call_1", name: "echo", arguments: { n: 1 } }]);
+    await harness.executeToolCalls([{ id: "call_1", name: "touch", arguments: { n: 1 } }]);
+    expect(digests).toEqual([
+      callDigest({ name: "echo", args: { n: 1 } }),
+      callDigest({ name: "echo", args: { n: 2 } }),
+      callDigest({ name: "echo", args: { n: 1 } }),
+      callDigest({ name: "touch", args: { n: 1 }, access: { writes: ["/w/1.txt"] } }),
+    ]);
+    expect(new Set(digests).size).toBe(3);
+    expect(digests[0]).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
   it("gives a stand-in the approval in its execution context", async () => {

@@ -56,6 +56,12 @@ export const RuleSchema = Type.Object(
         description: "Matches every interpreter running a program given inline (`python -c`, `perl -e`, `node -e`, `python3 -` with a heredoc, awk that runs commands or writes files).",
       }),
     ),
+    control: Type.Optional(
+      Type.Literal(true, {
+        description:
+          "Matches every write to a control file, wherever a call writes it (a declared write, a redirect, a program's target): toolhost's configs and .toolhost/, the agent hosts' settings and MCP configs (.claude/, .mcp.json, .gemini/, …), git's hooks and config, .envrc, shell start-up files, CI workflows (core's CONTROL_FILES, listed in the README). Judges writes only.",
+      }),
+    ),
     kind: Type.Optional(
       Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
         description:
@@ -97,7 +103,7 @@ export const RuleSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `address`, `inline`, `kind`, `args`), whether only (un)sandboxed calls or (un)trusted workspaces, and the decision. */
+/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `address`, `inline`, `control`, `kind`, `args`), whether only (un)sandboxed calls or (un)trusted workspaces, and the decision. */
 export type PolicyRule = Static<typeof RuleSchema>;
 
 export const RedactSchema = Type.Object(

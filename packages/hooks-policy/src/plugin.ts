@@ -6,6 +6,7 @@ import { decisionLine, recordOutcomes } from "./audit/_audit-lines.js";
 import { ExampleChecks } from "./explain/_examples.js";
 import { composedRedaction, ownedOptionsOf } from "./layers/_owners.js";
 import { policyService } from "./explain/_service.js";
+import { forgetLookups } from "./paths/_paths.js";
 import { type PolicyOptions, PolicyOptionsSchema } from "./options.js";
 import { compilePolicy } from "./policy.js";
 import { Redactor } from "./redaction.js";
@@ -75,6 +76,8 @@ function trustedWorkspace(context: PluginContext | undefined): boolean {
 const proxied = new WeakMap<object, true>();
 
 function decideOne(policy: Policy, ctx: ToolCallContext) {
+  // A call judged to run is judged by the files as they are now, not by a look-up made before an earlier call ran.
+  forgetLookups();
   const request = { tool: ctx.tool.name, args: ctx.args, ...(ctx.access && { access: ctx.access }) };
   const explanation = isConnection(ctx) ? policy.decideConnection(request) : policy.decide(request);
   if (ctx.access?.confinement?.network === "proxy") proxied.set(ctx.toolCall, true);

@@ -1,8 +1,9 @@
+import { resolve } from "node:path";
 import { checkValue, messageOf, type PluginContext, ToolhostError } from "@toolhost/core";
 import { worst } from "./explain/_explanation.js";
 import { layerSources, layersOf, type SourcedLayer } from "./layers/_layers.js";
 import { type OwnedOptions, ownedOptionsOf } from "./layers/_owners.js";
-import { anchorsOf } from "./paths/_paths.js";
+import { anchorsOf, realOf } from "./paths/_paths.js";
 import { type CompiledRule, compileRule, matcherText } from "./rules/_rules.js";
 import { Inventory } from "./inventory/_inventory.js";
 import { CompiledPolicy, type LayerPlace } from "./judge/_compiled.js";
@@ -67,7 +68,14 @@ export function compilePolicy(owned: readonly OwnedOptions[], environment: Polic
   const layerList = ownersLayers(owned);
   const { compiled, layers, defaultDecision, defaultFrom, lockedDefault } = layered(layerList, anchors);
   const knowledge = knowledgeOf(layerList, compiled);
-  return new CompiledPolicy({ rules: compiled, defaultDecision, defaultFrom, environment, anchors, layers, lockedDefault, sources: layerSources(layerList), knowledge });
+  const auditLogs = auditLogsOf(owned);
+  return new CompiledPolicy({ rules: compiled, defaultDecision, defaultFrom, environment, anchors, layers, lockedDefault, sources: layerSources(layerList), knowledge, auditLogs });
+}
+
+/** Every owner's audit file, as its config names it (relative to the config's folder) and with symlinks followed. */
+function auditLogsOf(owned: readonly OwnedOptions[]): string[] {
+  const files = owned.flatMap((each) => (each.options.audit === undefined ? [] : [resolve(each.folder, each.options.audit)]));
+  return [...new Set(files.flatMap((file) => [file, realOf(file)]))];
 }
 
 /** Each owner's layers in order: its `extends`, then its own rules, marked with the owner (and all locked when it says `locked`). */

@@ -306,6 +306,16 @@ const SANDBOXED: PolicyRule[] = [
   { tool: "*", sandboxed: true, decision: "allow", reason: "it runs in the sandbox: it can write only inside the workspace, and its network is off or judged connection by connection" },
 ];
 
+/**
+ * Control files (core's list: toolhost's configs and `.toolhost/`, the agent hosts' settings and
+ * MCP configs, git's hooks and config, `.envrc`, shell start-up files, CI workflows): a write by any
+ * tool, a redirect or a program asks, whatever the workspace's trust and a confinement allow,
+ * since what is written there decides later calls or runs later outside any sandbox.
+ */
+const CONTROL: PolicyRule[] = [
+  { tool: "write", control: true, decision: "ask", reason: "it changes a control file: what decides later calls, or what another program runs later outside any sandbox" },
+];
+
 const CATASTROPHIC: PolicyRule[] = ["rm ** / **", "rm ** /\\* **", "rm ** ~ **", "rm ** ~/ **", "rm ** ~/\\* **"].map((command) => ({
   tool: "*",
   command,
@@ -382,6 +392,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...MORE_SECRETS,
       ...PLANTED,
       ...LOCAL_ADDRESSES,
+      ...CONTROL,
     ],
   },
 });

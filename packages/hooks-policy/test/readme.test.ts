@@ -28,7 +28,9 @@ function matcherOf(rule: PolicyRule): string {
               ? `address ${[rule.address].flat().map((each) => `\`${each}\``).join(", ")}`
               : rule.inline
               ? "inline: true"
-              : rule.kind !== undefined
+              : rule.control
+                ? "control: true"
+                : rule.kind !== undefined
                 ? `kind ${[rule.kind].flat().map((each) => `\`${each}\``).join(", ")}`
                 : "every call";
   return [matcher, ...conditions].join(", ");
@@ -63,7 +65,13 @@ describe("README", () => {
     expect(section("presets", presetTables())).toBe(presetTables());
     for (const [name, preset] of Object.entries(PRESETS)) {
       preset.rules.forEach((rule, index) => {
-        const matcher = rule.command ?? rule.path ?? rule.url ?? rule.host ?? [rule.address ?? []].flat()[0] ?? (rule.inline ? "inline: true" : rule.kind !== undefined ? [rule.kind].flat()[0] : "every call");
+        const matcher =
+          rule.command ??
+          rule.path ??
+          rule.url ??
+          rule.host ??
+          [rule.address ?? []].flat()[0] ??
+          (rule.inline ? "inline: true" : rule.control ? "control: true" : rule.kind !== undefined ? [rule.kind].flat()[0] : "every call");
         const line = readme.split("\n").find((each) => each.startsWith(`| ${name}:rules[${index}] |`));
         expect(line, `${name}:rules[${index}]`).toBeDefined();
         expect(line).toContain((matcher as string).replaceAll("|", "\\|"));

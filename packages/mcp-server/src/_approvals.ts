@@ -3,12 +3,19 @@ import type { AgentHarness, ApprovalRequest, ApprovalResult } from "@toolhost/co
 
 /** What the `approve` tap knows about one MCP call. */
 export interface CallApproval {
-  /** The client's user's answer, when a retried request carried it. */
-  answer?: ApprovalResult;
-  /** Whether the client can ask its user (it declared elicitation, and serving allows it); asked only when a call asks. */
-  canAsk(): boolean;
-  /** Set by the tap when the client must be asked: the question, redacted. */
-  question?: string;
+  /**
+   * The client's user's answer to the question of this key, when a retried request carried one. A
+   * key is made from the digest of the call's content as it is judged now (`approvalKey`), so an
+   * answer given about other content (the arguments, or what a path leads to, changed between the
+   * question and the answer) is no answer, and the client is asked again.
+   */
+  answerFor(key: string): ApprovalResult | undefined;
+  /** Whether the client can ask its user (it declared elicitation, and serving allows it). */
+  canAsk: boolean;
+  /** Set by the tap when the client must be asked: the question's key and text, redacted. */
+  question?: { key: string; text: string };
+  /** Set by the tap when an answer of this request was taken. */
+  answered?: boolean;
 }
 
 const TAP = { name: "@toolhost/mcp-server", stage: -100 };
@@ -48,10 +55,18 @@ export class Approvals {
   #answer(request: ApprovalRequest, signal: AbortSignal): ApprovalResult | Promise<ApprovalResult> | undefined {
     const state = this.#calls.get(request.toolCall.id);
     if (!state) return undefined;
-    if (state.answer) return state.answer;
-    if (state.canAsk()) {
-      state.question = this.#question(request);
-      if (state.question !== undefined) return { approved: false, reason: "the MCP client's user was asked" };
+    const key = approvalKey(request.digest);
+    const answer = state.answerFor(key);
+    if (answer !== undefined) {
+      state.answered = true;
+      return answer;
+    }
+    if (state.canAsk) {
+      const text = this.#question(request);
+      if (text !== undefined) {
+        state.question = { key, text };
+        return { approved: false, reason: "the MCP client's user was asked" };
+      }
       return { approved: false, reason: "the question could not be shown without a secret in it, so the call is refused" };
     }
     // A client that cannot ask its user: the user's approvals page, when the config names one (@toolhost/approvals).
@@ -73,7 +88,8 @@ export class Approvals {
       args = String(request.args);
     }
     if (args.length > 2000) args = `${args.slice(0, 2000)}… (${args.length - 2000} more characters)`;
-    const text = `toolhost asks: allow ${request.toolCall.name} ${args}?\nWhy asked: ${request.reason} (${request.askedBy})`;
+    const touches = touchesOf(request);
+    const text = `toolhost asks: allow ${request.toolCall.name} ${args}?${touches}\nWhy asked: ${request.reason} (${request.askedBy})`;
     try {
       return this.harness.hooks.redact.call(text);
     } catch {
@@ -82,9 +98,28 @@ export class Approvals {
   }
 }
 
-/** The key of the approval question of a call: the same tool and arguments give the same key. */
-export function approvalKey(tool: string, args: unknown): string {
-  return `approve_${createHash("sha256").update(`${tool}\0${JSON.stringify(args ?? {})}`).digest("hex").slice(0, 16)}`;
+/** What the call declared it touches, a line each kind, bounded: what a path leads to is part of what is approved. */
+function touchesOf(request: ApprovalRequest): string {
+  const access = request.access;
+  if (access === undefined) return "";
+  const lines: string[] = [];
+  const list = (label: string, items: readonly string[] | undefined) => {
+    if (items && items.length > 0) lines.push(`${label}: ${items.slice(0, 10).join(", ")}${items.length > 10 ? ` and ${items.length - 10} more` : ""}`);
+  };
+  list("Runs", access.commands?.map((command) => command.command.slice(0, 500)));
+  list("Writes", access.writes);
+  list("Reads", [...(access.reads ?? []), ...(access.readTrees ?? [])]);
+  list("Reaches", access.network?.map((destination) => destination.url));
+  return lines.length === 0 ? "" : `\n${lines.join("\n")}`;
+}
+
+/**
+ * The key of the approval question of a call: from core's `callDigest` of its content as judged
+ * (the tool, its prepared arguments and declared access), so the same content gives the same key
+ * and an answer binds to that content, never to a call id.
+ */
+export function approvalKey(digest: string): string {
+  return `approve_${createHash("sha256").update(digest).digest("hex").slice(0, 32)}`;
 }
 
 /** The form the client shows its user: one yes/no field, no by default. */

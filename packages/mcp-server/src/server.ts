@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AgentHarness, ToolCall } from "@toolhost/core";
+import type { AgentHarness, ApprovalResult, ToolCall } from "@toolhost/core";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type CallToolResult,
@@ -9,7 +9,7 @@ import {
   inputRequired,
   inputResponse,
 } from "@modelcontextprotocol/server";
-import { Approvals, approvalForm, approvalKey, type CallApproval } from "./_approvals.js";
+import { Approvals, approvalForm, type CallApproval } from "./_approvals.js";
 import { mcpResult } from "./_results.js";
 import { mcpTool } from "./_tools.js";
 import { progressReporter } from "./_progress.js";
@@ -79,19 +79,18 @@ async function callTool(
   ctx: ServerContext,
 ): Promise<CallToolResult> {
   const args = params.arguments ?? {};
-  // What only a call that asks needs (the question's key, the client's capabilities) is worked out
-  // when it asks: a call costs what the SDK's own server costs, plus the pipeline.
-  const state: CallApproval = { canAsk: () => options.elicitation !== false && clientCanElicit(server, ctx) };
-  const answer = answerOf(ctx, params.name, args);
-  if (answer !== undefined) state.answer = answer;
+  const state: CallApproval = {
+    canAsk: options.elicitation !== false && clientCanElicit(server, ctx),
+    answerFor: (key) => answerIn(ctx, key),
+  };
   const call: ToolCall = { id: nextCallId(), name: params.name, arguments: args };
   approvals.track(call.id, state);
   const unsubscribe = progressReporter(harness, call.id, ctx);
   try {
     const [message] = await harness.executeToolCalls([call], { signal: callSignal(ctx) });
-    if (state.question !== undefined && state.answer === undefined) {
+    if (state.question !== undefined && state.answered !== true) {
       return inputRequired({
-        inputRequests: { [approvalKey(params.name, args)]: inputRequired.elicit({ message: state.question, requestedSchema: approvalForm() }) },
+        inputRequests: { [state.question.key]: inputRequired.elicit({ message: state.question.text, requestedSchema: approvalForm() }) },
       }) as unknown as CallToolResult;
     }
     if (!message) return { content: [{ type: "text", text: "toolhost returned no result for the call." }], isError: true };
@@ -102,23 +101,13 @@ async function callTool(
   }
 }
 
-/** The client's user's answer, when the request is the retry that carries it (bound to the tool and its arguments). */
-function answerOf(ctx: ServerContext, tool: string, args: Record<string, unknown>): CallApproval["answer"] {
-  const responses = ctx.mcpReq.inputResponses;
-  if (responses === undefined || Object.keys(responses).length === 0) return undefined;
-  const answered = inputResponse(responses, approvalKey(tool, args));
+/** The answer a retried request carries for the question of `key` (made from the call's content as judged now), if any. */
+function answerIn(ctx: ServerContext, key: string): ApprovalResult | undefined {
+  const answered = inputResponse(ctx.mcpReq.inputResponses, key);
   if (answered.kind !== "elicit") return undefined;
   return answered.action === "accept" && answered.content?.approve === true
-    ? { approved: true, reason: "approved by the MCP client's user" }
-    : { approved: false, reason: `the MCP client's user did not allow it (${answered.action === "accept" ? "answered no" : answered.action})` };
-}
-
-/** Call ids unique in this process (the approvals and the progress of a call are keyed by them): a random prefix and a count, not a UUID each. */
-const CALL_PREFIX = `mcp-${randomUUID()}-`;
-let calls = 0;
-function nextCallId(): string {
-  calls += 1;
-  return `${CALL_PREFIX}${calls}`;
+    ? { approved: true, via: "MCP elicitation", reason: "approved by the MCP client's user" }
+    : { approved: false, via: "MCP elicitation", reason: `the MCP client's user did not allow it (${answered.action === "accept" ? "answered no" : answered.action})` };
 }
 
 /**
@@ -139,4 +128,12 @@ function clientCanElicit(server: Server, ctx: ServerContext): boolean {
 function callSignal(ctx: ServerContext): AbortSignal {
   const request = ctx.http?.req?.signal;
   return request ? AbortSignal.any([ctx.mcpReq.signal, request]) : ctx.mcpReq.signal;
+}
+
+/** Call ids unique in this process (the approvals and the progress of a call are keyed by them): a random prefix and a count, not a UUID each. */
+const CALL_PREFIX = `mcp-${randomUUID()}-`;
+let calls = 0;
+function nextCallId(): string {
+  calls += 1;
+  return `${CALL_PREFIX}${calls}`;
 }

@@ -1,7 +1,7 @@
 import type { AgentToolResult } from "@toolhost/core";
-import { type CallJob, errorResult, parseCallJob } from "./_job.js";
+import { type CallJob, checkCallJob, errorResult, parseJobText } from "./_job.js";
 import type { Signed } from "./_scripts.js";
-import { type Keyring, type Refusal, canonicalJson, verify } from "./_signing.js";
+import { type Keyring, type Refusal, verify } from "./_signing.js";
 import { QueueErrorCode } from "./errors.js";
 
 /** How far a host's clock may be ahead of a worker's before its jobs are refused as signed in the future. */
@@ -24,16 +24,18 @@ export interface Admission {
  * call, or the result that refuses it.
  */
 export function admit(admission: Admission, queue: string, entry: string, job: Signed, redelivery: boolean): CallJob | AgentToolResult {
-  const refusal = admission.keyring ? verify(admission.keyring, "job", job.text, job.sig === "" ? undefined : job.sig) : undefined;
+  const parsed = parseJobText(job.text);
+  const host = typeof parsed?.reply === "string" ? `the host that sent it (${parsed.reply.slice(0, 120)})` : "the host that sent it";
+  const refusal = admission.keyring ? verify(admission.keyring, "job", job.text, job.sig === "" ? undefined : job.sig, { here: "this worker", there: host }) : undefined;
   if (refusal) return refused(refusal);
-  const call = parseCallJob(job.text);
-  if (!call) return errorResult(QueueErrorCode.BAD_JOB, `Job ${entry} on queue "${queue}" is not a toolhost call of this version; it was not run.`);
+  const call = parsed && checkCallJob(parsed);
+  if (!call) return errorResult(QueueErrorCode.BAD_JOB, `Job ${entry} on queue "${queue}" is not a toolhost call of this version (4); it was not run. Run the same @toolhost/queue version on the hosts and the workers.`, { refused: true });
   const mismatch = placeOf(queue, call) ?? ageOf(admission, call) ?? replayOf(admission, job.sig === "" ? job.text : job.sig, call, redelivery);
   return mismatch ? refused(mismatch) : call;
 }
 
 function refused({ code, reason }: Refusal): AgentToolResult {
-  return errorResult(code, `Not run: the worker refused the job because ${reason}.`);
+  return errorResult(code, `Not run: the worker refused the job because ${reason}.`, { refused: true });
 }
 
 /** The job must lie where it was signed for: its queue (another queue's workers may hold more power). */

@@ -1,7 +1,6 @@
-import { createHash } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { AgentToolResult, AnyAgentTool, ToolAccess } from "@toolhost/core";
 import type { JobDecision } from "./_decision.js";
-import { canonicalJson } from "./_signing.js";
 import { QueueErrorCode } from "./errors.js";
 
 /** How a call is delivered: run again after a worker crash, or at most once. */
@@ -9,7 +8,11 @@ export type Delivery = "retry" | "at-most-once";
 
 /** The call as the host's pipeline left it and who decided it may run: the text the host signs. */
 export interface CallJob {
-  v: 3;
+  v: 4;
+  /** Made for this job alone (random): the worker's answer names it, and the host takes only the answer to the job it sent. */
+  nonce: string;
+  /** The call's content (`callDigest` of its tool, arguments and declared access): the answer names it too. */
+  digest: string;
   /** The queue it was sent to: a job moved to another queue is refused there. */
   queue: string;
   call: { id: string; name: string };
@@ -53,21 +56,25 @@ export function deliveryOf(tool: Pick<AnyAgentTool, "annotations"> | undefined):
   return hints?.readOnly === true || hints?.idempotent === true ? "retry" : "at-most-once";
 }
 
-/** The hash of a call's content (tool and arguments): a call id sent again with another content is another call. */
-export function contentHash(name: string, args: unknown): string {
-  return createHash("sha256").update(canonicalJson({ name, args })).digest("base64url").slice(0, 22);
+/** A job's nonce: a random UUID (122 random bits; Node draws them from a cache, where randomBytes costs a call into OpenSSL each). */
+export function newNonce(): string {
+  return randomUUID();
 }
 
-/** Checks a call's text (it passed the signature check, or no check is made): anything in Redis may have been written by another program. */
-export function parseCallJob(text: string): CallJob | undefined {
-  let job: Partial<CallJob>;
+/** Parses a job's text; undefined when it is not JSON of an object. */
+export function parseJobText(text: string): Partial<CallJob> | undefined {
   try {
-    job = JSON.parse(text) as Partial<CallJob>;
+    const value = JSON.parse(text) as unknown;
+    return typeof value === "object" && value !== null ? (value as Partial<CallJob>) : undefined;
   } catch {
     return undefined;
   }
-  if (typeof job !== "object" || job === null) return undefined;
-  if (job.v !== 3 || typeof job.queue !== "string" || typeof job.call?.id !== "string" || typeof job.call.name !== "string") return undefined;
+}
+
+/** Checks a parsed job (it passed the signature check, or no check is made): anything in Redis may have been written by another program. */
+export function checkCallJob(job: Partial<CallJob>): CallJob | undefined {
+  if (job.v !== 4 || typeof job.nonce !== "string" || typeof job.digest !== "string" || typeof job.queue !== "string") return undefined;
+  if (typeof job.call?.id !== "string" || typeof job.call.name !== "string") return undefined;
   if (job.delivery !== "retry" && job.delivery !== "at-most-once") return undefined;
   if (typeof job.at !== "number" || typeof job.reply !== "string" || typeof job.decision !== "object" || job.decision === null) return undefined;
   const { limits, retention } = job;

@@ -42,10 +42,14 @@ export function keysOf(prefix: string, queue: string): QueueKeys {
   };
 }
 
-/** A call id as part of a key: escaped (two ids never meet), or hashed when long. */
+/**
+ * A call id as part of a key: escaped, or hashed when long. Two ids never meet: the hashed form
+ * starts with "#", which an escaped id never holds (encodeURIComponent writes it %23), so no short
+ * id can name a long one's key.
+ */
 function idPart(callId: string): string {
   const escaped = encodeURIComponent(callId);
-  return escaped.length <= 200 ? escaped : `sha256-${createHash("sha256").update(callId).digest("hex")}`;
+  return escaped.length <= 200 ? escaped : `#sha256-${createHash("sha256").update(callId).digest("hex")}`;
 }
 
 /** Which of a host's queues a call goes to: always the same for one call id, spread evenly over many. */

@@ -1,18 +1,29 @@
 import type { Signed } from "./_scripts.js";
 
 /**
- * What a call's record in Redis says: `q:<hash>` while it is queued or running, `d:<hash>:<sig>:<answer>`
- * once a worker answered it (the answer signed as the worker sent it). The hash is of the call's
- * content, so a call id sent again with other content is told apart.
+ * What a call's record in Redis says: `q:<digest>` while it is queued or running,
+ * `d:<digest>:<sig>:<answer>` once a worker answered it (the answer signed as the worker sent it).
+ * The digest is of the call's content (its tool, arguments and declared access, `callDigest`
+ * without its `sha256:`), so a call id sent again with other content is told apart.
  */
 export type CallRecord = { state: "queued"; hash: string } | { state: "done"; hash: string; answer: Signed };
 
-export function queuedRecord(hash: string): string {
-  return `q:${hash}`;
+/** The record's part of a call's digest (`sha256:<hex>` → `<hex>`: no colon, which separates the record's fields). */
+export function recordHash(digest: string): string {
+  return digest.startsWith("sha256:") ? digest.slice("sha256:".length) : digest.replaceAll(":", "_");
 }
 
-export function doneRecord(hash: string, answer: Signed): string {
-  return `d:${hash}:${answer.sig}:${answer.text}`;
+export function queuedRecord(digest: string): string {
+  return `q:${recordHash(digest)}`;
+}
+
+export function doneRecord(digest: string, answer: Signed): string {
+  return `d:${recordHash(digest)}:${answer.sig}:${answer.text}`;
+}
+
+/** Whether a record is of the call with this digest. */
+export function isRecordOf(record: CallRecord | undefined, digest: string): boolean {
+  return record !== undefined && record.hash === recordHash(digest);
 }
 
 /** Reads a record; undefined when it is not one (another program's value). */

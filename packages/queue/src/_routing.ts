@@ -15,6 +15,8 @@ export class Routing {
   working = false;
   readonly #selected: (name: string) => boolean;
   readonly #judged = new WeakMap<AnyAgentTool, AnyAgentTool>();
+  /** This host's tools whose descriptions say where they run now, with their own descriptions. */
+  readonly #described = new Map<AnyAgentTool, string>();
 
   constructor(tools: string[]) {
     this.#selected = picomatch(tools);
@@ -23,6 +25,18 @@ export class Routing {
   /** Whether a call of this tool goes to the queue. */
   routes(name: string): boolean {
     return !this.working && (this.remote.has(name) || this.#selected(name));
+  }
+
+  /** Describes a tool of this host as one that runs on the workers (its own description is kept for a worker). */
+  describe(tool: AnyAgentTool, description: string): void {
+    if (!this.#described.has(tool)) this.#described.set(tool, tool.description);
+    tool.description = description;
+  }
+
+  /** On a worker: its tools describe themselves again (it runs them here, and publishes them so). */
+  restoreDescriptions(): void {
+    for (const [tool, description] of this.#described) tool.description = description;
+    this.#described.clear();
   }
 
   /** The tool as this host judges its routed calls (made once per tool). */
@@ -70,4 +84,21 @@ export function undeclaredText(names: string[], queue: string): string {
     `so its policy would judge them blind (a command as plain arguments). Install the ${one ? "tool's plugin" : "tools' plugins"} on this host and list ${one ? "it" : "them"} in "plugins" before @toolhost/queue ` +
     `(for bash: npm i -D @toolhost/tool-bash, then "@toolhost/tool-bash"): ${one ? "it declares each call" : "they declare each call"} here, and the calls still run on the workers.`
   );
+}
+
+/**
+ * How a host describes a tool whose calls run on a worker: the worker's own description (which
+ * names its folder and sandbox) when a worker published one, else this host's after a note that
+ * its folder is not the one the call runs in.
+ */
+export function workerDescription(published: string | null, queue: string, own: string): string {
+  let description: unknown;
+  try {
+    description = published === null ? undefined : (JSON.parse(published) as { description?: unknown }).description;
+  } catch {
+    description = undefined;
+  }
+  const where = `Runs on a worker of queue "${queue}" (another machine or process), not on this host: paths and the working directory are the worker's.`;
+  if (typeof description === "string" && description.trim() !== "") return `${where} ${description.slice(0, 4000)}`;
+  return `${where} No worker has published this tool yet, so the folder and sandbox this host's description names below are this host's, not the worker's: ${own}`;
 }

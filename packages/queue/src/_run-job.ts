@@ -2,14 +2,14 @@ import { setTimeout as delay } from "node:timers/promises";
 import { type AgentHarness, type AgentToolResult, type ToolResultMessage, messageOf } from "@toolhost/core";
 import { type Admission, admit } from "./_admit.js";
 import { bound } from "./_bound.js";
-import { type CallJob, type Delivery, contentHash, deliveryOf, errorResult, workerLostResult } from "./_job.js";
+import { type CallJob, type Delivery, deliveryOf, errorResult, workerLostResult } from "./_job.js";
 import { type QueueKeys, isProcessId } from "./_keys.js";
-import { doneRecord, readRecord } from "./_records.js";
+import { doneRecord, isRecordOf, readRecord } from "./_records.js";
 import { type RedisClient, recover } from "./_redis.js";
 import type { Replicas } from "./_replicas.js";
-import { type ReplyBody, sealReply } from "./_replies.js";
+import { type ReplyBody, type ReplyTo, sealReply } from "./_replies.js";
 import { REPLY_STREAM_MAX, type Scripts, type Signed } from "./_scripts.js";
-import { signatureKeyId } from "./_signing.js";
+import { refusedMark, signatureKeyId } from "./_signing.js";
 import { forwardUpdates } from "./_updates.js";
 import { QueueErrorCode } from "./errors.js";
 
@@ -25,11 +25,14 @@ export interface Running {
   shuttingDown: boolean;
   queue: QueueKeys;
   entry: string;
-  callId: string;
+  /** The job's nonce, once its text is read: a caller's cancel names it. */
+  nonce: string | undefined;
 }
 
 /** What running a job needs of the worker around it. */
 export interface WorkerContext {
+  /** This worker's id (host:pid:random), named in its answers. */
+  id: string;
   harness: AgentHarness;
   client: RedisClient;
   scripts: Scripts;
@@ -61,6 +64,10 @@ export function runningKey(queue: QueueKeys, entry: string): string {
  * replica when it may not run twice, then run through the worker's harness and answered. Never rejects.
  */
 export async function runJob(worker: WorkerContext, taken: Taken): Promise<void> {
+  // Held (renewed, cancellable) from the moment it is taken, through its admission and its start.
+  const running: Running = { controller: new AbortController(), shuttingDown: false, queue: taken.queue, entry: taken.entry, nonce: undefined };
+  const key = runningKey(taken.queue, taken.entry);
+  worker.running.set(key, running);
   try {
     const job = jobOf(taken.fields);
     if (!job) {
@@ -71,16 +78,28 @@ export async function runJob(worker: WorkerContext, taken: Taken): Promise<void>
     const call = admit(worker.admission, taken.queue.queue, taken.entry, job, taken.redelivery);
     const keyId = signatureKeyId(job.sig === "" ? undefined : job.sig);
     if (!("call" in call)) return await refuse(worker, taken, job, call, keyId);
+    running.nonce = call.nonce;
     const delivery: Delivery = call.delivery === "retry" && deliveryOf(worker.harness.getTool(call.call.name)) === "retry" ? "retry" : "at-most-once";
     const stop = await startOf(worker, taken, call, delivery);
     if (stop) {
       worker.counts.failed += 1;
-      return await answer(worker, taken, targetOf(call), { body: { result: stop.result }, keyId }, stop.keep);
+      return await answer(worker, taken, targetOf(worker, call), { body: { result: stop.result }, keyId }, stop.keep);
     }
-    await execute(worker, taken, call, delivery, job, keyId);
+    if (running.controller.signal.aborted) return await notStarted(worker, taken, { call, delivery, job, keyId, running });
+    await execute(worker, taken, { call, delivery, job, keyId, running });
   } catch (error) {
     worker.problem(`a job of queue "${taken.queue.queue}" (${taken.entry}) failed outside its tool: ${messageOf(error)}`);
+  } finally {
+    worker.running.delete(key);
   }
+}
+
+/** A job stopped between its admission and its run: a shutdown hands it back (it did not run); a caller's cancel answers it. */
+async function notStarted(worker: WorkerContext, taken: Taken, admitted: Admitted): Promise<void> {
+  const { call, job, keyId, running } = admitted;
+  if (running.shuttingDown) return worker.scripts.requeue({ jobs: taken.queue.jobs, run: taken.queue.run(call.call.id) }, taken.entry, job);
+  const result = errorResult("TOOLHOST_ABORTED", `Tool "${call.call.name}" aborted: its caller cancelled it before it started; it did not run.`);
+  await answer(worker, taken, targetOf(worker, call), { body: { result }, keyId }, call.retention.failedSeconds);
 }
 
 function jobOf(fields: string[]): Signed | undefined {
@@ -93,19 +112,20 @@ function jobOf(fields: string[]): Signed | undefined {
   return text === undefined ? undefined : { text, sig };
 }
 
-/** A refused job's answer goes where it says (its call id and host, unchecked: a forger learns nothing from it). */
+/** A refused job's answer goes where it says (its call id, job and host, unchecked: a forger learns nothing from it). */
 async function refuse(worker: WorkerContext, taken: Taken, job: Signed, result: AgentToolResult, keyId: string | undefined): Promise<void> {
   worker.counts.failed += 1;
-  let claimed: { call?: { id?: unknown; name?: unknown }; reply?: unknown; args?: unknown } | undefined;
+  let claimed: { call?: { id?: unknown }; reply?: unknown; nonce?: unknown; digest?: unknown } | undefined;
   try {
     claimed = JSON.parse(job.text) as typeof claimed;
   } catch {
     claimed = undefined;
   }
   const id = claimed?.call?.id;
-  const target =
+  const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 200) : "");
+  const target: Target | undefined =
     typeof id === "string"
-      ? { id, host: isProcessId(claimed?.reply) ? claimed.reply : undefined, hash: contentHash(String(claimed?.call?.name), claimed?.args) }
+      ? { to: { call: id, job: text(claimed?.nonce), digest: text(claimed?.digest), worker: worker.id, refused: refusedMark(worker.admission.keyring, job) }, host: isProcessId(claimed?.reply) ? claimed.reply : undefined }
       : undefined;
   // A copy of a job must not overwrite what the call it copies left.
   const keep = (result.details as { code?: string }).code === QueueErrorCode.JOB_REPLAYED ? "-" : REFUSAL_KEEP_SECONDS;
@@ -113,27 +133,34 @@ async function refuse(worker: WorkerContext, taken: Taken, job: Signed, result: 
 }
 
 /**
- * Counts the start. A first start runs; a later one (the call's worker stopped, a failover, a copy)
- * runs again only if the call may be retried and this is its second start. Undefined: run it.
+ * Counts the start. A first start runs; a later one of the same job (its worker stopped, a
+ * failover, a copy) runs again only if the call may be retried and this is its second start; a
+ * newer job under the call id is the host's (a retryable call sent again, or a new call); an
+ * older job than the one counted is a copy put back, never run. Undefined: run it.
  */
 async function startOf(worker: WorkerContext, taken: Taken, call: CallJob, delivery: Delivery): Promise<{ result: AgentToolResult; keep: number | "-" } | undefined> {
   const runKey = taken.queue.run(call.call.id);
   // The count lives as long as a copy of the job could pass the age check.
-  const ttl = Math.max(1_000, call.at + worker.admission.maxAgeMs + 60_000 - Date.now());
-  const first = await worker.client.set(runKey, "1", "PX", ttl, "NX");
-  const attempt = first === "OK" ? 1 : await worker.client.incr(runKey);
-  if (attempt >= 2) {
+  const ttlMs = Math.max(1_000, call.at + worker.admission.maxAgeMs + 60_000 - Date.now());
+  const counted = `${call.at}:${call.nonce}:1`;
+  const before = await worker.client.set(runKey, counted, "PX", ttlMs, "NX", "GET");
+  const start = before === null ? { kind: "first" as const, starts: 1 } : await worker.scripts.restart(runKey, { at: call.at, nonce: call.nonce, retry: delivery === "retry", ttlMs });
+  if (start.kind === "older") {
+    return { result: errorResult(QueueErrorCode.JOB_REPLAYED, "Not run: a newer job of this call id was started already; this one is an older copy put back into the queue."), keep: "-" };
+  }
+  if (start.starts >= 2) {
     const record = readRecord(await worker.client.get(taken.queue.call(call.call.id)));
-    if (record?.state === "done" && record.hash === contentHash(call.call.name, call.args)) {
+    if (start.kind === "again" && record?.state === "done" && isRecordOf(record, call.digest)) {
       return { result: errorResult(QueueErrorCode.JOB_REPLAYED, "Not run again: this call was answered already (a copy of its job, or a job handed out twice by a failover)."), keep: "-" };
     }
-    if (delivery === "at-most-once" || attempt >= 3) return { result: workerLostResult({ delivery, attempts: attempt }), keep: call.retention.failedSeconds };
+    if (delivery === "at-most-once" || start.starts >= 3) return { result: workerLostResult({ delivery, attempts: start.starts }), keep: call.retention.failedSeconds };
   }
   if (delivery === "at-most-once" && !(await worker.replicas.confirm(taken.queue))) {
     return {
       result: errorResult(
         QueueErrorCode.START_UNCONFIRMED,
         `Not run: the start of "${call.call.name}" could not be confirmed on a replica of its Redis master in time, so a failover now could hand it to a second worker. Check the replicas (INFO replication), then run it again.`,
+        { refused: true },
       ),
       keep: call.retention.failedSeconds,
     };
@@ -141,13 +168,21 @@ async function startOf(worker: WorkerContext, taken: Taken, call: CallJob, deliv
   return undefined;
 }
 
-async function execute(worker: WorkerContext, taken: Taken, call: CallJob, delivery: Delivery, job: Signed, keyId: string | undefined): Promise<void> {
-  const running: Running = { controller: new AbortController(), shuttingDown: false, queue: taken.queue, entry: taken.entry, callId: call.call.id };
-  const key = runningKey(taken.queue, taken.entry);
-  worker.running.set(key, running);
-  const reply = taken.queue.reply(isProcessId(call.reply) ? call.reply : "-");
+/** What `execute` runs: the admitted call, its delivery, the job as it came, and its hold on this worker. */
+interface Admitted {
+  call: CallJob;
+  delivery: Delivery;
+  job: Signed;
+  keyId: string | undefined;
+  running: Running;
+}
+
+async function execute(worker: WorkerContext, taken: Taken, admitted: Admitted): Promise<void> {
+  const { call, delivery, job, keyId, running } = admitted;
+  const target = targetOf(worker, call);
+  const reply = taken.queue.reply(target.host ?? "-");
   const stopUpdates = forwardUpdates(worker.harness, call, (update) => {
-    const sealed = sealReply(worker.admission.keyring, call.call.id, { update }, keyId);
+    const sealed = sealReply(worker.admission.keyring, target.to, { update }, keyId);
     return worker.client.xadd(reply, "NOMKSTREAM", "MAXLEN", "~", REPLY_STREAM_MAX, "*", "r", sealed.text, "s", sealed.sig);
   });
   try {
@@ -158,10 +193,9 @@ async function execute(worker: WorkerContext, taken: Taken, call: CallJob, deliv
     }
     const result = bound(outcome(call, running, message), call.limits.maxResultBytes);
     worker.counts[result.isError ? "failed" : "completed"] += 1;
-    await answer(worker, taken, targetOf(call), { body: { result }, keyId }, result.isError ? call.retention.failedSeconds : call.retention.completedSeconds);
+    await answer(worker, taken, target, { body: { result }, keyId }, result.isError ? call.retention.failedSeconds : call.retention.completedSeconds);
   } finally {
     stopUpdates();
-    worker.running.delete(key);
   }
 }
 
@@ -186,13 +220,13 @@ function outcome(call: CallJob, running: Running, message: ToolResultMessage | u
  * away it tries again for a while: the answer is what a host waiting through a failover gets.
  */
 async function answer(worker: WorkerContext, taken: Taken, target: Target | undefined, reply: { body: ReplyBody; keyId: string | undefined } | undefined, keep: number | "-"): Promise<void> {
-  const sealed = reply && target ? sealReply(worker.admission.keyring, target.id, reply.body, reply.keyId) : { text: "", sig: "" };
+  const sealed = reply && target ? sealReply(worker.admission.keyring, target.to, reply.body, reply.keyId) : { text: "", sig: "" };
   const keys = {
-    record: taken.queue.call(target?.id ?? ""),
+    record: taken.queue.call(target?.to.call ?? ""),
     jobs: taken.queue.jobs,
     reply: taken.queue.reply(target?.host ?? "-"),
   };
-  const record = doneRecord(target?.hash ?? "", sealed);
+  const record = doneRecord(target?.to.digest ?? "", sealed);
   const effective = target && reply ? keep : "-";
   for (const started = Date.now(); ; ) {
     try {
@@ -201,7 +235,7 @@ async function answer(worker: WorkerContext, taken: Taken, target: Target | unde
     } catch (error) {
       recover(worker.client);
       if (Date.now() - started > FINISH_RETRY_MS) {
-        worker.problem(`could not answer call "${target?.id ?? taken.entry}" of queue "${taken.queue.queue}": ${messageOf(error)}`);
+        worker.problem(`could not answer call "${target?.to.call ?? taken.entry}" of queue "${taken.queue.queue}": ${messageOf(error)}`);
         return;
       }
       await delay(500);
@@ -209,13 +243,12 @@ async function answer(worker: WorkerContext, taken: Taken, target: Target | unde
   }
 }
 
-/** Whom an answer is for: the call (its id and content's hash), and the host whose reply stream gets it. */
+/** Whom an answer is for: the job it answers (call id, nonce, digest), and the host whose reply stream gets it. */
 interface Target {
-  id: string;
+  to: ReplyTo;
   host: string | undefined;
-  hash: string;
 }
 
-function targetOf(call: CallJob): Target {
-  return { id: call.call.id, host: isProcessId(call.reply) ? call.reply : undefined, hash: contentHash(call.call.name, call.args) };
+function targetOf(worker: WorkerContext, call: CallJob): Target {
+  return { to: { call: call.call.id, job: call.nonce, digest: call.digest, worker: worker.id }, host: isProcessId(call.reply) ? call.reply : undefined };
 }

@@ -8,65 +8,183 @@ import type { RedisClient } from "./_redis.js";
  *
  *   host    add      EVALSHA, SET NX GET, XADD                          3
  *   worker  read     XREADGROUP (one per batch of jobs)                 ≤1
- *           start    SET NX (its run count)                             1
+ *           start    SET NX GET (its run count: the job that started)   1
  *           finish   EVALSHA, SET EX, XADD NOMKSTREAM, XACK, XDEL       5
  *   host    read     XREAD (one per batch of answers), XTRIM (~1/s)     ≤1
+ *
+ * A script's keys and arguments are named, never numbered: each script is defined from a table of
+ * its KEYS and ARGV names, its Lua reads `key.<name>` and `arg.<name>`, and the caller passes an
+ * object by those names, put in the table's order here. (A positional ARGV[5] for ARGV[6] once
+ * passed a signature where the group belongs, and no answered job was ever acknowledged.)
  */
 
 /** A reply stream keeps at most about this many entries: a host that stopped reading loses the oldest. */
 export const REPLY_STREAM_MAX = 10_000;
 
-const ADD = `
--- KEYS[1] the call's record, KEYS[2] the jobs stream
--- ARGV[1] the record while queued, ARGV[2] the job's text, ARGV[3] its signature ("" none),
--- ARGV[4] "1" to send a queued call again
-local old = redis.call("SET", KEYS[1], ARGV[1], "NX", "GET")
+type Value = string | number;
+
+/** A script defined by the names of its keys and arguments. */
+interface Script<K extends string, A extends string> {
+  name: string;
+  keys: readonly K[];
+  args: readonly A[];
+  lua: string;
+}
+
+function script<const K extends string, const A extends string>(name: string, keys: readonly K[], args: readonly A[], body: string): Script<K, A> {
+  const table = (local: string, names: readonly string[], array: string) => `local ${local} = {${names.map((item, i) => `${item} = ${array}[${i + 1}]`).join(", ")}}`;
+  return { name, keys, args, lua: `${table("key", keys, "KEYS")}\n${table("arg", args, "ARGV")}\n${body}` };
+}
+
+/** The positional KEYS and ARGV of a call, from values by name (a missing one is a bug: thrown). */
+export function positional<K extends string, A extends string>(definition: Script<K, A>, keys: Record<K, string>, args: Record<A, Value>): Value[] {
+  const out: Value[] = [];
+  for (const name of definition.keys) out.push(required(definition, name, keys[name]));
+  for (const name of definition.args) out.push(required(definition, name, args[name]));
+  return out;
+}
+
+function required(definition: Script<string, string>, name: string, value: Value | undefined): Value {
+  if (value === undefined) throw new TypeError(`script ${definition.name}: no value for "${name}"`);
+  return value;
+}
+
+export const ADD = script(
+  "toolhostAdd",
+  ["record", "jobs"],
+  [
+    /** The record while queued (`q:<digest>`). */
+    "queued",
+    /** The job's text and signature ("" none). */
+    "job",
+    "sig",
+    /** "1" to send a queued call again (a retryable call whose connection was lost). */
+    "again",
+  ],
+  `
+local old = redis.call("SET", key.record, arg.queued, "NX", "GET")
 if old then
-  if ARGV[4] ~= "1" or old ~= ARGV[1] then return {0, old} end
+  if arg.again ~= "1" or old ~= arg.queued then return {0, old} end
 end
-return {1, redis.call("XADD", KEYS[2], "*", "j", ARGV[2], "s", ARGV[3])}
-`;
+return {1, redis.call("XADD", key.jobs, "*", "j", arg.job, "s", arg.sig)}
+`,
+);
 
-const FINISH = `
--- KEYS[1] the call's record, KEYS[2] the jobs stream, KEYS[3] the host's reply stream
--- ARGV[1] the record with the answer, ARGV[2] how long it is kept (s; 0: not kept, "-": left alone),
--- ARGV[3] the job's entry ("" none), ARGV[4] the answer's text, ARGV[5] its signature, ARGV[6] the group,
--- ARGV[7] the reply stream's bound
-if ARGV[2] ~= "-" then
-  if tonumber(ARGV[2]) > 0 then redis.call("SET", KEYS[1], ARGV[1], "EX", ARGV[2]) else redis.call("DEL", KEYS[1]) end
+export const FINISH = script(
+  "toolhostFinish",
+  ["record", "jobs", "reply"],
+  [
+    /** The record with the answer; how long it is kept (s; 0: not kept; "-": left alone). */
+    "record",
+    "keepSeconds",
+    /** The job's entry ("" none), acknowledged in `group` and removed. */
+    "entry",
+    "group",
+    /** The answer's text and signature, for the host's reply stream (bounded to about `replyMax`). */
+    "reply",
+    "sig",
+    "replyMax",
+  ],
+  `
+if arg.keepSeconds ~= "-" then
+  if tonumber(arg.keepSeconds) > 0 then redis.call("SET", key.record, arg.record, "EX", arg.keepSeconds) else redis.call("DEL", key.record) end
 end
-redis.call("XADD", KEYS[3], "NOMKSTREAM", "MAXLEN", "~", ARGV[7], "*", "r", ARGV[4], "s", ARGV[5])
-if ARGV[3] ~= "" then
-  redis.call("XACK", KEYS[2], ARGV[5], ARGV[3])
-  redis.call("XDEL", KEYS[2], ARGV[3])
+redis.call("XADD", key.reply, "NOMKSTREAM", "MAXLEN", "~", arg.replyMax, "*", "r", arg.reply, "s", arg.sig)
+if arg.entry ~= "" then
+  redis.call("XACK", key.jobs, arg.group, arg.entry)
+  redis.call("XDEL", key.jobs, arg.entry)
 end
 return 1
-`;
+`,
+);
 
-const REQUEUE = `
--- KEYS[1] the jobs stream, KEYS[2] the call's run count
--- ARGV[1] the job's entry, ARGV[2] its text, ARGV[3] its signature, ARGV[4] the group
-redis.call("XADD", KEYS[1], "*", "j", ARGV[2], "s", ARGV[3])
-redis.call("XACK", KEYS[1], ARGV[4], ARGV[1])
-redis.call("XDEL", KEYS[1], ARGV[1])
-redis.call("DECR", KEYS[2])
+export const REQUEUE = script(
+  "toolhostRequeue",
+  ["jobs", "run"],
+  ["entry", "job", "sig", "group"],
+  `
+redis.call("XADD", key.jobs, "*", "j", arg.job, "s", arg.sig)
+redis.call("XACK", key.jobs, arg.group, arg.entry)
+redis.call("XDEL", key.jobs, arg.entry)
+-- The start is not counted: the run count (<at>:<nonce>:<starts>) goes back by one.
+local old = redis.call("GET", key.run)
+local at, nonce, starts = string.match(old or "", "^(%d+):([^:]+):(%d+)$")
+if at and tonumber(starts) > 0 then redis.call("SET", key.run, at .. ":" .. nonce .. ":" .. (tonumber(starts) - 1), "KEEPTTL") end
 return 1
-`;
+`,
+);
 
-const RENEW = `
--- KEYS[1] the jobs stream; ARGV[1] the group, ARGV[2] this worker, ARGV[3...] the entries it runs
+/**
+ * A start of a call whose run count exists already (the first start is a plain SET NX GET). The
+ * count is `<job's time>:<job's nonce>:<starts>`: the same job again is a re-delivery (a stalled
+ * worker's job taken over, a failover, a copy); a newer job of the call id is the host's own
+ * (a retryable call sent again counts on; a new call under a reused id starts at 1); an older
+ * job than the one counted is a copy put back, never run.
+ */
+export const RESTART = script(
+  "toolhostRestart",
+  ["run"],
+  ["at", "nonce", "retry", "ttl"],
+  `
+local old = redis.call("GET", key.run)
+if not old then
+  redis.call("SET", key.run, arg.at .. ":" .. arg.nonce .. ":1", "PX", arg.ttl)
+  return {"first", 1}
+end
+local at, nonce, starts = string.match(old, "^(%d+):([^:]+):(%d+)$")
+if not at then return {"older", 0} end
+starts = tonumber(starts)
+if nonce == arg.nonce then
+  redis.call("SET", key.run, at .. ":" .. nonce .. ":" .. (starts + 1), "KEEPTTL")
+  return {"again", starts + 1}
+end
+if tonumber(at) >= tonumber(arg.at) then return {"older", starts} end
+local next = 1
+if arg.retry == "1" then next = starts + 1 end
+redis.call("SET", key.run, arg.at .. ":" .. arg.nonce .. ":" .. next, "PX", arg.ttl)
+return {"newer", next}
+`,
+);
+
+export const RENEW = script(
+  "toolhostRenew",
+  ["jobs"],
+  [
+    "group",
+    "worker",
+    /** The entries this worker runs, separated by spaces. */
+    "entries",
+  ],
+  `
 -- Resets the idle time of each entry still this worker's; returns those that are no longer.
 local lost = {}
-for i = 3, #ARGV do
-  local pending = redis.call("XPENDING", KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
-  if pending[1] and pending[1][2] == ARGV[2] then
-    redis.call("XCLAIM", KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], "JUSTID")
+for entry in string.gmatch(arg.entries, "%S+") do
+  local pending = redis.call("XPENDING", key.jobs, arg.group, entry, entry, 1)
+  if pending[1] and pending[1][2] == arg.worker then
+    redis.call("XCLAIM", key.jobs, arg.group, arg.worker, 0, entry, "JUSTID")
   else
-    lost[#lost + 1] = ARGV[i]
+    lost[#lost + 1] = entry
   end
 end
 return lost
-`;
+`,
+);
+
+export const WITHDRAW = script(
+  "toolhostWithdraw",
+  ["record", "jobs"],
+  ["entry", "group"],
+  `
+-- A job no worker has taken yet is removed with its record (1); one a worker holds stays (0).
+local ok, pending = pcall(redis.call, "XPENDING", key.jobs, arg.group, arg.entry, arg.entry, 1)
+if ok and pending[1] then return 0 end
+if redis.call("XDEL", key.jobs, arg.entry) == 0 then return 0 end
+redis.call("DEL", key.record)
+return 1
+`,
+);
+
+const SCRIPTS = [ADD, FINISH, REQUEUE, RESTART, RENEW, WITHDRAW] as const;
 
 /** The answer to `add`: the job's entry id, or the record the call id already has. */
 export type Added = { added: true; entry: string } | { added: false; record: string };
@@ -85,34 +203,44 @@ export interface Scripts {
   finish(keys: { record: string; jobs: string; reply: string }, answer: { record: string; keepSeconds: number | "-"; entry: string; reply: Signed }): Promise<void>;
   /** Hands a job back to the queue, its start not counted. */
   requeue(keys: { jobs: string; run: string }, entry: string, job: Signed): Promise<void>;
+  /** Counts a start of a job whose call id was started before: how this start relates to the one counted, and the starts. */
+  restart(run: string, job: { at: number; nonce: string; retry: boolean; ttlMs: number }): Promise<{ kind: "first" | "again" | "newer" | "older"; starts: number }>;
   /** Renews this worker's hold on the entries it runs; returns those another worker took. */
   renew(jobs: string, worker: string, entries: string[]): Promise<string[]>;
+  /** Removes a job no worker has taken yet, with its record: true; false when a worker has it (or it was answered). */
+  withdraw(keys: { record: string; jobs: string }, entry: string): Promise<boolean>;
 }
 
-type Defined = Record<string, (...args: Array<string | number>) => Promise<unknown>>;
+type Defined = Record<string, (...args: Value[]) => Promise<unknown>>;
 
 /** Defines the scripts on a client (each is sent once, then called by its SHA). */
 export function scriptsOf(client: RedisClient): Scripts {
-  client.defineCommand("toolhostAdd", { numberOfKeys: 2, lua: ADD });
-  client.defineCommand("toolhostFinish", { numberOfKeys: 3, lua: FINISH });
-  client.defineCommand("toolhostRequeue", { numberOfKeys: 2, lua: REQUEUE });
-  client.defineCommand("toolhostRenew", { numberOfKeys: 1, lua: RENEW });
+  for (const { name, keys, lua } of SCRIPTS) client.defineCommand(name, { numberOfKeys: keys.length, lua });
   const run = client as unknown as Defined;
   return {
     async add(keys, queued, job, again) {
-      const [added, value] = (await run.toolhostAdd!(keys.record, keys.jobs, queued, job.text, job.sig, again ? "1" : "0")) as [number, string];
+      const [added, value] = (await run[ADD.name]!(...positional(ADD, keys, { queued, job: job.text, sig: job.sig, again: again ? "1" : "0" }))) as [number, string];
       return added === 1 ? { added: true, entry: value } : { added: false, record: value };
     },
     async finish(keys, answer) {
       const { record, keepSeconds, entry, reply } = answer;
-      await run.toolhostFinish!(keys.record, keys.jobs, keys.reply, record, String(keepSeconds), entry, reply.text, reply.sig, GROUP, REPLY_STREAM_MAX);
+      const args = { record, keepSeconds: String(keepSeconds), entry, group: GROUP, reply: reply.text, sig: reply.sig, replyMax: REPLY_STREAM_MAX };
+      await run[FINISH.name]!(...positional(FINISH, keys, args));
     },
     async requeue(keys, entry, job) {
-      await run.toolhostRequeue!(keys.jobs, keys.run, entry, job.text, job.sig, GROUP);
+      await run[REQUEUE.name]!(...positional(REQUEUE, keys, { entry, job: job.text, sig: job.sig, group: GROUP }));
+    },
+    async restart(runKey, job) {
+      const args = { at: job.at, nonce: job.nonce, retry: job.retry ? "1" : "0", ttl: job.ttlMs };
+      const [kind, starts] = (await run[RESTART.name]!(...positional(RESTART, { run: runKey }, args))) as ["first" | "again" | "newer" | "older", number];
+      return { kind, starts };
     },
     async renew(jobs, worker, entries) {
       if (entries.length === 0) return [];
-      return (await run.toolhostRenew!(jobs, GROUP, worker, ...entries)) as string[];
+      return (await run[RENEW.name]!(...positional(RENEW, { jobs }, { group: GROUP, worker, entries: entries.join(" ") }))) as string[];
+    },
+    async withdraw(keys, entry) {
+      return (await run[WITHDRAW.name]!(...positional(WITHDRAW, keys, { entry, group: GROUP }))) === 1;
     },
   };
 }

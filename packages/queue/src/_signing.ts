@@ -102,33 +102,70 @@ export function sign(keyring: Keyring, kind: SignedKind, text: string, keyId?: s
   return `v1.${key.id}.${mac(key.secret, kind, text)}`;
 }
 
+/** Who checks a signature and who made it, for the refusal's words ("this worker", "the host that sent it (id)"). */
+export interface Sides {
+  here: "this worker" | "this host";
+  there: string;
+}
+
 /** Checks a signature made by `sign` with any key of the ring; the refusal when it does not hold. */
-export function verify(keyring: Keyring, kind: SignedKind, text: string, signature: unknown): Refusal | undefined {
+export function verify(keyring: Keyring, kind: SignedKind, text: string, signature: unknown, sides: Sides): Refusal | undefined {
+  const what = kind === "job" ? "it" : "the answer";
   if (typeof signature !== "string" || signature === "") {
-    return { code: QueueErrorCode.JOB_UNSIGNED, reason: `it carries no signature, and this side holds the queue's key (${keyring.source})` };
+    const fix =
+      sides.here === "this worker"
+        ? `give that host the key this worker holds (set TOOLHOST_QUEUE_KEY in its environment, or signing.keyFile in its queue plugin's options)`
+        : `give that worker the key this host holds (TOOLHOST_QUEUE_KEY or --key-file), instead of running it with --no-auth`;
+    return {
+      code: QueueErrorCode.JOB_UNSIGNED,
+      reason: `${what} carries no signature: ${sides.there} holds no queue key, while ${sides.here} holds one (key ${keyIds(keyring).join(", ")} from ${keyring.source}); ${fix}`,
+    };
   }
   const [version, id, given, ...rest] = signature.split(".");
   if (version !== "v1" || id === undefined || given === undefined || rest.length > 0) {
-    return { code: QueueErrorCode.JOB_SIGNATURE_INVALID, reason: "its signature is not of the form v1.<key id>.<mac>" };
+    return { code: QueueErrorCode.JOB_SIGNATURE_INVALID, reason: `${what} has a signature not of the form v1.<key id>.<mac>` };
   }
   const key = keyring.keys.find((candidate) => candidate.id === id);
   if (!key) {
     const held = keyring.keys.map((candidate) => candidate.id).join(", ");
     return {
       code: QueueErrorCode.JOB_SIGNATURE_INVALID,
-      reason: `it is signed with key ${id.slice(0, 12)}, which this side does not hold (it holds ${held} from ${keyring.source}): give both sides the same key, or list the new and the old key while rotating`,
+      reason: `${what} is signed with key ${id.slice(0, 12)} by ${sides.there}, which ${sides.here} does not hold (it holds ${held} from ${keyring.source}): give every host and worker the same key, or list the new and the old key while rotating`,
     };
   }
   const expected = Buffer.from(mac(key.secret, kind, text));
   const actual = Buffer.from(given);
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-    return { code: QueueErrorCode.JOB_SIGNATURE_INVALID, reason: `its signature does not match its content (key ${id}): it was changed after it was signed, or signed by someone without the key` };
+    return { code: QueueErrorCode.JOB_SIGNATURE_INVALID, reason: `${what} has a signature that does not match its content (key ${id}): it was changed after it was signed, or signed by someone without the key` };
   }
   return undefined;
 }
 
 function mac(secret: Buffer, kind: SignedKind, text: string): string {
   return createHmac("sha256", secret).update(`toolhost-${kind}\n`).update(text).digest("base64url");
+}
+
+/**
+ * What a worker's refusal names of a job it refused before trusting it: the signature its text
+ * would carry under the key its signature names (or this worker's first key). It equals the job's
+ * signature only when the text is the one the host signed, so a host takes the refusal for its own
+ * job and not for a forged one that borrows its nonce. "" for a worker without a key.
+ */
+export function refusedMark(keyring: Keyring | undefined, job: { text: string; sig: string }): string {
+  return keyring ? sign(keyring, "job", job.text, signatureKeyId(job.sig === "" ? undefined : job.sig)) : "";
+}
+
+/**
+ * Whether a worker's refusal (its `refusedMark`) is of the job this host signed as `sig`: it is
+ * when the marks agree; when the worker could not have checked this host's key (it holds none,
+ * or another), the refusal stands for every job it gets, this host's too.
+ */
+export function refusesOwnJob(keyring: Keyring | undefined, sig: string, mark: unknown): boolean {
+  if (!keyring || mark === "") return true;
+  if (typeof mark !== "string") return false;
+  if (mark === sig) return true;
+  const id = signatureKeyId(mark);
+  return id === undefined || !keyring.keys.some((key) => key.id === id);
 }
 
 /** The key id a signature names, if it has the form `sign` makes. */

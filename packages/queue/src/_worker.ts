@@ -35,6 +35,7 @@ export async function work(harness: AgentHarness, isRemoteOnly: (name: string) =
   const admission: Admission = { keyring, maxAgeMs: queueOptions.signing.maxAgeSeconds * 1000, seen: new Map() };
   const slots = new Slots(options.concurrency);
   const context: WorkerContext = {
+    id,
     harness,
     client,
     scripts: scriptsOf(client),
@@ -117,9 +118,9 @@ function healthReporter(
 /** The worker's subscription to its queues' cancel channels: a caller's abort ends the call here. */
 async function subscribeCancels(target: RedisTarget, id: string, queues: QueueKeys[], running: Map<string, Running>): Promise<RedisClient> {
   const subscriber = openClient(target, "subscriber", `toolhost-cancel:${id}`);
-  subscriber.on("message", (channel: string, callId: string) => {
+  subscriber.on("message", (channel: string, nonce: string) => {
     for (const call of running.values()) {
-      if (call.callId === callId && call.queue.cancel === channel) call.controller.abort(new Error("cancelled by the caller"));
+      if (call.nonce === nonce && call.queue.cancel === channel) call.controller.abort(new Error("cancelled by the caller"));
     }
   });
   await subscriber.subscribe(...queues.map((queue) => queue.cancel));

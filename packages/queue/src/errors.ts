@@ -42,6 +42,19 @@ export const QueueErrorCode = Object.freeze({
   START_UNCONFIRMED: "TOOLHOST_QUEUE_START_UNCONFIRMED",
   /** The host refused a worker's answer that is unsigned or wrongly signed: the call may or may not have run. */
   REPLY_REFUSED: "TOOLHOST_QUEUE_REPLY_REFUSED",
+  /**
+   * A warning: the host refused a signed answer for a call id that answers another job than the one
+   * it sent (a copy of an old answer put back into Redis). The call goes on and gets its own answer.
+   */
+  REPLY_REPLAYED: "TOOLHOST_QUEUE_REPLY_REPLAYED",
+  /**
+   * No worker took the call within the host's bound (`toolhost call --wait`, `waitForWorkerSeconds`,
+   * at most `signing.maxAgeSeconds`): withdrawn from the queue, not run. Also the code of the
+   * warning that calls are waiting for a worker.
+   */
+  NOT_TAKEN: "TOOLHOST_QUEUE_NOT_TAKEN",
+  /** A warning at load: the host holds no key, so its jobs are unsigned and only a worker started with --no-auth runs them. */
+  UNSIGNED_HOST: "TOOLHOST_QUEUE_UNSIGNED_HOST",
 } as const);
 
 export type QueueErrorCode = (typeof QueueErrorCode)[keyof typeof QueueErrorCode];

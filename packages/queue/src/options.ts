@@ -90,6 +90,18 @@ export const QueueOptionsSchema = Type.Object(
       description:
         "When the connection to a queue's Redis is lost, how long a read-only or idempotent call waits for it to come back (a failover) to be sent again; other calls are answered at once as maybe run.",
     }),
+    noticeAfterSeconds: Type.Integer({
+      minimum: 1,
+      default: 10,
+      description: "When no worker has taken a call this long after it was sent, the host says so (a warning that names the queue and what it knows of its workers).",
+    }),
+    waitForWorkerSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "How long a call waits for a worker to take it before it is withdrawn and answered as not run (TOOLHOST_QUEUE_NOT_TAKEN). Default and most: signing.maxAgeSeconds, after which a worker would refuse it as expired. `toolhost call --wait` sets it for one call.",
+      }),
+    ),
     maxUpdateBytes: Type.Integer({ minimum: 1024, default: 16384, description: "The most bytes of one streamed update." }),
     updateIntervalMs: Type.Integer({ minimum: 0, default: 100, description: "The least time between two updates of a call." }),
     signing: SigningOptionsSchema,

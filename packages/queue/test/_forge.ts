@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { AgentToolResult } from "@toolhost/core";
 import { Redis } from "ioredis";
 import type { Testbed } from "./_helpers.js";
@@ -25,6 +25,8 @@ export interface ForgeOptions {
   key?: string | undefined;
   at?: number;
   queue?: string;
+  /** The job's nonce (default: a fresh one). */
+  nonce?: string;
   /** Changes the call after it was signed. */
   change?: (job: Record<string, unknown>) => Record<string, unknown>;
 }
@@ -50,7 +52,9 @@ function connect(bed: Testbed): Redis {
 /** A call as a host would write it, signed with `options.key`. */
 export function forgedJob(call: { id: string; name: string; args: unknown }, options: ForgeOptions): SignedJob {
   const job = {
-    v: 3,
+    v: 4,
+    nonce: options.nonce ?? randomBytes(16).toString("base64url"),
+    digest: `sha256:${createHash("sha256").update(canonical({ name: call.name, args: call.args })).digest("hex")}`,
     queue: options.queue ?? "calls",
     call: { id: call.id, name: call.name },
     args: call.args,

@@ -72,8 +72,33 @@ describe("Redis Sentinel", () => {
     const after = await harness.executeToolCalls(
       Array.from({ length: 8 }, (_, i) => ({ id: `after-${i}`, name: "bash", arguments: { command: "sleep 1; echo $PPID" } })),
     );
-    expect(after.every((result) => !result.isError)).toBe(true);
+    expect(after.filter((result) => result.isError).map((result) => `${String(codeOf(result))}: ${textOf(result)}`)).toEqual([]);
     expect(new Set(after.map((result) => Number(textOf(result))))).toEqual(new Set([first.pid, second.pid]));
     for (const worker of [first, second]) expect(worker.lines.at(-1)).toMatchObject({ redis: "ready" });
+  });
+});
+
+describe("a replica that stops confirming", () => {
+  it("answers every at-most-once call as not run, sharing the wait for the replica, while a second worker never takes them over", async () => {
+    sentinels = await startSentinels();
+    writeConfig(bed.workerDir, [[BASH_PLUGIN, { sandbox: "off", executionMode: "parallel" }], "../probe-plugin.mjs", sentinelEntry()]);
+    // Two workers with a short hold: a worker whose connection is held up by waits for a replica
+    // longer than its hold would see its calls taken over by the other (WORKER_LOST).
+    await bed.worker(["--concurrency", "8", "--lock-duration", "3000"]);
+    await bed.worker(["--concurrency", "8", "--lock-duration", "3000"]);
+    const { harness } = await bed.hostWith([sentinelEntry()]);
+    const [before] = await harness.executeToolCalls([{ id: "confirmed", name: "bash", arguments: { command: "echo confirmed" } }]);
+    expect(textOf(before!)).toBe("confirmed");
+    // The replica stops (its master still counts it online for a while), so no start can be confirmed.
+    process.kill(sentinels.replica.process.pid as number, "SIGSTOP");
+    try {
+      const effect = join(bed.dir, "effect.log");
+      const calls = Array.from({ length: 12 }, (_, i) => ({ id: `unconfirmed-${i}`, name: "bash", arguments: { command: `echo ${i} >> ${effect}` } }));
+      const results = await harness.executeToolCalls(calls);
+      expect(results.map((result) => codeOf(result))).toEqual(calls.map(() => "TOOLHOST_QUEUE_START_UNCONFIRMED"));
+      expect(lines(effect)).toEqual([]);
+    } finally {
+      process.kill(sentinels.replica.process.pid as number, "SIGCONT");
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { BASH_PLUGIN, codeOf, newKey, queueEntry, startWorker, textOf, useTestbed, writeConfig } from "./_helpers.js";
 import { callOf, forgeJob, forgedJob, watchJobs } from "./_forge.js";
@@ -23,10 +24,10 @@ describe("signed jobs", () => {
     const call = (id: string) => ({ id, name: "bash", args: { command: `echo ${id} >> ${effect}` } });
     const unsigned = await forgeJob(bed, forgedJob(call("no-sig"), { key: undefined }));
     expect(codeOf(unsigned)).toBe("TOOLHOST_QUEUE_JOB_UNSIGNED");
-    expect(textOf(unsigned)).toContain("Not run: the worker refused the job because it carries no signature");
+    expect(textOf(unsigned)).toContain("Not run: the worker refused the job because it carries no signature: the host that sent it (forger:1:abcdef) holds no queue key, while this worker holds one");
     const wrong = await forgeJob(bed, forgedJob(call("wrong-sig"), { key: newKey() }));
     expect(codeOf(wrong)).toBe("TOOLHOST_QUEUE_JOB_SIGNATURE_INVALID");
-    expect(textOf(wrong)).toContain("which this side does not hold");
+    expect(textOf(wrong)).toContain("which this worker does not hold");
     const old = await forgeJob(bed, forgedJob(call("old"), { key: bed.key, at: Date.now() - 3_600_000 }));
     expect(codeOf(old)).toBe("TOOLHOST_QUEUE_JOB_EXPIRED");
     expect(textOf(old)).toMatch(/signed 3600 s ago, longer than signing.maxAgeSeconds \(600 s\)/);
@@ -35,7 +36,7 @@ describe("signed jobs", () => {
     expect(textOf(moved)).toContain(`it was signed for queue "other", not queue "calls" where it lies`);
     const changed = await forgeJob(bed, forgedJob(call("changed"), { key: bed.key, change: (job) => ({ ...job, args: { command: `echo tampered >> ${effect}` } }) }));
     expect(codeOf(changed)).toBe("TOOLHOST_QUEUE_JOB_SIGNATURE_INVALID");
-    expect(textOf(changed)).toContain("its signature does not match its content");
+    expect(textOf(changed)).toContain("it has a signature that does not match its content");
     expect(existsSync(effect)).toBe(false);
     // The same forger with the key is a host: its job runs.
     const signed = await forgeJob(bed, forgedJob(call("with-key"), { key: bed.key }));
@@ -69,7 +70,7 @@ describe("signed jobs", () => {
     expect(readFileSync(effect, "utf8")).toBe("ran\n");
   });
 
-  it("refuses a call that waited in the queue longer than signing.maxAgeSeconds, with a result that says so", async () => {
+  it("withdraws a call no worker took within signing.maxAgeSeconds (a worker would refuse it as expired), with a result that says so", async () => {
     writeConfig(bed.workerDir, [[BASH_PLUGIN, { sandbox: "off" }], queueEntry(bed.redis, { signing: { maxAgeSeconds: 10 } })]);
     // A worker published its tools and stopped: the host sends the call, and no one takes it for a while.
     const first = await bed.worker();
@@ -77,12 +78,15 @@ describe("signed jobs", () => {
     expect(await first.exited).toBe(0);
     const { harness } = await bed.host({ signing: { maxAgeSeconds: 10 } });
     const effect = join(bed.dir, "late.log");
-    const pending = harness.executeToolCalls([{ id: "waited", name: "bash", arguments: { command: `echo ran >> ${effect}` } }]);
-    await delay(11_000);
-    await bed.worker();
-    const [result] = await pending;
-    expect(codeOf(result!)).toBe("TOOLHOST_QUEUE_JOB_EXPIRED");
-    expect(textOf(result!)).toContain("longer than signing.maxAgeSeconds (10 s) allows; the host may send the call again");
+    const [result] = await harness.executeToolCalls([{ id: "waited", name: "bash", arguments: { command: `echo ran >> ${effect}` } }]);
+    expect(codeOf(result!)).toBe("TOOLHOST_QUEUE_NOT_TAKEN");
+    expect(textOf(result!)).toContain('Not run: no worker of queue "calls" took "bash" within 10 s (signing.maxAgeSeconds: a worker would refuse the job as expired after it)');
+    expect(textOf(result!)).toContain("It was withdrawn from the queue.");
+    // Nothing is left for a worker that starts now: no job, no record of the call.
+    const redis = new Redis({ port: bed.redis.port, host: "127.0.0.1" });
+    expect(await redis.xlen("{toolhost:calls}:jobs")).toBe(0);
+    expect(await redis.exists("{toolhost:calls}:call:waited")).toBe(0);
+    redis.disconnect();
     expect(existsSync(effect)).toBe(false);
   });
 });
@@ -144,6 +148,6 @@ describe("keys", () => {
     const [result] = await harness.executeToolCalls([{ id: "mismatch", name: "bash", arguments: { command: "echo never" } }]);
     expect(result!.isError).toBe(true);
     expect(codeOf(result!)).toBe("TOOLHOST_QUEUE_REPLY_REFUSED");
-    expect(textOf(result!)).toMatch(/signed with key [0-9a-f]{12}, which this side does not hold/);
+    expect(textOf(result!)).toMatch(/the answer is signed with key [0-9a-f]{12} by the worker that wrote it \([^)]+\), which this host does not hold/);
   });
 });

@@ -1,10 +1,11 @@
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, rename, rmdir, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { isInside } from "@toolhost/core";
 import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
+import { checkSameFile, identityOf, type JudgedPath } from "./_judged.js";
 import { type CheckedPath, handlePath, kindOf, whereIs } from "./_paths.js";
 import { FsErrorCode } from "./errors.js";
 
@@ -16,6 +17,10 @@ export interface AtomicWriteResult {
 export interface AtomicWriteOptions {
   /** Replace a file that has no write permission bit (keeping its mode). Default: refuse. */
   overwriteReadOnly?: boolean;
+  /** What the call's path was when it was judged: the file replaced must be that one (or none, if none was). */
+  judged?: JudgedPath;
+  /** More checks of the regular file being replaced (its names: hard links); throws to refuse. */
+  checkFile?: (info: Stats) => Promise<void>;
 }
 
 const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -94,9 +99,11 @@ async function existingFile(
     // lstat: a link that appeared after the check is replaced by the rename, never followed.
     existing = await lstat(at);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    checkSameFile(target, options.judged, undefined);
+    return undefined;
   }
+  checkSameFile(target, options.judged, identityOf(existing));
   if (existing.isSymbolicLink()) return {};
   if (!existing.isFile()) {
     const code = existing.isDirectory() ? FsErrorCode.IS_DIRECTORY : FsErrorCode.INVALID_PATH;
@@ -112,6 +119,7 @@ async function existingFile(
       { path: target.absolute, mode },
     );
   }
+  await options.checkFile?.(existing);
   return { mode, owner: { uid: existing.uid, gid: existing.gid } };
 }
 

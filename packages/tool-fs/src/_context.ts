@@ -26,6 +26,8 @@ export interface FsContext {
   imageProcessor: ImageProcessor | undefined;
   ripgrep: boolean;
   overwriteReadOnly: boolean;
+  /** `"refuse"`: read, write and edit refuse a file with a name (hard link) outside the roots; `"allow"`: they do not look. */
+  hardLinks: "refuse" | "allow";
   /** Folders grep and find skip unless an ignore file or the call says otherwise. */
   skipFolders: readonly string[];
   /** The policy service in force for this call, if any. */
@@ -45,6 +47,7 @@ export function createContext(options: FsToolOptions = {}): FsContext {
     imageProcessor: options.imageProcessor,
     ripgrep: options.ripgrep ?? true,
     overwriteReadOnly: options.overwriteReadOnly ?? false,
+    hardLinks: hardLinksOf(options.hardLinks),
     skipFolders: skipFoldersOf(options.skipFolders),
     policy: typeof options.policy === "function" ? options.policy : () => options.policy as PolicyService | undefined,
   };
@@ -87,6 +90,14 @@ async function realRoot(root: string): Promise<string> {
     FsErrorCode.ROOT_NOT_FOLDER,
     `The root ${root} of the file tools is a file, not a folder: a root is a folder the tools may touch. Give its folder (${dirname(root)}) in the tool-fs "roots" option, or leave the option out to use the workspace.`,
     { root },
+  );
+}
+
+function hardLinksOf(value: FsToolOptions["hardLinks"]): "refuse" | "allow" {
+  if (value === undefined || value === "refuse" || value === "allow") return value ?? "refuse";
+  throw new ToolhostError(
+    ErrorCode.INVALID_PLUGIN_OPTIONS,
+    `tool-fs option "hardLinks" is "refuse" or "allow", got ${JSON.stringify(value)?.slice(0, 200)}. Fix it where the file tools are created.`,
   );
 }
 

@@ -17,7 +17,13 @@ export class FsError extends ToolhostError {
  * host reads to count a call as refused rather than failed (the CLI's exit 2). A refusal found
  * before the call runs is thrown from `access` instead, and the kernel ends the call there.
  */
-const REFUSALS: ReadonlySet<string> = new Set([FsErrorCode.OUTSIDE_ROOTS, FsErrorCode.POLICY_FAILED, FsErrorCode.READ_ONLY]);
+const REFUSALS: ReadonlySet<string> = new Set([
+  FsErrorCode.OUTSIDE_ROOTS,
+  FsErrorCode.POLICY_FAILED,
+  FsErrorCode.READ_ONLY,
+  FsErrorCode.CHANGED,
+  FsErrorCode.HARD_LINK,
+]);
 
 function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true || (error instanceof Error && error.name === "AbortError");

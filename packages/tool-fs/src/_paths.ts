@@ -56,7 +56,7 @@ export function rootsText(roots: readonly string[]): string {
 }
 
 /** A file-system error met while resolving a path, as the error the model sees. */
-function pathError(error: unknown, input: string): unknown {
+export function pathError(error: unknown, input: string): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ELOOP") {
     return new FsError(FsErrorCode.INVALID_PATH, `${echo(input)} loops through symbolic links (or has too many of them). Fix the links, or use the real file's path.`, {
@@ -250,43 +250,6 @@ export function kindOf(info: Stats): string {
   if (info.isBlockDevice()) return "a block device";
   if (info.isDirectory()) return "a folder";
   return "not a regular file";
-}
-
-/**
- * Opens a checked regular file for reading. Non-blocking, so a FIFO swapped in after the check
- * cannot hang a thread of the pool; the opened handle's type is checked (`fstat`), and where it
- * really is, so a link swapped in cannot make a read (or the read half of an edit) leave the roots.
- */
-export async function openChecked(ctx: FsContext, path: CheckedPath, tool: string): Promise<{ file: FileHandle; info: Stats }> {
-  let file: FileHandle;
-  try {
-    file = await open(path.real, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    throw pathError(error, path.input);
-  }
-  try {
-    const info = await file.stat();
-    if (!info.isFile()) {
-      throw new FsError(
-        info.isDirectory() ? FsErrorCode.IS_DIRECTORY : FsErrorCode.INVALID_PATH,
-        `${echo(path.input)} is ${kindOf(info)}, not a regular file; ${tool} takes regular files only.${info.isDirectory() ? " Use ls to list it." : ""}`,
-        { path: path.absolute },
-      );
-    }
-    const opened = await whereIs(file, path.real);
-    const roots = await ctx.realRoots();
-    if (!roots.some((root) => isInside(opened, root))) {
-      throw new FsError(
-        FsErrorCode.OUTSIDE_ROOTS,
-        `Refused: ${echo(path.input)} changed while it was opened and now leads to ${opened}, outside ${rootsText(roots)}. Check it for swapped symbolic links.`,
-        { path: path.absolute, realPath: opened, roots },
-      );
-    }
-    return { file, info };
-  } catch (error) {
-    await file.close();
-    throw error;
-  }
 }
 
 /**

@@ -1,14 +1,17 @@
 import { isUtf8 } from "node:buffer";
-import { Type, type AgentTool, type AgentToolResult, type Static } from "@toolhost/core";
+import { Type, type AgentTool, type AgentToolResult, type Static, type ToolAccess } from "@toolhost/core";
 import { both } from "./_access.js";
 import { type Args, rename } from "./_arguments.js";
+import { changedSinceJudged, checkLeadsAsJudged, type JudgedPath, recordJudged, takeJudged } from "./_judged.js";
+import { checkHardLinks } from "./_links.js";
 import { writeAtomic } from "./_atomic.js";
 import { createContext, type FsContext } from "./_context.js";
 import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
 import { withPathLock } from "./_lock.js";
 import { describeDifference, findText, type Match, RELAXED_MAX_BYTES } from "./_match.js";
-import { type CheckedPath, checkPath, locate, openChecked } from "./_paths.js";
+import { openChecked } from "./_open.js";
+import { type CheckedPath, checkPath, locate } from "./_paths.js";
 import { closestBlock } from "./_similar.js";
 import { SNIFF_BYTES, sniff } from "./_sniff.js";
 import {
@@ -94,7 +97,7 @@ export function editTool(ctx: FsContext): AgentTool<typeof EditParameters, EditD
     aliases: ["file_path", "old_string", "new_string", "replace_all"],
     dialect: editDialect,
     target: (params) => params.path,
-    access: async (ctx, params) => ({ writes: both((await locate(ctx, params.path)).path) }),
+    access: editAccess,
     run: edit,
   });
 }
@@ -150,43 +153,90 @@ interface Region {
   toAfter: number;
 }
 
-async function edit(ctx: FsContext, params: EditParams, call: FsCall): Promise<AgentToolResult<EditDetails>> {
+/** An edit worked out against the file's bytes: what it holds, and what it will hold. */
+interface PlannedEdit {
+  bytes: Buffer;
+  bom: number;
+  body: Buffer;
+  endings: LineEndings;
+  relaxations: Record<number, string>;
+  changed: { after: Buffer; region: Region; replacements?: number };
+}
+
+/** Reads the file and applies the call's change in memory; throws the tool's error for a change that cannot be made. */
+async function planEdit(ctx: FsContext, params: EditParams, path: CheckedPath, judged: JudgedPath | undefined): Promise<PlannedEdit> {
   const form = formOf(params);
+  const bytes = await readText(ctx, path, judged);
+  // The file is edited as bytes: only the changed region is ever decoded, bytes that are not valid
+  // UTF-8 stay as they were, and the BOM and line endings are kept because nothing else is touched.
+  const bom = bomLength(bytes);
+  const body = bytes.subarray(bom);
+  const endings = lineEndingsOf(body);
+  const relaxations: Record<number, string> = {};
+  if (form === "lines") {
+    const change = linesChange(path, body, params.startLine as number, params.endLine as number, params.content as string, endings);
+    const after = Buffer.concat([body.subarray(0, change.from), change.bytes, body.subarray(change.to)]);
+    return { bytes, bom, body, endings, relaxations, changed: { after, region: { from: change.from, toBefore: change.to, toAfter: change.from + change.bytes.length } } };
+  }
+  const edits: TextEditParams[] = params.edits ?? [
+    { oldText: params.oldText as string, newText: params.newText as string, ...(params.replaceAll ? { replaceAll: true } : {}) },
+  ];
+  return { bytes, bom, body, endings, relaxations, changed: applyEdits(path, body, edits, endings, relaxations, params.edits !== undefined) };
+}
+
+/** The whole file after the edit, as text, when it is small and UTF-8 (for an approver's diff); else undefined. */
+function newContentOf(plan: PlannedEdit): string | undefined {
+  const whole = Buffer.concat([plan.bytes.subarray(0, plan.bom), plan.changed.after]);
+  return whole.length <= CONTENT_MAX_BYTES && isUtf8(whole) ? whole.toString("utf8") : undefined;
+}
+
+/** Files up to this size declare their new content (`ToolAccess.contents`), so a prompt shows the edit as a diff. */
+const CONTENT_MAX_BYTES = 2 * 1024 * 1024;
+
+/**
+ * What an edit declares: the file it writes, and, when the change can be worked out now, the file's
+ * new content (an approver's diff). A change that cannot be made is left to the run to report.
+ */
+async function editAccess(ctx: FsContext, params: EditParams): Promise<ToolAccess> {
+  const { path, info } = await locate(ctx, params.path);
+  await checkHardLinks(ctx, path, info, "edit");
+  const plan = info.size > CONTENT_MAX_BYTES ? undefined : await planEdit(ctx, params, path, undefined).catch(() => undefined);
+  const content = plan === undefined || plan.changed.after.equals(plan.body) ? undefined : newContentOf(plan);
+  await recordJudged(params, path, content);
+  return { writes: both(path), ...(content !== undefined && { contents: [{ path: path.absolute, content }] }) };
+}
+
+async function edit(ctx: FsContext, params: EditParams, call: FsCall): Promise<AgentToolResult<EditDetails>> {
+  const judged = takeJudged(params);
+  formOf(params);
   const located = await locate(ctx, params.path);
   if (located.note) call.notes.push(located.note);
   const path = await checkPath(ctx, located.path.input);
+  checkLeadsAsJudged(path, judged);
   const roots = await ctx.realRoots();
   return withPathLock(path.real, async () => {
-    const bytes = await readText(ctx, path);
-    // The file is edited as bytes: only the changed region is ever decoded, bytes that are not valid
-    // UTF-8 stay as they were, and the BOM and line endings are kept because nothing else is touched.
-    const bom = bomLength(bytes);
-    const body = bytes.subarray(bom);
-    const endings = lineEndingsOf(body);
-    const relaxations: Record<number, string> = {};
-    let changed: { after: Buffer; region: Region; replacements?: number };
-    if (form === "lines") {
-      const change = linesChange(path, body, params.startLine as number, params.endLine as number, params.content as string, endings);
-      const after = Buffer.concat([body.subarray(0, change.from), change.bytes, body.subarray(change.to)]);
-      changed = { after, region: { from: change.from, toBefore: change.to, toAfter: change.from + change.bytes.length } };
-    } else {
-      const edits: TextEditParams[] = params.edits ?? [
-        { oldText: params.oldText as string, newText: params.newText as string, ...(params.replaceAll ? { replaceAll: true } : {}) },
-      ];
-      changed = applyEdits(path, body, edits, endings, relaxations, params.edits !== undefined);
+    const plan = await planEdit(ctx, params, path, judged);
+    const { bytes, bom, body, changed, endings, relaxations } = plan;
+    // The approver saw this content as a diff: a file changed since (in place) would make another edit.
+    if (judged?.content !== undefined && newContentOf(plan) !== judged.content) {
+      throw changedSinceJudged(path, "its content is not what it was, so the edit would not be the one judged");
     }
     const unchanged = changed.after.equals(body);
     call.signal?.throwIfAborted();
     if (!unchanged && !params.dryRun) {
-      await writeAtomic(path, roots, [bytes.subarray(0, bom), changed.after], { overwriteReadOnly: ctx.overwriteReadOnly });
+      await writeAtomic(path, roots, [bytes.subarray(0, bom), changed.after], {
+        overwriteReadOnly: ctx.overwriteReadOnly,
+        ...(judged && { judged }),
+        checkFile: (info) => checkHardLinks(ctx, path, info, "edit"),
+      });
     }
     return describe(path, params, body, changed, endings, relaxations, unchanged);
   });
 }
 
 /** The file's bytes, through a checked, non-blocking handle; a binary file is refused. */
-async function readText(ctx: FsContext, path: CheckedPath): Promise<Buffer> {
-  const { file } = await openChecked(ctx, path, "edit");
+async function readText(ctx: FsContext, path: CheckedPath, judged: JudgedPath | undefined): Promise<Buffer> {
+  const { file } = await openChecked(ctx, path, "edit", judged);
   let bytes: Buffer;
   try {
     bytes = await file.readFile();

@@ -29,6 +29,16 @@ export const FsErrorCode = Object.freeze({
   ROOT_MISSING: "TOOLHOST_FS_ROOT_MISSING",
   /** A root that is a file, not a folder. */
   ROOT_NOT_FOLDER: "TOOLHOST_FS_ROOT_NOT_FOLDER",
+  /**
+   * The path is not what the policy judged: a link or a file was swapped in between the call's
+   * check (its `access`) and its run. Nothing was read or written (a refusal).
+   */
+  CHANGED: "TOOLHOST_FS_CHANGED",
+  /**
+   * A regular file with more names (hard links) than the tool can find inside its roots: another
+   * name lies where the tools may not go, so its content is not the roots' to show or change (a refusal).
+   */
+  HARD_LINK: "TOOLHOST_FS_HARD_LINK",
   /** The file system said no (permission, disk full, …). */
   IO_ERROR: "TOOLHOST_FS_IO_ERROR",
 } as const);

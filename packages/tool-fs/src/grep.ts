@@ -7,7 +7,8 @@ import { Collector, globOf, type GrepOutcome, type GrepSearch, type Source } fro
 import { withNode } from "./_grep-node.js";
 import { withRipgrep } from "./_grep-rg.js";
 import { reportSkipped } from "./_ignore.js";
-import { type CheckedPath, locate, openChecked } from "./_paths.js";
+import { openChecked } from "./_open.js";
+import { type CheckedPath, locate } from "./_paths.js";
 import { leftOutNote, type Protected, protectedIn } from "./_protect.js";
 import { ripgrepPath } from "./_ripgrep.js";
 import { type FsCall, fsTool } from "./_tool.js";

@@ -55,6 +55,13 @@ export interface FsToolOptions {
    */
   overwriteReadOnly?: boolean;
   /**
+   * A regular file with several names (hard links) is one file: `"refuse"` (the default) makes
+   * read, write and edit refuse one that has a name outside the roots, whose content is not the
+   * roots' to show or change; `"allow"` treats it as any file (a package manager's store linked
+   * into `node_modules`, as pnpm's is, then reads).
+   */
+  hardLinks?: "refuse" | "allow";
+  /**
    * The policy whose `protectedPaths(tree).denyRead` `ls`, `find` and `grep` leave out. The plugin
    * uses the harness's `"policy"` service; the factories take it here (code only). Default: none.
    */

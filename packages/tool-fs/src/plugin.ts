@@ -31,6 +31,14 @@ export const FsPluginOptions = Type.Object(
       default: false,
       description: "true: write and edit replace read-only files (keeping their mode). Default: they refuse, as editors do.",
     }),
+    // Widens what the tools show: only a config the user trusts may set it.
+    hardLinks: Type.Optional(
+      Type.Union([Type.Literal("refuse"), Type.Literal("allow")], {
+        trustedOnly: true,
+        description:
+          'A file with a name (hard link) outside the roots: "refuse" (the default) makes read, write and edit refuse it; "allow" treats it as any file (pnpm\'s store linked into node_modules). Only a trusted config may set it.',
+      }),
+    ),
     // A function cannot be described in JSON Schema: `apply` checks it.
     imageProcessor: Type.Optional(
       Type.Any({ description: "Code configs only: (image: Buffer, { path, mimeType }) => a text or image block." }),
@@ -62,6 +70,7 @@ export default definePlugin({
       maxTotalSize: options.maxTotalSize,
       ripgrep: options.ripgrep,
       overwriteReadOnly: options.overwriteReadOnly,
+      ...(options.hardLinks ? { hardLinks: options.hardLinks } : {}),
       // Looked up at each call: a policy plugin may be applied after this one.
       policy: () => harness.getService("policy"),
       ...(options.roots ? { roots: options.roots } : {}),

@@ -7,7 +7,10 @@ import { createContext, type FsContext } from "./_context.js";
 import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
 import { readLineRange } from "./_lines.js";
-import { type CheckedPath, locate, openChecked } from "./_paths.js";
+import { checkLeadsAsJudged, recordJudged, takeJudged } from "./_judged.js";
+import { checkHardLinks } from "./_links.js";
+import { openChecked } from "./_open.js";
+import { type CheckedPath, locate } from "./_paths.js";
 import { SNIFF_BYTES, sniff } from "./_sniff.js";
 import { readTail } from "./_tail.js";
 import { type FsCall, fsTool } from "./_tool.js";
@@ -64,7 +67,12 @@ export function readTool(ctx: FsContext): AgentTool<typeof ReadParameters, ReadD
     aliases: ["file_path", "offset", "limit", "head"],
     dialect: readDialect,
     target: (params) => params.path,
-    access: async (ctx, params) => ({ reads: both((await locate(ctx, params.path)).path) }),
+    access: async (ctx, params) => {
+      const { path, info } = await locate(ctx, params.path);
+      await checkHardLinks(ctx, path, info, "read");
+      await recordJudged(params, path);
+      return { reads: both(path) };
+    },
     run: read,
   });
 }
@@ -90,9 +98,11 @@ function readDialect(args: Args): Args {
 }
 
 async function read(ctx: FsContext, params: ReadParams, call: FsCall): Promise<AgentToolResult<ReadDetails>> {
+  const judged = takeJudged(params);
   const located = await locate(ctx, params.path);
   if (located.note) call.notes.push(located.note);
   const path = located.path;
+  checkLeadsAsJudged(path, judged);
   checkModes(params, path);
   const startLine = params.startLine ?? 1;
   if (params.endLine !== undefined && params.endLine < startLine) {
@@ -100,7 +110,7 @@ async function read(ctx: FsContext, params: ReadParams, call: FsCall): Promise<A
       path: path.absolute,
     });
   }
-  const { file, info } = await openChecked(ctx, path, "read");
+  const { file, info } = await openChecked(ctx, path, "read", judged);
   try {
     const head = Buffer.alloc(Math.min(SNIFF_BYTES, info.size));
     if (head.length > 0) await file.read(head, 0, head.length, 0);

@@ -3,6 +3,8 @@ import { both } from "./_access.js";
 import { rename } from "./_arguments.js";
 import { writeAtomic } from "./_atomic.js";
 import { createContext, type FsContext } from "./_context.js";
+import { checkLeadsAsJudged, recordJudged, takeJudged } from "./_judged.js";
+import { checkHardLinks } from "./_links.js";
 import { withPathLock } from "./_lock.js";
 import { checkPath } from "./_paths.js";
 import { fsTool } from "./_tool.js";
@@ -46,6 +48,8 @@ export function writeTool(ctx: FsContext): AgentTool<typeof WriteParameters, Wri
     target: (params) => params.path,
     access: async (ctx, params) => {
       const path = await checkPath(ctx, params.path);
+      const existing = await recordJudged(params, path);
+      if (existing?.isFile()) await checkHardLinks(ctx, path, existing, "write");
       // The new content, for an approver's diff (core's ToolAccess.contents); it is the arguments' own string, not a copy.
       return { writes: both(path), contents: [{ path: path.absolute, content: params.content }] };
     },
@@ -54,10 +58,16 @@ export function writeTool(ctx: FsContext): AgentTool<typeof WriteParameters, Wri
 }
 
 async function write(ctx: FsContext, params: Static<typeof WriteParameters>): Promise<AgentToolResult<WriteDetails>> {
+  const judged = takeJudged(params);
   const path = await checkPath(ctx, params.path);
+  checkLeadsAsJudged(path, judged);
   const roots = await ctx.realRoots();
   const { bytesWritten, created } = await withPathLock(path.real, () =>
-    writeAtomic(path, roots, params.content, { overwriteReadOnly: ctx.overwriteReadOnly }),
+    writeAtomic(path, roots, params.content, {
+      overwriteReadOnly: ctx.overwriteReadOnly,
+      ...(judged && { judged }),
+      checkFile: (info) => checkHardLinks(ctx, path, info, "write"),
+    }),
   );
   return {
     content: [{ type: "text", text: `✓ Wrote ${bytesWritten} bytes to ${path.input}` }],

@@ -52,7 +52,8 @@ describe("what each tool declares it touches, before the policy is asked", () =>
       { tool: "read", access: { reads: [join(root, "src/a.ts")] } },
       // A write also says what the file will hold (for an approver's diff); the policy judges `writes`.
       { tool: "write", access: { writes: [join(root, "src/b.ts")], contents: [{ path: join(root, "src/b.ts"), content: "x" }] } },
-      { tool: "edit", access: { writes: [join(root, "src/a.ts")] } },
+      // An edit says what the file will hold too, worked out before anyone is asked.
+      { tool: "edit", access: { writes: [join(root, "src/a.ts")], contents: [{ path: join(root, "src/a.ts"), content: "beta\n" }] } },
       { tool: "ls", access: { readTrees: [join(root, "src")] } },
       { tool: "find", access: { readTrees: [join(root, "src")] } },
       { tool: "grep", access: { readTrees: [root] } },

@@ -3,10 +3,9 @@ import type { ApprovalRequest, ToolAccess } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import type { AlwaysChoice, PageAsk, PageRules } from "@toolhost/approvals/page";
 import { cliHostOptions } from "../_defaults.js";
-import { allowRulesFor, ruleText } from "../approve/allow-rules.js";
-import { alwaysTargets, writeAllowRules } from "../approve/always.js";
+import { ruleText } from "../approve/allow-rules.js";
+import { alwaysChoices, writeAllowRules } from "../approve/always.js";
 import { approvalScope } from "../approve/session-scope.js";
-import { askingParts, mayBeDenied } from "../approve/values.js";
 
 /*
  * What "always" and "for this session" mean on the approvals page: the terminal prompt's own
@@ -56,34 +55,24 @@ async function withHost<T>(ask: PageAsk, use: (host: Host) => Promise<T>): Promi
   }
 }
 
-/** The rules for an ask, or undefined where the terminal would not offer "don't ask again". */
-function rulesFor(request: ApprovalRequest): ReturnType<typeof allowRulesFor> {
-  const parts = askingParts(request.details);
-  if (!parts || parts.some((part) => part.locked || mayBeDenied(part))) return undefined;
-  return allowRulesFor(request.toolCall.name, parts);
-}
-
 export const pageRules: PageRules = {
   async offer(ask: PageAsk): Promise<AlwaysChoice[]> {
     const request = requestOf(ask);
-    const rules = rulesFor(request);
-    if (rules === undefined) return [];
+    // The terminal's offer: only where the rule takes effect, its paths from the workspace.
     return withHost(ask, async (host) =>
-      alwaysTargets(host, ask.asker.cwd).map((target) => ({
+      alwaysChoices(request, host, ask.asker.cwd).map((target) => ({
         choice: `always:${target.owner}`,
         where: `${target.owner === "project" ? "in this project" : "in all your projects"} (${target.shown})`,
-        rules: rules.map(ruleText).join(" and "),
+        rules: target.rules.map(ruleText).join(" and "),
       })),
     );
   },
   async write(ask: PageAsk, choice: string) {
     const request = requestOf(ask);
-    const rules = rulesFor(request);
-    if (rules === undefined) return { written: false, why: "no rule can say this ask for good", byHand: "a rule by hand" };
     return withHost(ask, async (host) => {
-      const target = alwaysTargets(host, ask.asker.cwd).find((each) => choice === `always:${each.owner}`);
-      if (target === undefined) return { written: false, why: `${choice} is not a place for this host's rules`, byHand: "a rule by hand" };
-      return writeAllowRules(target, rules, request, { host, cwd: ask.asker.cwd, configOption: host.configPath });
+      const target = alwaysChoices(request, host, ask.asker.cwd).find((each) => choice === `always:${each.owner}`);
+      if (target === undefined) return { written: false, why: `${choice} is not a place where a rule for this ask would take effect`, byHand: "a rule by hand" };
+      return writeAllowRules(target, target.rules, request, { host, cwd: ask.asker.cwd, configOption: host.configPath });
     });
   },
   sessionScope(ask: PageAsk) {

@@ -39,7 +39,7 @@ export async function attachGivenApprovals(host: Host, cli: GivenApprovalsHost, 
     });
   }
   if (!interactive) {
-    const place = { configPath: host.configPath, cwd, given: approvals.length > 0 };
+    const place = { configPath: host.configPath, cwd, workspace: harness.workspace, given: approvals.length > 0 };
     harness.hooks.approve.tap({ name: `${TAP} (no terminal)`, stage: HarnessStage.BUILT_IN_LAST }, (request) => ({ approved: false, via: "no one to ask (no terminal)", reason: refusalHint(request, place) }));
   }
 }

@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { isAbsolute, relative } from "node:path";
 import { type ApprovalRequest, partSubject, policyDetailsOf } from "@toolhost/core";
 import { allowRuleFor, literal, ruleText } from "./allow-rules.js";
@@ -7,6 +8,8 @@ import { type AskingPart, askingParts, mayBeDenied, quoteShell, urlOf } from "./
 export interface HintPlace {
   configPath: string | undefined;
   cwd: string;
+  /** The workspace: a rule's paths are written from it (`${workspace}/…`). */
+  workspace: string;
   /** Whether some --approve / TOOLHOST_APPROVE value was given (and did not cover this call). */
   given: boolean;
 }
@@ -42,7 +45,7 @@ export function refusalHint(request: ApprovalRequest, place: HintPlace): string 
   }
   const flags = parts.map((part) => flagFor(tool, part, place.cwd));
   const byRule = [...new Set(parts.flatMap((part) => part.rules.map((rule) => rule.id)))];
-  const lines = parts.map((part) => configLine(tool, part)).filter((line): line is string => line !== undefined);
+  const lines = parts.map((part) => configLine(tool, part, place.workspace)).filter((line): line is string => line !== undefined);
   const options: string[] = [];
   if (flags.every((flag) => flag !== undefined)) options.push(`run again with ${flags.map((flag) => `--approve ${quoteShell(flag as string)}`).join(" ")} (${parts.length === 1 ? covers(parts[0] as AskingPart, tool) : "these only"})`);
   if (byRule.length > 0) {
@@ -87,8 +90,9 @@ export function flagFor(tool: string, part: Pick<AskingPart, "kind" | "subject">
   }
 }
 
-function configLine(tool: string, part: AskingPart): string | undefined {
-  const rule = allowRuleFor(tool, part);
+/** The rule for the project's config (paths from the workspace or `~`: a config people commit names no machine's folder). */
+function configLine(tool: string, part: AskingPart, workspace: string): string | undefined {
+  const rule = allowRuleFor(tool, part, { owner: "project", workspace, home: homedir() });
   return rule === undefined ? undefined : ruleText(rule);
 }
 

@@ -5,7 +5,7 @@ import type { Progress } from "../_progress.js";
 import { promptOutput } from "../_plain-stream.js";
 import { terminalText } from "../_terminal-text.js";
 import { type AllowRule, allowRulesFor } from "./allow-rules.js";
-import { type AlwaysTarget, alwaysTargets } from "./always.js";
+import { type AlwaysChoice, type AlwaysTarget, alwaysChoices } from "./always.js";
 import { owner } from "./hint.js";
 import { callPreview } from "./preview.js";
 import { type ApprovalScope, approvalScope } from "./session-scope.js";
@@ -91,18 +91,14 @@ async function questionText(request: ApprovalRequest, { cli, host }: Prompting):
   return lines.join("\n");
 }
 
-/** "Don't ask again": the rules to write and where, or undefined when it is not offered. */
+/** "Don't ask again": where it can be written, each with the rules written there. */
 interface AlwaysOffer {
-  rules: AllowRule[];
-  targets: AlwaysTarget[];
+  targets: AlwaysChoice[];
 }
 
 function alwaysOffer(request: ApprovalRequest, host: Host, cwd: string): AlwaysOffer | undefined {
-  const parts = askingParts(request.details);
-  // Not the policy's ask, a locked layer's, or one a deny may decide once its words are known: never for good.
-  if (!parts || parts.some((part) => part.locked || mayBeDenied(part))) return undefined;
-  const rules = allowRulesFor(request.toolCall.name, parts);
-  return rules === undefined ? undefined : { rules, targets: alwaysTargets(host, cwd) };
+  const targets = alwaysChoices(request, host, cwd);
+  return targets.length === 0 ? undefined : { targets };
 }
 
 function options(scope: ApprovalScope, always: AlwaysOffer | undefined): { value: string; label: string; hint?: string }[] {
@@ -123,8 +119,8 @@ async function answerOf(answer: unknown, request: ApprovalRequest, scope: Approv
   if (answer === "once") return { approved: true, scope: "once", via: VIA, reason: "approved in the terminal" };
   prompting.session.add(scope.key);
   const target = always?.targets.find((each) => answer === `always:${each.owner}`);
-  if (always === undefined || target === undefined) return { approved: true, scope: "session", via: VIA, reason: "approved for this session in the terminal" };
-  return approveAlways(request, always.rules, target, prompting);
+  if (target === undefined) return { approved: true, scope: "session", via: VIA, reason: "approved for this session in the terminal" };
+  return approveAlways(request, target.rules, target, prompting);
 }
 
 /** Writes the rule, says what was written (or why not, and the rule to add by hand), and approves the call. */

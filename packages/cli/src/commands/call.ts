@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ToolResultMessage } from "@toolhost/core";
 import type { Command } from "commander";
-import { approveOption, type Cli, type CommandModule } from "../cli.js";
+import { approveOption, type Cli, type CommandModule, UsageError } from "../cli.js";
 import { parseJsonArgument, readStdin } from "../_input.js";
 import { ExitCode, contentText, jsonLine } from "../_output.js";
 import { terminalText } from "../_terminal-text.js";
@@ -12,6 +12,7 @@ export const call: CommandModule = {
       .description("run one tool call through the whole pipeline (policies, approval, hooks)")
       .argument("<tool>", "the tool's name (see `toolhost list`)")
       .argument("[args]", 'the arguments as a JSON object, or "-" to read them from standard input', "{}")
+      .option("--wait <seconds>", "with a queue (@toolhost/queue): how long the call waits for a worker to take it; past it the call is withdrawn, not run (exit 2)")
       .addHelpText(
         "after",
         `
@@ -24,13 +25,14 @@ Examples:
   echo '{"command": "ls"}' | toolhost call bash -`,
       )
       .action(
-        cli.action(async (tool: string, argsText: string, options: { approve?: string[] }) => {
+        cli.action(async (tool: string, argsText: string, options: { approve?: string[]; wait?: string }) => {
           cli.approvals = options.approve ?? [];
           const args = parseJsonArgument(
             argsText === "-" ? await readStdin((text) => cli.note(text), `the arguments of "${tool}"`) : argsText,
             tool,
           );
           const host = await cli.host();
+          if (options.wait !== undefined) boundWait(host.harness, options.wait);
           const { exitCodeOf, runBatch } = await import("../_batch.js");
           const found = host.harness.getTool(tool);
           // Its own id: a queue (or anything else that keys on call ids) never meets this call's id again.
@@ -61,6 +63,17 @@ function refusedText(result: ToolResultMessage): string | undefined {
   if (!Array.isArray(notLoaded) || notLoaded.length === 0) return undefined;
   const files = notLoaded.map((each) => String((each as { file?: unknown }).file));
   return `Refused: ${files.join(", ")} ${files.length === 1 ? "was" : "were"} not loaded (why and the fix are above), so every call is refused until that is fixed.`;
+}
+
+/** `--wait <seconds>`: the queue's bound on waiting for a worker; a usage error where no queue can take it. */
+function boundWait(harness: { getService(name: "queue"): { waitAtMost?(ms: number, by: string): void } | undefined }, text: string): void {
+  const seconds = Number(text);
+  if (!Number.isInteger(seconds) || seconds < 1) throw new UsageError(`--wait must be a whole number of seconds, at least 1; got "${text}".`);
+  const queue = harness.getService("queue");
+  if (!queue?.waitAtMost) {
+    throw new UsageError(`--wait bounds how long a call waits for a queue's worker, and this config has no queue plugin that can: add @toolhost/queue to "plugins", or leave --wait out.`);
+  }
+  queue.waitAtMost(seconds * 1000, `toolhost call --wait ${seconds}`);
 }
 
 /** For a tool that is not there: the registered name it most likely meant. */

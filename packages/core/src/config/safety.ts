@@ -1,9 +1,11 @@
 import { lstatSync, readFileSync, realpathSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { aclWritersOf } from "./_acl.js";
 
 // Whether a file is one only we (or root) can change, as git's safe.directory asks of a repository:
 // a config or plugin that another user can write, or that sits in a folder another user can write
-// (without the sticky bit), or that another user owns, would let that user run code as us.
+// (without the sticky bit), or that another user owns, or whose ACL lets another user write it,
+// would let that user run code as us.
 
 /**
  * Why toolhost must not read or run `path`, in words ("/p/toolhost.config.mjs is owned by nobody
@@ -11,8 +13,9 @@ import { dirname, resolve } from "node:path";
  * above it are owned by this user or root, the file is writable by no one else, and no folder above
  * it is writable by another user unless it has the sticky bit (as `/tmp`). Checked along the path as
  * given (a link owned by another user is refused too) and along its real path. Group write counts
- * as another user's unless the group holds no account but ours (a user private group). On systems
- * without user ids (Windows) nothing is refused.
+ * as another user's unless the group holds no account but ours (a user private group); then the
+ * group bits may be a POSIX ACL's mask, and the ACL is read (`_acl.ts`): a named user or group it
+ * lets write refuses the file. On systems without user ids (Windows) nothing is refused.
  */
 export function unsafeFileReason(path: string): string | undefined {
   const uid = process.getuid?.();
@@ -25,20 +28,46 @@ export function unsafeFileReason(path: string): string | undefined {
     // a missing file is reported by whoever reads it
   }
   const seen = new Set<string>();
+  const withAcl: Checked[] = [];
   for (const start of real === target ? [target] : [target, real]) {
     for (let item = start; ; item = dirname(item)) {
       if (!seen.has(item)) {
         seen.add(item);
-        const problem = problemOf(item, item === start ? undefined : start, uid);
-        if (problem) return problem;
+        const checked = problemOf(item, item === start ? undefined : start, uid);
+        if (typeof checked === "string") return checked;
+        if (checked !== undefined) withAcl.push(checked);
       }
       if (dirname(item) === item) break;
     }
   }
-  return undefined;
+  return withAcl.length === 0 ? undefined : aclProblem(withAcl, uid);
 }
 
-function problemOf(item: string, below: string | undefined, uid: number): string | undefined {
+/** A file or folder whose mode shows group write for a group only ours: its ACL's mask, perhaps, which only the ACL tells. */
+interface Checked {
+  path: string;
+  what: string;
+  info: Stats;
+}
+
+/** The other writers an ACL names among `items`, as the refusal says it, or undefined. */
+function aclProblem(items: Checked[], uid: number): string | undefined {
+  const finding = aclWritersOf(items, { uid, userName, groupName, groupIsOnlyYours: (gid) => groupIsOnlyYours(gid, uid) });
+  if ("unreadable" in finding) {
+    const first = items[0] as Checked;
+    return `${first.what} can be written by its group (mode ${modeOf(first.info)}), which may be an ACL's mask, and ${finding.unreadable}; remove the group's write (chmod g-w) or the ACL (setfacl -b)`;
+  }
+  const writer = finding.writers[0];
+  if (writer === undefined) return undefined;
+  const what = items.find((item) => item.path === writer.path)?.what ?? writer.path;
+  return `${what} can be written by ${writer.who}, which its ACL allows (getfacl shows it; setfacl -x or -b removes it)`;
+}
+
+function modeOf(info: Stats): string {
+  return (info.mode & 0o7777).toString(8).padStart(3, "0");
+}
+
+function problemOf(item: string, below: string | undefined, uid: number): string | Checked | undefined {
   let info: Stats;
   try {
     info = lstatSync(item);
@@ -50,12 +79,12 @@ function problemOf(item: string, below: string | undefined, uid: number): string
   // A link's own mode means nothing: its owner is checked above, its target on the real path.
   if (info.isSymbolicLink()) return undefined;
   const sticky = info.isDirectory() && (info.mode & 0o1000) !== 0;
-  const mode = (info.mode & 0o7777).toString(8).padStart(3, "0");
+  const mode = modeOf(info);
   if ((info.mode & 0o002) !== 0 && !sticky) return `${what} can be written by every user (mode ${mode})`;
-  if ((info.mode & 0o020) !== 0 && !sticky && !groupIsOnlyYours(info.gid, uid)) {
-    return `${what} can be written by the group ${groupName(info.gid)} (mode ${mode}), which holds other users`;
-  }
-  return undefined;
+  if ((info.mode & 0o020) === 0 || sticky) return undefined;
+  if (!groupIsOnlyYours(info.gid, uid)) return `${what} can be written by the group ${groupName(info.gid)} (mode ${mode}), which holds other users`;
+  // Group write of a group only ours: harmless, unless the bits are an ACL's mask that lets someone else write.
+  return { path: item, what, info };
 }
 
 interface Account {

@@ -44,6 +44,15 @@ export interface ApprovalRequest<TContext = unknown> extends ToolCallContext<TCo
   askedBy: string;
   /** The `details` of the `ask` answer, e.g. the policy's rules that asked. */
   details?: Record<string, unknown>;
+  /**
+   * `callDigest` of the call's content as it was judged: the tool's name, the prepared arguments and
+   * the declared access (`sha256:…`). An approver that keeps an answer beyond this request (a
+   * session scope, an answer that comes back later, from a page or a client) keeps it with this
+   * digest and gives it only to a request with the same one: an answer is for one call's content,
+   * never for a call id, and a reused id with other content is asked again. Content that cannot be
+   * digested gets `unbound:` and a value no other request has.
+   */
+  digest: string;
 }
 
 /** What an `executeToolCall` tap gets: the call, and its own channels to the pipeline (`ToolExecution`). */

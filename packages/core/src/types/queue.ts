@@ -27,9 +27,19 @@ export interface QueueWorkOptions {
   onHealth(report: Record<string, unknown>): void;
 }
 
-/** What a queue plugin offers as the service `"queue"`: the worker side, used by `toolhost worker`. */
+/**
+ * What a queue plugin offers as the service `"queue"`: the worker side, used by `toolhost worker`,
+ * and on a host, the bound `toolhost call --wait` puts on waiting for a worker.
+ */
 export interface QueueService {
   /** Takes calls from the queue and runs them through this harness until `signal` aborts and they finish. */
   work(options: QueueWorkOptions): Promise<void>;
+  /**
+   * Bounds how long each call this host sends from now on waits for a worker to take it: a call
+   * no worker has taken within `ms` is withdrawn from the queue and answered as not run (a
+   * refusal). `by` names who set the bound, for that answer (`"toolhost call --wait 30"`).
+   * Optional: a queue plugin without it cannot bound the wait.
+   */
+  waitAtMost?(ms: number, by: string): void;
 }
 

@@ -37,6 +37,8 @@ export interface CompiledParts {
   lockedDefault: Policy["lockedDefault"];
   sources: readonly string[];
   knowledge: ShellKnowledge;
+  /** Every owner's audit log (as named and real): append-only from tools. */
+  auditLogs: readonly string[];
 }
 
 /**
@@ -59,6 +61,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
   readonly sources: readonly string[];
   readonly knowledge: ShellKnowledge;
   readonly trusted: boolean;
+  readonly auditLogs: readonly string[];
 
   constructor(compiled: CompiledParts) {
     const { rules, layers } = compiled;
@@ -71,6 +74,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
     this.sources = compiled.sources;
     this.knowledge = compiled.knowledge;
     this.trusted = compiled.environment.trustedWorkspace === true;
+    this.auditLogs = compiled.auditLogs;
     this.#protection = new Protection(rules, compiled.environment.cwd, compiled.anchors);
     this.layering = { default: compiled.defaultDecision, layerOf: (id) => layers.get(id) };
     this.rules = Object.freeze(

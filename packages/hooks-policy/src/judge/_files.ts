@@ -3,9 +3,10 @@ import type { PolicyMatch, PolicyPart, PolicyPartKind } from "@toolhost/core";
 import { decideLayered, finish, merge, worst } from "../explain/_explanation.js";
 import { normalizePath } from "../paths/_paths.js";
 import type { PathIndex } from "../rules/_path-index.js";
-import { type CompiledRule, matchOf } from "../rules/_rules.js";
+import { type CompiledRule, isControl, matchOf } from "../rules/_rules.js";
 import type { Decision } from "../options.js";
 import type { ShellFilePart } from "../shell/_parse.js";
+import { judgeControl, writesNothingRead } from "./_control.js";
 import { LIFTED, type JudgeScope } from "./_scope.js";
 
 /*
@@ -34,7 +35,7 @@ export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: Pat
     const judged =
       cwd === undefined
         ? finish({ kind, subject: value, decision: "allow", matched: [] }, scope.layering, ["relative to a folder known only at run time (after cd)"], true)
-        : judgeNormalized(scope, kind, value, cwd, word.tilde, fileRules, whole);
+        : judgeNormalized(scope, kind, value, cwd, word.tilde, fileRules, whole, part.via);
     result = result === undefined ? judged : merge(result, judged);
   }
   return result as PolicyPart;
@@ -49,7 +50,7 @@ export function judgePath(scope: JudgeScope, kind: PolicyPartKind, path: unknown
 }
 
 /** A path as the system would walk it, judged by where it is and, for a symlink, where it leads. */
-function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string, cwd: string, tilde: boolean, pathRules: PathIndex, whole: CompiledRule[]): PolicyPart {
+function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string, cwd: string, tilde: boolean, pathRules: PathIndex, whole: CompiledRule[], via?: string): PolicyPart {
   const normalized = normalizePath(value, cwd, tilde);
   const matched: PolicyMatch[] = whole.map((rule) => matchOf(rule, rule.decision));
   if (!normalized.ok) {
@@ -60,13 +61,18 @@ function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string,
   let decision: Decision = "allow";
   let unmatched = false;
   for (const variant of variants) {
-    const hits = pathRules.matching(variant);
+    const hits = writesNothingRead(via) ? pathRules.matching(variant).filter((rule) => !isControl(rule)) : pathRules.matching(variant);
     for (const rule of hits) if (!matched.some((entry) => entry.id === rule.id)) matched.push(matchOf(rule, rule.decision));
     const own = [...hits, ...whole];
     if (own.length === 0) unmatched = true;
     decision = worst(decision, own.length === 0 ? scope.defaultDecision : decideLayered(own, scope.layering));
   }
   const notes: string[] = [];
+  const control = judgeControl(scope, kind, variants, via);
+  if (control !== undefined) {
+    notes.push(control.note);
+    if (control.decision !== undefined) decision = worst(decision, control.decision);
+  }
   if (variants.length > 1) notes.push(`a symlink to ${normalized.real}: judged by both`);
   const part: PolicyPart = { kind, subject: normalized.lexical, decision, matched };
   if (unmatched) notes.push(variants.length > 1 ? "default where no rule matched" : "default (no rule matched)");

@@ -3,7 +3,7 @@ import { type DeniedReads, type ProtectedPaths, type ProtectedPathsOptions, Tool
 import { deniedReadsOf, type ReadCovers, readCovers } from "../rules/_denied-reads.js";
 import type { PathAnchors } from "../paths/_paths.js";
 import { TreeGuard } from "../paths/_protected.js";
-import { appliesTo, type CompiledRule, isWhole } from "../rules/_rules.js";
+import { appliesTo, type CompiledRule, isControl, isWhole } from "../rules/_rules.js";
 import { PolicyErrorCode } from "../types.js";
 import { READ, WRITE } from "./_scope.js";
 
@@ -58,7 +58,7 @@ export class Protection {
       const paths = rules.filter((rule) => rule.path).map((rule) => rule.path as (path: string) => boolean);
       return (path: string) => paths.some((matches) => matches(path));
     };
-    const read = denying(READ);
+    const read = denying(READ).filter((rule) => !isControl(rule));
     const write = denying(WRITE);
     guards = { read: new TreeGuard(names(read)), write: new TreeGuard(names(write)), readAll: read.some(isWhole), writeAll: write.some(isWhole) };
     this.#guards.set(confined, guards);
@@ -79,7 +79,8 @@ export class Protection {
     let covers = this.#readCovers.get(tool);
     if (!covers) {
       const denying = this.rules.filter(
-        (rule) => rule.decision === "deny" && (rule.tool(READ) || rule.tool(tool)) && appliesTo(rule, true) && (rule.path !== undefined || (isWhole(rule) && rule.tool(READ))),
+        (rule) =>
+          rule.decision === "deny" && !isControl(rule) && (rule.tool(READ) || rule.tool(tool)) && appliesTo(rule, true) && (rule.path !== undefined || (isWhole(rule) && rule.tool(READ))),
       );
       covers = readCovers(denying, this.anchors);
       this.#readCovers.set(tool, covers);

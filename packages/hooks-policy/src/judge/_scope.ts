@@ -14,6 +14,8 @@ export interface JudgeScope {
   readonly knowledge: ShellKnowledge;
   /** Whether the workspace is trusted to run its own code (its build and test runners, its scripts). */
   readonly trusted: boolean;
+  /** Every owner's audit log, as named and with symlinks followed: append-only from tools. */
+  readonly auditLogs: readonly string[];
 }
 
 /** The kinds of access path rules can name in `tool`: `read` and `write` stand for every read / write declared. */

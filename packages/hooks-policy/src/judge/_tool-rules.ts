@@ -3,7 +3,7 @@ import type { CommandPattern } from "../rules/_command-pattern.js";
 import { PathIndex } from "../rules/_path-index.js";
 import type { PathAnchors } from "../paths/_paths.js";
 import type { TreeGuard } from "../paths/_protected.js";
-import { appliesTo, type CompiledRule, isWhole, namesTool } from "../rules/_rules.js";
+import { appliesTo, type CompiledRule, isControl, isWhole, namesTool } from "../rules/_rules.js";
 import { READ, unique, WRITE } from "./_scope.js";
 
 /** The rules that can judge the parts of one tool's calls, sorted out once per tool name. */
@@ -59,7 +59,8 @@ export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean
   const allCommand = mine.filter((rule) => rule.command);
   const whole = mine.filter(isWhole);
   const fileRules = (name: string) => unique([...of(name).filter((rule) => rule.path), ...mine.filter((rule) => rule.path)]).sort((a, b) => a.order - b.order);
-  const read = fileRules(READ);
+  // Control files are judged when written; reading one is judged by the other rules.
+  const read = fileRules(READ).filter((rule) => !isControl(rule));
   return {
     ...byProgram(allCommand),
     whole,

@@ -185,33 +185,49 @@ export function samplesOf(pattern: string, anchors: PathAnchors, folder: string)
   return anchors.workspaces.map((base) => `${base}/${fill(rest)}`);
 }
 
-/** How long a looked-up symlink target is reused. */
+/** How long a looked-up symlink target is reused, at most. */
 export const LINK_TTL_MS = 1000;
 const MAX_REMEMBERED = 4096;
-const remembered = new Map<string, { real: string | undefined; at: number }>();
-const rememberedReal = new Map<string, { real: string; at: number }>();
+const remembered = new Map<string, { real: string | undefined; at: number; epoch: number }>();
+const rememberedReal = new Map<string, { real: string; at: number; epoch: number }>();
+let epoch = 0;
 
-/** `realOf`, remembered for a second (see `existingReal` for why a second is no new gap). */
+/**
+ * Forgets every look-up made so far (symlink targets, and the trees' checks that reuse them): called
+ * before a call is judged to run, so nothing a call before it did (a link made, a folder swapped)
+ * is judged from an older look-up. An explanation, which runs nothing, keeps them.
+ */
+export function forgetLookups(): void {
+  epoch += 1;
+}
+
+/** The look-ups' generation: a remembered answer of another one is not reused. */
+export function lookupEpoch(): number {
+  return epoch;
+}
+
+/** `realOf`, remembered for a second, until `forgetLookups` (see `existingReal`). */
 export function recentRealOf(path: string): string {
   const now = Date.now();
   const found = rememberedReal.get(path);
-  if (found && now - found.at < LINK_TTL_MS) return found.real;
+  if (found && found.epoch === epoch && now - found.at < LINK_TTL_MS) return found.real;
   const real = realOf(path);
   if (rememberedReal.size >= MAX_REMEMBERED) rememberedReal.clear();
-  rememberedReal.set(path, { real, at: now });
+  rememberedReal.set(path, { real, at: now, epoch });
   return real;
 }
 
 /**
  * Where an existing path leads with symlinks followed (undefined when nothing exists there, so
- * reading it reveals nothing), remembered for a second: commands name the same files again and
- * again, and each look-up costs system calls. A second is no new gap: the command runs after the
- * decision anyway, and making a link to a denied file means naming that file, which is judged.
+ * reading it reveals nothing), remembered for a second within one generation of look-ups: a command
+ * names the same files again and again, and explaining a transcript judges many calls in a row,
+ * and each look-up costs system calls. A call to be run is judged anew (`forgetLookups`): a batch
+ * that links a file and then writes through it is judged by the link.
  */
 export function existingReal(path: string): string | undefined {
   const now = Date.now();
   const found = remembered.get(path);
-  if (found && now - found.at < LINK_TTL_MS) return found.real;
+  if (found && found.epoch === epoch && now - found.at < LINK_TTL_MS) return found.real;
   let real: string | undefined;
   try {
     real = realpathSync.native(path);
@@ -219,7 +235,7 @@ export function existingReal(path: string): string | undefined {
     real = lstatSync(path, { throwIfNoEntry: false }) ? realOf(path) : undefined;
   }
   if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-  remembered.set(path, { real, at: now });
+  remembered.set(path, { real, at: now, epoch });
   return real;
 }
 

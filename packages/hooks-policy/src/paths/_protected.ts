@@ -1,7 +1,7 @@
 import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { recentRealOf } from "./_paths.js";
+import { lookupEpoch, recentRealOf } from "./_paths.js";
 
 /** A walk stops after this many entries: a tree larger than this is not known to be free of denied paths. */
 export const MAX_WALK_ENTRIES = 200_000;
@@ -21,8 +21,9 @@ export interface Found {
 
 interface Cached {
   found: Found;
-  /** When the folders were last found unchanged. */
+  /** When the folders were last found unchanged, and in which generation of look-ups (`forgetLookups`). */
   checked: number;
+  epoch: number;
   /** Every folder walked, with its modification time: a new, removed or renamed entry changes it. */
   folders: Map<string, number>;
 }
@@ -98,16 +99,17 @@ export class TreeGuard {
   *#find(root: string): Walk {
     const cached = this.#cache.get(root);
     const now = Date.now();
-    if (cached && now - cached.checked < this.reuseMs) return cached.found;
+    if (cached && cached.epoch === lookupEpoch() && now - cached.checked < this.reuseMs) return cached.found;
     if (cached) {
       const folders = [...cached.folders];
       const times = (yield { stat: folders.map(([folder]) => folder) }) as Array<number | undefined>;
       if (folders.every(([, mtimeMs], at) => times[at] === mtimeMs)) {
         cached.checked = now;
+        cached.epoch = lookupEpoch();
         return cached.found;
       }
     }
-    const walked: Cached = { found: { paths: [], complete: true }, folders: new Map(), checked: now };
+    const walked: Cached = { found: { paths: [], complete: true }, folders: new Map(), checked: now, epoch: lookupEpoch() };
     walked.found = yield* this.#walk(root, walked.folders);
     if (this.#cache.size >= MAX_CACHED_ROOTS) this.#cache.delete(this.#cache.keys().next().value as string);
     this.#cache.set(root, walked);

@@ -28,7 +28,11 @@ export class PathIndex {
 
   #add(rule: CompiledRule, anchors: PathAnchors): void {
     const pattern = rule.rule.path;
-    if (pattern === undefined) return;
+    if (pattern === undefined) {
+      // A `control` rule's matcher is core's list, a few map look-ups a path: it is asked of every path.
+      if (rule.path !== undefined) this.#others.push(rule);
+      return;
+    }
     const name = pattern.endsWith("/") && pattern.length > 1 ? pattern.slice(0, -1) : pattern;
     if (!name.includes("/")) {
       const suffix = /^\*([^/*?[\]{}()!+@\\]+)$/.exec(name)?.[1];

@@ -3,6 +3,7 @@ import picomatch from "picomatch";
 import { CommandPattern, type Match } from "./_command-pattern.js";
 import { toolMatcher, wordGlob } from "./_glob.js";
 import { compilePathPattern, type PathAnchors } from "../paths/_paths.js";
+import { controlFileMatcher } from "./_control-files.js";
 import { kindNames, parseKind } from "../inventory/_kinds.js";
 import type { Decision, PolicyRule } from "../options.js";
 import { type AddressMatcher, addressMatcher, hostAddresses, urlAddresses } from "./_addresses.js";
@@ -41,7 +42,7 @@ export interface CompiledRule {
 
 export type ArgMatcher = (value: unknown) => Match;
 
-export const MATCHERS = ["command", "path", "url", "host", "address", "inline", "kind", "args"] as const;
+export const MATCHERS = ["command", "path", "url", "host", "address", "inline", "control", "kind", "args"] as const;
 
 /** Compiles one rule; throws a `ToolhostError` that names the rule when it is invalid. */
 export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, where: string): CompiledRule {
@@ -65,7 +66,7 @@ export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, 
   }
   let path: CompiledRule["path"];
   try {
-    path = rule.path === undefined ? undefined : compilePathPattern(rule.path, anchors);
+    path = rule.control === true ? controlFileMatcher(anchors) : rule.path === undefined ? undefined : compilePathPattern(rule.path, anchors);
   } catch (error) {
     throw new ToolhostError(
       ErrorCode.INVALID_PLUGIN_OPTIONS,
@@ -124,6 +125,9 @@ function argMatcher(expected: string | number | boolean): ArgMatcher {
 
 export const isWhole = (rule: CompiledRule): boolean => MATCHERS.every((key) => rule.rule[key] === undefined);
 
+/** A `control: true` rule: it judges writes only, never a read. */
+export const isControl = (rule: CompiledRule): boolean => rule.rule.control === true;
+
 /** Whether a rule applies to a call, by its `sandboxed` condition (and its `trusted` one, when the workspace's trust is given). */
 export const appliesTo = (rule: CompiledRule, confined: boolean, trusted?: boolean): boolean =>
   (rule.sandboxed === undefined || rule.sandboxed === confined) && (trusted === undefined || rule.trusted === undefined || rule.trusted === trusted);
@@ -153,6 +157,7 @@ function ownMatcherText(rule: PolicyRule): string {
   if (rule.host !== undefined) return `host ${JSON.stringify(rule.host)}`;
   if (rule.address !== undefined) return `address ${[rule.address].flat().join(", ")}`;
   if (rule.inline) return "inline programs";
+  if (rule.control) return "control files";
   if (rule.kind !== undefined) return `programs of kind ${[rule.kind].flat().join(", ")}`;
   if (rule.args !== undefined) return `args ${JSON.stringify(rule.args)}`;
   const tools = rule.tool === undefined ? "every tool" : [rule.tool].flat().join(", ");
