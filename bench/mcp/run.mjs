@@ -212,14 +212,17 @@ if (process.argv[2] === "http") {
 
   const byName = Object.fromEntries(rows);
   console.log(`A no-op tool: median latency of ${SEQUENTIAL} sequential calls, and calls per second with ${IN_FLIGHT} in flight (${CONCURRENT} calls)\n`);
-  console.log("| path | median latency ms | calls/s | latency vs floor | calls/s vs floor |");
-  console.log("|---|---:|---:|---:|---:|");
+  // The server's CPU time a call too: the load of a shared machine moves wall time far more.
+  console.log("| path | median latency ms | calls/s | server CPU ms a call | latency vs floor | calls/s vs floor | CPU vs floor |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|");
   const floorOf = (name) => (name.includes("HTTP") || name.includes("--http") ? byName["bare SDK server, HTTP (floor)"] : byName["bare SDK server, stdio (floor)"]);
   for (const [name, r] of rows.filter(([name]) => !name.startsWith("mcp-server"))) {
     const floor = name.startsWith("direct") ? undefined : floorOf(name);
     const ratio = floor ? `${(r.latency / floor.latency).toFixed(2)}×` : "";
     const rate = floor ? `${(floor.perSecond / r.perSecond).toFixed(2)}×` : "";
-    console.log(`| ${name} | ${r.latency.toFixed(3)} | ${Math.round(r.perSecond)} | ${ratio} | ${rate} |`);
+    const cpu = r.cpu === undefined ? "" : r.cpu.toFixed(3);
+    const cpuRatio = floor && r.cpu !== undefined ? `${(r.cpu / floor.cpu).toFixed(2)}×` : "";
+    console.log(`| ${name} | ${r.latency.toFixed(3)} | ${Math.round(r.perSecond)} | ${cpu} | ${ratio} | ${rate} | ${cpuRatio} |`);
   }
   const stdioRatio = byName["toolhost mcp serve, stdio"].latency / byName["bare SDK server, stdio (floor)"].latency;
   const httpRatio = byName["toolhost mcp serve --http"].latency / byName["bare SDK server, HTTP (floor)"].latency;

@@ -15,7 +15,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { trace } from "@opentelemetry/api";
 import { toolhostTools } from "@toolhost/ai-sdk";
 import { createHost } from "@toolhost/core/config";
-import { startOtlpFromEnvironment } from "@toolhost/otel";
+import otelPlugin, { startOtlpFromEnvironment } from "@toolhost/otel";
 import { stepCountIs, streamText } from "ai";
 
 const question = process.argv.slice(2).join(" ").trim();
@@ -31,6 +31,9 @@ const host = await createHost({
   defaultPlugins: ["@toolhost/tool-fs", "@toolhost/tool-bash", ["@toolhost/hooks-policy", { extends: ["recommended"] }], "@toolhost/otel"],
 });
 const { harness } = host;
+// A project's config replaces the defaults above: without @toolhost/otel in it, the exporters would
+// send no span of a call. With them running, the plugin is applied here (a config that names it sets its options).
+if (otlp && !host.plugins.some((plugin) => plugin.name === "@toolhost/otel")) await harness.use(otelPlugin, {});
 const tools = toolhostTools(host);
 const provider = createOpenAICompatible({
   name: "openai-compatible",

@@ -80,7 +80,8 @@ describe("the AI SDK agent example, against an OpenAI-compatible endpoint on 127
     expect(JSON.stringify(tool)).toContain("refused at the terminal");
   });
 
-  it("sends its spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set: each tool call under the run's span", async () => {
+  it("sends its spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set: each tool call under the run's span, though the project's config does not name @toolhost/otel", async () => {
+    writeFileSync(join(dir, "toolhost.config.json"), JSON.stringify({ plugins: ["@toolhost/tool-fs", ["@toolhost/hooks-policy", { default: "allow" }]] }));
     const bodies: { resourceSpans: { scopeSpans: { spans: { name: string; spanId: string; parentSpanId?: string }[] }[] }[] }[] = [];
     const receiver = createServer((request, response) => {
       const parts: Buffer[] = [];

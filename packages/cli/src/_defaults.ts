@@ -52,6 +52,8 @@ export function cliHostOptions(cwd: string, configPath: string | undefined): Cre
     cwd,
     ...(configPath !== undefined ? { configPath } : {}),
     resolveFrom: [{ dir: CLI_DIR, what: "the toolhost CLI's install location" }],
+    // The CLI runs in projects it did not make: their code loads only from folders the user trusts.
+    application: false,
     defaultPlugins: DEFAULT_PLUGINS,
     knownPlugins: KNOWN_PLUGINS,
     hints: CONFIG_HINTS,

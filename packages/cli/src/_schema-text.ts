@@ -12,7 +12,12 @@ interface Schema {
   format?: string;
   default?: unknown;
   description?: string;
+  /** A plugin option that runs code or sends the environment somewhere: set only from a trusted config. */
+  trustedOnly?: boolean;
 }
+
+/** What `parameterLines` writes after an option that only a trusted config may set. */
+export const TRUSTED_ONLY_MARK = "[trusted configs only]";
 
 export function typeText(schema: Schema): string {
   if (schema.const !== undefined) return JSON.stringify(schema.const);
@@ -39,7 +44,8 @@ export function parameterLines(parameters: Schema): string[] {
     const optional = required.has(name) ? "" : "?";
     const fallback = schema.default !== undefined ? ` = ${JSON.stringify(schema.default)}` : "";
     const description = schema.description ? `  ${schema.description}` : "";
-    return `${name}${optional}: ${typeText(schema)}${fallback}${description}`;
+    const trusted = schema.trustedOnly === true ? ` ${TRUSTED_ONLY_MARK}` : "";
+    return `${name}${optional}: ${typeText(schema)}${fallback}${trusted}${description}`;
   });
 }
 

@@ -98,6 +98,14 @@ export class Cli {
     const { startTelemetry } = await import("./_telemetry.js");
     this.#telemetry = await startTelemetry((text) => void this.note(`warning: ${text}`));
     const host = await createHost(cliHostOptions(cwd, config));
+    if (this.#telemetry !== undefined) {
+      const { traceCalls } = await import("./_telemetry.js");
+      const said = await traceCalls(host).catch(async (error: unknown) => {
+        await host.harness.dispose().catch(() => undefined);
+        throw error;
+      });
+      if (said !== undefined) await this.note(said);
+    }
     for (const ignored of host.ignoredConfigs) {
       await this.note(`using ${host.configPath}; ignoring ${ignored} beside it (a folder's first config file is read, in the order ${CONFIG_ORDER}). Remove the one you do not use.`);
     }

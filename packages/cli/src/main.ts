@@ -34,6 +34,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     await program.parseAsync(argv as string[]);
   } catch (error) {
     if (error instanceof CommanderError) {
+      const choices = error.code === "commander.optionMissingArgument" ? choicesHint(program, error.message) : undefined;
+      if (choices !== undefined) process.stderr.write(`${choices}\n`);
       return error.exitCode === 0 ? ExitCode.OK : ExitCode.REFUSED;
     }
     cli.exitCode = await cli.fail(error);
@@ -41,4 +43,22 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     await cli.close().catch((error: unknown) => cli.fail(error));
   }
   return cli.exitCode;
+}
+
+/**
+ * For an option that takes one of a few values and was given none ("option '--print-config <host>'
+ * argument missing"): the values it takes and an example, which commander's message leaves out.
+ */
+function choicesHint(program: Command, message: string): string | undefined {
+  const flags = /option '([^']+)'/.exec(message)?.[1];
+  const commands = [program];
+  for (let at = 0; at < commands.length; at++) commands.push(...(commands[at] as Command).commands);
+  const owner = commands.find((command) => command.options.some((each) => each.flags === flags));
+  const option = owner?.options.find((each) => each.flags === flags);
+  const choices = option?.argChoices;
+  if (!owner || !option || !choices || choices.length === 0) return undefined;
+  const names: string[] = [];
+  for (let command: Command | null = owner; command; command = command.parent) names.unshift(command.name());
+  const name = option.long ?? option.flags;
+  return `${name} takes one of: ${choices.join(", ")}. For example: ${names.join(" ")} ${name} ${choices[0]}`;
 }

@@ -54,7 +54,7 @@ beforeAll(async () => {
   writeFileSync(join(project, ".env"), "TOKEN=1\n");
   lines = setUpLines();
   // Before the packages are published, the guide's install line names the tarballs.
-  const install = (/before they are published: (.*)$/.exec(lines[0] ?? "")?.[1] ?? "").replace("/path/to/toolhost/release", release);
+  const install = (/before they are published: (.*)$/.exec(lines[0] ?? "")?.[1] ?? "").replaceAll("/path/to/toolhost/release", release);
   const installed = await exec("bash", ["-c", install], { cwd: project, timeout: 600_000 });
   expect(installed.stderr).not.toMatch(/ERR!/);
 }, 900_000);

@@ -64,6 +64,21 @@ describe("toolhost call with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     expect(attribute("gen_ai.operation.name")).toBe("execute_tool");
   });
 
+  it("applies @toolhost/otel from beside the CLI when the config does not name it, and says so", async () => {
+    const plain = tempDir();
+    try {
+      writeFileSync(join(plain, "hello.txt"), "hello\n");
+      writeFileSync(join(plain, "toolhost.config.json"), JSON.stringify({ plugins: ["@toolhost/tool-fs", ["@toolhost/hooks-policy", { extends: ["recommended"] }]] }));
+      const before = receiver.spans.length;
+      const result = await toolhost(["call", "read", '{"path": "hello.txt"}'], { cwd: plain, env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "cli-test-plain" } });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain("@toolhost/otel is not in the config, so toolhost applied it with its defaults because OTEL_EXPORTER_OTLP_ENDPOINT is set");
+      expect(receiver.spans.slice(before).map((span) => span.name)).toContain("execute_tool read");
+    } finally {
+      removeDir(plain);
+    }
+  });
+
   it("says what is missing, and runs the call, when the endpoint is set but nothing can export", async () => {
     const bare = tempDir();
     try {

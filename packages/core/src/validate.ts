@@ -1,5 +1,6 @@
 import { FormatRegistry, TypeRegistry, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { ValueErrorType } from "@sinclair/typebox/errors";
 import { Check } from "@sinclair/typebox/value";
 import type { ValidationProblem } from "./types/index.js";
 
@@ -66,8 +67,13 @@ export function problemsOf(schema: TSchema, value: unknown): ValidationProblem[]
   const check = compiledCheck(schema);
   if (check.Check(value)) return undefined;
   const problems: ValidationProblem[] = [];
+  // A missing property is one problem: TypeBox also says the undefined there is not of its type.
+  const missing = new Set<string>();
   for (const error of check.Errors(value)) {
-    problems.push({ path: error.path === "" ? "/" : error.path, message: error.message });
+    const path = error.path === "" ? "/" : error.path;
+    if (missing.has(path)) continue;
+    if (error.type === ValueErrorType.ObjectRequiredProperty) missing.add(path);
+    problems.push({ path, message: error.message });
     if (problems.length >= MAX_PROBLEMS) break;
   }
   if (problems.length === 0) problems.push({ path: "/", message: "Does not match the schema" });

@@ -99,8 +99,16 @@ describe("explaining a call of a path that does not exist yet", () => {
     expect(read.parts[0]?.note).toContain("(TOOLHOST_FS_NOT_FOUND)");
     // A denied name is denied, existing or not; an edit is judged as a write (and a read) of it.
     expect((await policy.explain({ tool: "read", args: { file_path: ".env.local" } })).decision).toBe("deny");
+    const edit = await policy.explain({ tool: "edit", args: { path: "notes/new.conf", oldText: "a", newText: "b" } });
+    expect(edit.parts.map((part) => [part.kind, part.subject])).toEqual([["read", join(ws, "notes/new.conf")], ["write", join(ws, "notes/new.conf")]]);
+  });
+
+  it("judges no path in place of a call the tool refuses whatever exists: outside its roots, missing or not", async () => {
+    const policy = await withFs({ extends: ["recommended"] });
+    // The tool's refusal names no missing path (core's details.missing): creating the file would not change how the call ends.
     const edit = await policy.explain({ tool: "edit", args: { path: "/etc/new.conf", oldText: "a", newText: "b" } });
-    expect(edit.parts.map((part) => [part.kind, part.subject])).toEqual([["read", "/etc/new.conf"], ["write", "/etc/new.conf"]]);
+    expect(edit).toMatchObject({ decision: "deny", reason: expect.stringMatching(/^the call would end before the policy: Refused: "\/etc\/new.conf" is outside/) });
+    expect(edit.parts.map((part) => part.kind)).toEqual(["call"]);
   });
 
   it("still refuses to explain what the tool refuses for another reason", async () => {

@@ -49,6 +49,8 @@ export class BoundedStdioWire implements Transport, CallTracker {
   #version: string | undefined;
   #closed = false;
   #kicked = false;
+  /** Whether this wire paused stdin (a full queue, a client not reading its output). */
+  #paused = false;
 
   constructor(
     private readonly stdin: Readable,
@@ -135,9 +137,12 @@ export class BoundedStdioWire implements Transport, CallTracker {
     void this.close();
   };
 
-  /** Runs the reading again soon (a slot was freed, the client read its output). */
+  /**
+   * Runs the reading again soon (a slot was freed, the client read its output), when something
+   * waits for it: a queued request, or stdin this wire paused. Otherwise there is nothing to pump.
+   */
   readonly #kick = (): void => {
-    if (this.#kicked || this.#closed) return;
+    if (this.#kicked || this.#closed || (this.#queue.length === 0 && !this.#paused)) return;
     this.#kicked = true;
     queueMicrotask(() => {
       this.#kicked = false;
@@ -160,7 +165,10 @@ export class BoundedStdioWire implements Transport, CallTracker {
       return;
     }
     if (this.#closed) return;
-    if (this.#backlogged() || this.#queueFull()) this.stdin.pause();
+    const pause = this.#backlogged() || this.#queueFull();
+    if (pause === this.#paused) return;
+    this.#paused = pause;
+    if (pause) this.stdin.pause();
     else this.stdin.resume();
   }
 

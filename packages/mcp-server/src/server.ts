@@ -83,7 +83,7 @@ async function callTool(
     canAsk: options.elicitation !== false && clientCanElicit(server, ctx),
     answerFor: (key) => answerIn(ctx, key),
   };
-  const call: ToolCall = { id: `mcp-${randomUUID()}`, name: params.name, arguments: args };
+  const call: ToolCall = { id: nextCallId(), name: params.name, arguments: args };
   approvals.track(call.id, state);
   const unsubscribe = progressReporter(harness, call.id, ctx);
   try {
@@ -128,4 +128,12 @@ function clientCanElicit(server: Server, ctx: ServerContext): boolean {
 function callSignal(ctx: ServerContext): AbortSignal {
   const request = ctx.http?.req?.signal;
   return request ? AbortSignal.any([ctx.mcpReq.signal, request]) : ctx.mcpReq.signal;
+}
+
+/** Call ids unique in this process (the approvals and the progress of a call are keyed by them): a random prefix and a count, not a UUID each. */
+const CALL_PREFIX = `mcp-${randomUUID()}-`;
+let calls = 0;
+function nextCallId(): string {
+  calls += 1;
+  return `${CALL_PREFIX}${calls}`;
 }

@@ -1,5 +1,5 @@
-import { realpath } from "node:fs/promises";
-import { resolve } from "node:path";
+import { realpath, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { ErrorCode, ToolhostError, type PolicyService } from "@toolhost/core";
 import { FsError } from "./_errors.js";
 import { expandHome } from "./_home.js";
@@ -64,20 +64,33 @@ function rootsOf(options: FsToolOptions, cwd: string): string[] {
 function realRootsOnce(roots: readonly string[]): () => Promise<string[]> {
   let real: Promise<string[]> | undefined;
   return () => {
-    real ??= Promise.all(
-      roots.map((root) =>
-        realpath(root).catch((error: NodeJS.ErrnoException) => {
-          real = undefined;
-          throw new FsError(
-            FsErrorCode.ROOT_MISSING,
-            `The root folder ${root} of the file tools cannot be used (${error.code ?? error.message}). Create it, or fix the tool-fs "roots" option.`,
-            { root },
-          );
-        }),
-      ),
-    );
+    real ??= Promise.all(roots.map(realRoot)).catch((error: unknown) => {
+      real = undefined;
+      throw error;
+    });
     return real;
   };
+}
+
+/** A root's real path; a root that is missing, or is a file rather than a folder, is an error naming it. */
+async function realRoot(root: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(root);
+    if ((await stat(real)).isDirectory()) return real;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new FsError(
+      FsErrorCode.ROOT_MISSING,
+      `The root folder ${root} of the file tools cannot be used (${code}). Create it, or fix the tool-fs "roots" option.`,
+      { root },
+    );
+  }
+  throw new FsError(
+    FsErrorCode.ROOT_NOT_FOLDER,
+    `The root ${root} of the file tools is a file, not a folder: a root is a folder the tools may touch. Give its folder (${dirname(root)}) in the tool-fs "roots" option, or leave the option out to use the workspace.`,
+    { root },
+  );
 }
 
 function hardLinksOf(value: FsToolOptions["hardLinks"]): "refuse" | "allow" {

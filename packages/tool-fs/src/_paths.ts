@@ -149,7 +149,7 @@ export async function locate(ctx: FsContext, input: string): Promise<ExistingPat
         .slice(0, 10)
         .map((name) => `${echo(isAbsolute(input) ? name : relative(ctx.cwd, name))} (${codePoints(basename(name))})`)
         .join(", ")}. Use one of them exactly.`,
-      { path: path.absolute, suggestions: alike.slice(0, 10) },
+      { path: path.absolute, missing: path.absolute, suggestions: alike.slice(0, 10) },
     );
   }
   return notFound(ctx, path);
@@ -225,6 +225,8 @@ async function notFound(ctx: FsContext, path: CheckedPath): Promise<never> {
         : ` Its folder ${echo(folder)} does not exist either.`;
   throw new FsError(FsErrorCode.NOT_FOUND, `${echo(path.input)} does not exist (${echo(path.absolute)}).${hint}`, {
     path: path.absolute,
+    // Core's contract for a refusal because a path does not exist: explanations judge this path.
+    missing: path.absolute,
     suggestions: shown,
   });
 }

@@ -27,6 +27,8 @@ export const FsErrorCode = Object.freeze({
   POLICY_FAILED: "TOOLHOST_FS_POLICY_FAILED",
   /** A root folder that does not exist. */
   ROOT_MISSING: "TOOLHOST_FS_ROOT_MISSING",
+  /** A root that is a file, not a folder. */
+  ROOT_NOT_FOLDER: "TOOLHOST_FS_ROOT_NOT_FOLDER",
   /**
    * The path is not what the policy judged: a link or a file was swapped in between the call's
    * check (its `access`) and its run. Nothing was read or written (a refusal).

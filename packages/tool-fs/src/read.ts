@@ -216,7 +216,7 @@ async function lines(ctx: FsContext, file: FileHandle, path: CheckedPath, params
       `[Line ${range.cutLine} is cut: it is longer than the ${count(ctx.maxSize)}-byte limit (maxSize), so only its start is shown. Read the rest of it with byteOffset=${range.cutAt}${nextStartLine !== undefined ? `, or go on with startLine=${nextStartLine}` : ""}.]`,
     );
   } else if (range.more && !askedEnd) {
-    notes.push(`[Showing lines ${startLine}-${last}${of}. Use startLine=${last + 1} to continue.]`);
+    notes.push(`[Showing lines ${startLine}-${last}${of}${pageLimit(ctx, range.lines, lastWanted - startLine + 1)}. Use startLine=${last + 1} to continue.]`);
   } else if (range.more) {
     const left =
       range.totalLines === undefined
@@ -230,6 +230,12 @@ async function lines(ctx: FsContext, file: FileHandle, path: CheckedPath, params
   if (nextStartLine !== undefined) details.nextStartLine = nextStartLine;
   if (range.cutAt !== undefined) details.nextByteOffset = range.cutAt;
   return { content: [{ type: "text", text: withNotes(text, notes) }], details };
+}
+
+/** Which limit ended a page that stopped before the lines asked for: the byte limit, or the line limit. */
+function pageLimit(ctx: FsContext, lines: number, wanted: number): string {
+  if (lines < wanted) return `: the next line would pass the ${count(ctx.maxSize)}-byte limit (maxSize)`;
+  return lines >= ctx.maxLines ? `: the ${count(ctx.maxLines)}-line limit (maxLines)` : "";
 }
 
 async function tail(ctx: FsContext, file: FileHandle, path: CheckedPath, size: number, wanted: number, signal?: AbortSignal): Promise<AgentToolResult<ReadDetails>> {
@@ -273,7 +279,8 @@ async function bytesFrom(ctx: FsContext, file: FileHandle, path: CheckedPath, si
     else while (end > 0 && ((buffer[end] as number) & 0xc0) === 0x80) end--;
   }
   const next = offset + end;
-  const notes = next < size ? [`[Bytes ${offset}-${next} of ${count(size)}. Use byteOffset=${next} to continue.]`] : [];
+  const limit = buffer.length >= ctx.maxSize ? `: the ${count(ctx.maxSize)}-byte limit (maxSize)` : "";
+  const notes = next < size ? [`[Bytes ${offset}-${next} of ${count(size)}${limit}. Use byteOffset=${next} to continue.]`] : [];
   const details: ReadDetails = { path: path.absolute, linesRead: 0, truncated: false };
   if (next < size) details.nextByteOffset = next;
   return { content: [{ type: "text", text: withNotes(shown(buffer.subarray(0, end), offset === 0), notes) }], details };

@@ -59,6 +59,6 @@ fs.closeSync(fd);`,
     // Without a range, the first maxLines lines come back and the note says where to go on.
     const head = await run(read, { path: "big.txt" });
     expect(head.details).toMatchObject({ linesRead: 2000, truncated: true, nextStartLine: 2001 });
-    expect(textOf(head)).toContain("[Showing lines 1-2000 (the file has 600,000,000 bytes). Use startLine=2001 to continue.]");
+    expect(textOf(head)).toContain("[Showing lines 1-2000 (the file has 600,000,000 bytes): the 2,000-line limit (maxLines). Use startLine=2001 to continue.]");
   }, 300_000);
 });

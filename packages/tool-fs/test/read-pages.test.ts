@@ -28,7 +28,7 @@ describe("read pages end at whole lines", () => {
     await writeFile(join(root, "f.txt"), `short\n${long}\nafter\n`);
     const read = createReadTool({ cwd: root, maxSize: 1001 });
     const first = await run(read, { path: "f.txt" });
-    expect(textOf(first)).toBe("short\n\n[Showing lines 1-1 of 3. Use startLine=2 to continue.]");
+    expect(textOf(first)).toBe("short\n\n[Showing lines 1-1 of 3: the next line would pass the 1,001-byte limit (maxSize). Use startLine=2 to continue.]");
     const cut = await run(read, { path: "f.txt", startLine: 2 });
     expect(textOf(cut)).toContain("[Line 2 is cut: it is longer than the 1,001-byte limit (maxSize)");
     // Cut at a character boundary: 500 characters (1,000 bytes), never half of one.
@@ -36,6 +36,20 @@ describe("read pages end at whole lines", () => {
     expect(cut.details).toMatchObject({ nextStartLine: 3, nextByteOffset: 6 + 1000 });
     const rest = await run(read, { path: "f.txt", byteOffset: cut.details.nextByteOffset as number });
     expect(textOf(rest)).toBe(`${"é".repeat(200)}\nafter`);
+  });
+
+  it("says a page or a window of bytes ended at the byte limit, and where to go on", async () => {
+    const root = await tempDir();
+    const lines = Array.from({ length: 10 }, (_, i) => `${String(i + 1).padStart(2, "0")} ${"y".repeat(97)}`); // 100 bytes and a newline each
+    await writeFile(join(root, "f.txt"), `${lines.join("\n")}\n`);
+    const read = createReadTool({ cwd: root, maxSize: 350 });
+    const page = await run(read, { path: "f.txt", startLine: 2, endLine: 9 });
+    expect(textOf(page)).toBe(
+      `${lines.slice(1, 4).join("\n")}\n\n[Showing lines 2-4 of 10: the next line would pass the 350-byte limit (maxSize). Use startLine=5 to continue.]`,
+    );
+    expect(page.details).toMatchObject({ truncated: true, nextStartLine: 5 });
+    const window = await run(read, { path: "f.txt", byteOffset: 101 });
+    expect(textOf(window)).toBe(`${lines.slice(1, 4).join("\n")}\n\n[Bytes 101-404 of 1,010: the 350-byte limit (maxSize). Use byteOffset=404 to continue.]`);
   });
 
   it("tail: the last lines, with and without a final newline, capped by the limits", async () => {

@@ -51,7 +51,7 @@ describe("read", () => {
     const root = await tempDir();
     await writeFile(join(root, "f.txt"), numbered(50));
     const result = await run(createReadTool({ cwd: root, maxLines: 20 }), { path: "f.txt" });
-    expect(textOf(result)).toContain("line 20\n\n[Showing lines 1-20 of 50. Use startLine=21 to continue.]");
+    expect(textOf(result)).toContain("line 20\n\n[Showing lines 1-20 of 50: the 20-line limit (maxLines). Use startLine=21 to continue.]");
     expect(result.details).toMatchObject({ linesRead: 20, truncated: true, nextStartLine: 21, totalLines: 50 });
     const next = await run(createReadTool({ cwd: root, maxLines: 20 }), { path: "f.txt", startLine: 41 });
     expect(textOf(next)).toBe(numbered(50).split("\n").slice(40, 50).join("\n"));

@@ -179,4 +179,13 @@ describe("the plugin", () => {
     });
     expect(harness.tools).toEqual([]);
   });
+
+  it("refuses to start with a root that is a file, naming it and its folder", async () => {
+    const harness = new AgentHarness({ cwd: root });
+    await expect(harness.use(fsPlugin, { roots: ["README.md"] })).rejects.toMatchObject({
+      code: FsErrorCode.ROOT_NOT_FOLDER,
+      message: expect.stringContaining(`The root ${join(root, "README.md")} of the file tools is a file, not a folder`),
+    });
+    expect(harness.tools).toEqual([]);
+  });
 });

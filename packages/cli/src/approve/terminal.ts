@@ -2,6 +2,7 @@ import type { ApprovalRequest, ApprovalResult } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import type { Painter } from "../_output.js";
 import type { Progress } from "../_progress.js";
+import { promptOutput } from "../_plain-stream.js";
 import { terminalText } from "../_terminal-text.js";
 import { type AllowRule, allowRulesFor } from "./allow-rules.js";
 import { type AlwaysChoice, type AlwaysTarget, alwaysChoices } from "./always.js";
@@ -64,7 +65,7 @@ async function askInTerminal(request: ApprovalRequest, signal: AbortSignal, prom
       options: options(scope, always),
       initialValue: "no",
       input: process.stdin,
-      output: process.stderr,
+      output: promptOutput(process.stderr),
       signal,
     });
     if (isCancel(answer)) {

@@ -73,6 +73,13 @@ function maxTurnsOf(text: string | undefined): number | undefined {
 async function createAgent(cli: Cli, system: string | undefined, maxTurnsGiven: number | undefined): Promise<Agent> {
   const host = await cli.host({ needsModel: true });
   const provider = host.harness.getService<ModelService>("model");
+  if (!provider && host.refused.length > 0) {
+    // The provider may be what was left out: saying "none is configured" would send the user to add one.
+    const names = host.refused.map((refusal) => (refusal.plugin !== undefined ? `"${refusal.plugin}"` : refusal.file));
+    throw new NoModelError(
+      `No model provider is loaded: ${names.join(", ")} ${names.length === 1 ? "was" : "were"} not loaded (why and the fix are above), and the agent needs all of its config. Fix that, then run the agent again.`,
+    );
+  }
   if (!provider) {
     const where = host.configPath ?? "a toolhost.config.json (toolhost init writes one)";
     throw new NoModelError(

@@ -46,13 +46,24 @@ Examples:
           } else {
             const text = contentText(result.content);
             if (code === ExitCode.OK || code === ExitCode.TOOL_ERROR) await cli.out(cli.toolOutput(text.endsWith("\n") || text === "" ? text : `${text}\n`));
-            else await cli.err(`${cli.paintErr("red", "toolhost:")} ${terminalText(text)}${await didYouMean(result, host.harness.tools)}\n`);
+            else await cli.err(`${cli.paintErr("red", "toolhost:")} ${terminalText(refusedText(result) ?? text)}${await didYouMean(result, host.harness.tools)}\n`);
           }
           return code;
         }),
       );
   },
 };
+
+/**
+ * A call the host refused because part of the config was left out: the CLI said why when it loaded
+ * the host (the message and its fix, once), so the call's refusal names the files, not the message again.
+ */
+function refusedText(result: ToolResultMessage): string | undefined {
+  const notLoaded = (result.details as { notLoaded?: unknown } | null | undefined)?.notLoaded;
+  if (!Array.isArray(notLoaded) || notLoaded.length === 0) return undefined;
+  const files = notLoaded.map((each) => String((each as { file?: unknown }).file));
+  return `Refused: ${files.join(", ")} ${files.length === 1 ? "was" : "were"} not loaded (why and the fix are above), so every call is refused until that is fixed.`;
+}
 
 /** `--wait <seconds>`: the queue's bound on waiting for a worker; a usage error where no queue can take it. */
 function boundWait(harness: { getService(name: "queue"): { waitAtMost?(ms: number, by: string): void } | undefined }, text: string): void {

@@ -144,7 +144,8 @@ async function install(cli: Cli, host: HostId, options: InstallOptions): Promise
   }
   if (create) {
     await writeFile(create.file, create.text, { flag: "wx" });
-    await cli.note(`Wrote ${create.file}: the policy the hook decides with (docs/hooks.md says how to change it).`);
+    // What the installed packages ship (docs/ is the repository's, not in any package).
+    await cli.note(`Wrote ${create.file}: the policy the hook decides with. "toolhost policy rules" lists its rules; node_modules/@toolhost/hooks-policy/README.md says how to change them.`);
   }
   if (changed) {
     await writeSettings(file, settings);
@@ -164,6 +165,7 @@ function tokenHint(type: "command" | "http"): string {
 async function confirmed(cli: Cli, file: string): Promise<boolean> {
   if (!cli.interactive) throw new UsageError(`Writing ${file} needs a yes: run on a terminal to be asked, or add --yes.`);
   const { confirm, isCancel } = await import("@clack/prompts");
-  const answer = await confirm({ message: `Add toolhost's hook to ${file}?`, initialValue: false });
+  const { promptOutput } = await import("../_plain-stream.js");
+  const answer = await confirm({ message: `Add toolhost's hook to ${file}?`, initialValue: false, output: promptOutput(process.stdout) });
   return !isCancel(answer) && answer === true;
 }

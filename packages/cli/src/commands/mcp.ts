@@ -111,8 +111,17 @@ async function serve(cli: Cli, options: ServeOptions): Promise<number> {
  */
 function refuseWhenStale(host: Host, cwd: string, configPath: string | undefined): void {
   const watch = watchHost(host, cwd, configPath);
-  host.harness.hooks.beforeToolCall.tapPromise({ name: "toolhost mcp serve", stage: FIRST }, async () => {
-    const changed = watch.changed();
+  // Calls read in one turn of the event loop arrived together, before anything here ran: one look
+  // at the files serves them all (a client with many calls in flight paid the stats for each).
+  let seen: { changed: string | undefined } | undefined;
+  host.harness.hooks.beforeToolCall.tap({ name: "toolhost mcp serve", stage: FIRST }, () => {
+    if (seen === undefined) {
+      seen = { changed: watch.changed() };
+      setImmediate(() => {
+        seen = undefined;
+      });
+    }
+    const { changed } = seen;
     if (changed === undefined) return undefined;
     return {
       block: true,

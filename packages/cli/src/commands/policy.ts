@@ -93,8 +93,7 @@ async function explain(cli: Cli, tool: string, argsText: string): Promise<number
     return ExitCode.OK;
   }
   const rules = explanation.decision === "ask" ? ((await service.rules?.()) ?? []) : [];
-  await cli.out(explainText(explanation, cli.paintOut, { rules, cwd: cli.globals.cwd }));
-  if (wouldEnd) await cli.out(terminalLine(`note: as it is, the call would not run: the tool refuses it (${wouldEnd.code}): ${wouldEnd.text}`) + "\n");
+  await cli.out(explainText(explanation, cli.paintOut, { rules, cwd: cli.globals.cwd, ...(wouldEnd !== undefined && { wouldEnd }) }));
   return ExitCode.OK;
 }
 

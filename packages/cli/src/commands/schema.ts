@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { CLI_DIR, type Cli, type CommandModule } from "../cli.js";
 import { CONFIG_HINTS, KNOWN_PLUGINS } from "../_defaults.js";
 import { ExitCode } from "../_output.js";
-import { nestedParameterLines } from "../_schema-text.js";
+import { nestedParameterLines, TRUSTED_ONLY_MARK } from "../_schema-text.js";
 import { terminalLine } from "../_terminal-text.js";
 
 export const schema: CommandModule = {
@@ -24,7 +24,7 @@ Examples:
       )
       .action(
         cli.action(async (name: string | undefined) => {
-          const { configJsonSchema, findPlugin } = await import("@toolhost/core/config");
+          const { configJsonSchema, findPlugin, userConfigDir } = await import("@toolhost/core/config");
           if (name === undefined) {
             await cli.out(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
             return ExitCode.OK;
@@ -45,6 +45,12 @@ Examples:
           const lines = [`${paint("bold", terminalLine(found.plugin.name))} ${paint("dim", terminalLine(`${found.version ?? "(no version)"}  ${found.file}`))}`];
           if (options === undefined) lines.push("  takes no options");
           else for (const line of nestedParameterLines(options)) lines.push(`  ${terminalLine(line)}`);
+          if (lines.some((line) => line.includes(TRUSTED_ONLY_MARK))) {
+            lines.push(
+              "",
+              `${TRUSTED_ONLY_MARK}: the option runs code, or sends what it is given where it says. It is taken from the managed config, your own (${userConfigDir()}), or a project folder you trust ("toolhost trust"); a project config you have not trusted that sets it has the plugin refused.`,
+            );
+          }
           await cli.out(`${lines.join("\n")}\n`);
           return ExitCode.OK;
         }),

@@ -22,7 +22,8 @@ export const trust: CommandModule = {
 A project's toolhost.config.json or .yaml is read wherever it is; what runs code is loaded only
 from a folder you trust (and each folder below it). Trust is yours alone: it is kept in your
 config folder ($XDG_CONFIG_HOME/toolhost, or ~/.config/toolhost), and a folder another user owns
-or can write is never trusted. See docs/trust.md.`,
+or can write is never trusted. "toolhost config" shows whether this project is trusted;
+node_modules/@toolhost/core/README.md ("Owners and trust") says what trust lets load.`,
       )
       .action(cli.action((folder: string | undefined, options: TrustOptions) => run(cli, folder, options)));
   },

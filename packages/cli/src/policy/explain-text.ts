@@ -3,11 +3,14 @@ import type { Painter } from "../_output.js";
 import { terminalLine } from "../_terminal-text.js";
 import { flagFor } from "../approve/hint.js";
 import { quoteShell } from "../approve/values.js";
+import type { WouldEnd } from "./check-call.js";
 
 /** What `policy explain` shows beside the explanation: the rules in force (for locked layers) and where it runs. */
 export interface ExplainSetting {
   rules: readonly PolicyRuleInfo[];
   cwd: string;
+  /** How the call ends as it is when its tool refuses it before the policy is asked. */
+  wouldEnd?: WouldEnd;
 }
 
 /**
@@ -17,11 +20,24 @@ export interface ExplainSetting {
  * it, whether a rule or the default asked. Subjects and reasons are shown escaped.
  */
 export function explainText(explanation: PolicyExplanation, paint: Painter, setting: ExplainSetting): string {
+  const { wouldEnd } = setting;
+  const judged = explanation.parts.some((part) => part.kind !== "call");
+  if (wouldEnd !== undefined && !judged) {
+    // The tool refuses the call whatever the policy says: that is the whole story, not a rule's or the default's.
+    return `${paint("bold", paint("red", "refused"))}  ${terminalLine(explanation.tool)}: the tool refuses the call before the policy is asked, and no approval changes that: ${terminalLine(wouldEnd.text)} (${wouldEnd.code})\n`;
+  }
   const color = (decision: string): string => paint(decision === "allow" ? "green" : decision === "deny" ? "red" : "yellow", decision);
-  const shared = sharedNotes(explanation.parts);
-  const lines = [`${paint("bold", color(explanation.decision))}  ${terminalLine(explanation.tool)}: ${terminalLine(explanation.reason)}`];
+  // The refusal is said first, once; not again in each part's note.
+  const parts = wouldEnd === undefined ? explanation.parts : explanation.parts.map((part) => ({ ...part, note: withoutRefusal(part.note) }));
+  const shared = sharedNotes(parts);
+  const lines: string[] = [];
+  if (wouldEnd !== undefined) {
+    lines.push(`${paint("bold", paint("red", "refused"))}  ${terminalLine(explanation.tool)}: as it is, the tool refuses the call (${wouldEnd.code}): ${terminalLine(wouldEnd.text)}`);
+    lines.push(`once it exists, the policy would decide:`);
+  }
+  lines.push(`${paint("bold", color(explanation.decision))}  ${terminalLine(explanation.tool)}: ${terminalLine(explanation.reason)}`);
   for (const note of shared) lines.push(`  ${paint("dim", `note: ${terminalLine(note)}`)}`);
-  for (const part of explanation.parts) {
+  for (const part of parts) {
     const note = ownNote(part, shared);
     lines.push(`  ${color(part.decision)}  ${part.kind} ${paint("bold", terminalLine(part.subject))}${note ? paint("dim", `  (${terminalLine(note)})`) : ""}`);
     // A part no rule matched that a note explains otherwise (an address no rule names) was not the default's.
@@ -29,7 +45,7 @@ export function explainText(explanation: PolicyExplanation, paint: Painter, sett
     for (const rule of part.matched) lines.push(`      ${matchLine(rule, paint)}`);
   }
   const hint = explanation.decision === "ask" ? approveHint(explanation, setting) : undefined;
-  if (hint !== undefined) lines.push(`  ${paint("dim", hint)}`);
+  if (hint !== undefined) lines.push(`  ${paint("dim", wouldEnd !== undefined ? `once it exists, ${hint}` : hint)}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -52,6 +68,12 @@ function ownNote(part: PolicyPart, shared: readonly string[]): string {
   return pieces(part.note).filter((piece) => !shared.includes(piece)).join("; ");
 }
 
+function withoutRefusal(note: string | undefined): string | undefined {
+  return pieces(note)
+    .filter((piece) => !piece.startsWith("the call as it is would end with: "))
+    .join("; ");
+}
+
 function pieces(note: string | undefined): string[] {
   return note === undefined || note === "" ? [] : note.split("; ");
 }
@@ -67,8 +89,10 @@ function approveHint(explanation: PolicyExplanation, { rules, cwd }: ExplainSett
   const locked = new Set(rules.filter((rule) => rule.locked).map((rule) => rule.id));
   const blocked = asking.find((part) => part.matched.some((rule) => rule.decision === "deny" || (rule.decision === "ask" && locked.has(rule.id))));
   if (asking.length === 0 || blocked !== undefined) return undefined;
-  const flags = asking.map((part) => flagFor(explanation.tool, part, cwd));
-  if (flags.some((flag) => flag === undefined)) return undefined;
+  const given = asking.map((part) => flagFor(explanation.tool, part, cwd));
+  if (given.some((flag) => flag === undefined)) return undefined;
+  // A read and a write of one path are one value.
+  const flags = [...new Set(given)];
   const ids = [...new Set(asking.flatMap((part) => part.matched.filter((rule) => rule.decision === "ask").map((rule) => rule.id)))];
   const byRule = ids.length > 0 && asking.every((part) => part.matched.some((rule) => rule.decision === "ask")) ? ` (or ${ids.map((id) => `--approve ${quoteShell(id)}`).join(" ")})` : "";
   return `approve in advance: ${flags.map((flag) => `--approve ${quoteShell(flag as string)}`).join(" ")}${byRule}`;

@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { AgentHarness, type AgentHarnessOptions, HarnessStage } from "../harness.js";
 import type { ConfigOwner } from "../types/config.js";
 import { type ApplyScope, applyPlanned, locatePlanned, reportedSettings } from "./_apply.js";
+import { callerApplicationFolder } from "./_application.js";
 import { type ConfigHints, hintText } from "./hints.js";
 import { type ConfigLayer, readConfigLayers } from "./layers.js";
 import type { LoadedPlugin } from "./loaded-plugin.js";
@@ -48,6 +49,15 @@ export interface CreateHostOptions {
    * installed there), besides the user's trusted folders: e.g. an application that made the project.
    */
   trustedFolders?: readonly string[];
+  /**
+   * The folder of the application's own code, trusted as that code is (its JS/TS config, plugins
+   * by path and the packages installed there load as the application's own imports do). Default:
+   * the folder of the nearest package.json above the module that calls `createHost`, unless that
+   * module is inside a `node_modules` folder (a dependency: a CLI, a library). `false` for a host
+   * that runs in projects it did not make, such as a CLI: their code loads only from the folders
+   * the user trusts.
+   */
+  application?: string | false;
   /** Where the owners' folders and the user's trusted folders are found. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
@@ -107,7 +117,10 @@ export const REFUSED_TAP = { name: "toolhost config", stage: -10_000_000 };
  */
 export async function createHost(options: CreateHostOptions = {}): Promise<Host> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  const read = await readConfigLayers({ ...options, cwd });
+  // Before anything awaits: the caller's frame is on the stack only now.
+  const application = options.application === false ? undefined : (options.application ?? callerApplicationFolder());
+  const trustedFolders = application === undefined ? options.trustedFolders : [...(options.trustedFolders ?? []), application];
+  const read = await readConfigLayers({ ...options, cwd, ...(trustedFolders !== undefined && { trustedFolders }) });
   const project = read.layers.find((layer) => layer.owner === "project");
   const workspace = project?.file !== undefined ? dirname(project.file) : cwd;
   const settings = effectiveSettings(read.layers);

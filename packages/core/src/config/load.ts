@@ -5,6 +5,7 @@ import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
 import { formatProblems, problemsOnce } from "../validate.js";
+import { optionProblems } from "./_option-problems.js";
 import { ConfigError, ConfigErrorCode } from "./errors.js";
 import { type ConfigHints, hintText } from "./hints.js";
 import { ConfigSchema, type ToolhostConfig } from "./schema.js";
@@ -152,11 +153,17 @@ export function validateConfig(value: unknown, configPath: string, hints?: Confi
   if (problems) {
     throw new ConfigError(
       ConfigErrorCode.CONFIG_INVALID,
-      `Config file ${configPath} is invalid:\n${formatProblems(problems)}\nFix these keys; ${hintText(hints).showConfigSchema}.`,
+      `Config file ${configPath} is invalid:\n${configProblems(value, problems)}\nFix these keys; ${hintText(hints).showConfigSchema}.`,
       { configPath },
     );
   }
   return value as ToolhostConfig;
+}
+
+/** Each problem once, in words: an unknown key names the likely one ("maxConcurency": Did you mean "maxConcurrency"?). */
+function configProblems(value: unknown, problems: Parameters<typeof formatProblems>[0]): string {
+  const described = optionProblems(ConfigSchema, value);
+  return described.length > 0 ? described.join("\n") : formatProblems(problems);
 }
 
 function syntaxError(configPath: string, detail: string, line?: number, column?: number): ConfigError {

@@ -62,6 +62,10 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
    * roots): it ends as an error result with that code, the error's `details` and `refused: true`,
    * and no one is asked to approve it. (A tool that refuses while it runs, before it changed
    * anything, marks its result's details `refused: true` too: hosts count both as refusals.)
+   * A refusal because a path the call names does not exist (a read or edit of a missing file)
+   * says which in its details, `missing: "/absolute/path"`: an explanation then judges the call
+   * as touching that path, as it would once the path exists. Any other refusal is the end of the
+   * call whatever exists (a path outside the tool's roots).
    */
   access?: (params: Static<TParameters>, env: AccessEnvironment) => ToolAccess | undefined | Promise<ToolAccess | undefined>;
   /**

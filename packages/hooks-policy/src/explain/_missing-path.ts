@@ -18,11 +18,12 @@ const BEFORE_ACCESS = new Set<string>([ErrorCode.INVALID_ARGUMENTS, ErrorCode.PR
 const MAX_PATH = 4_096;
 
 /**
- * When the tool's `access` refused the call, and an argument names a path that does not exist
- * and that the refusal quotes, the call judged as declaring that path: a read for a tool whose
- * annotations say it only reads, else a read and a write. Each judged part and the reason say that
- * the path does not exist and that the tool would refuse the call. Undefined when no such argument
- * is found: the explanation is then the refusal.
+ * When the tool's `access` refused the call because a path does not exist (its refusal's details
+ * say which: `missing`, core's contract), the call judged as declaring that path: a read for a
+ * tool whose annotations say it only reads, else a read and a write. Each judged part and the
+ * reason say that the path does not exist and that the tool would refuse the call. Undefined for
+ * any other refusal (a path outside the tool's roots ends the call whatever exists): the
+ * explanation is then the refusal.
  */
 export async function judgeMissingPath(
   harness: AgentHarness,
@@ -36,10 +37,16 @@ export async function judgeMissingPath(
   const args = call.args;
   if (!tool || typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
   const said = textOf(refusal);
+  const named = (refusal.details as { missing?: unknown } | null | undefined)?.missing;
+  if (typeof named !== "string" || named === "" || named.length > MAX_PATH || named.includes("\0")) return undefined;
+  // The argument that names it, for the note: as given, or resolved against the call's folder.
   const missing = Object.entries(args as Record<string, unknown>).flatMap(([field, value]) => {
-    if (typeof value !== "string" || value === "" || value.length > MAX_PATH || value.includes("\0") || !said.includes(JSON.stringify(value))) return [];
-    const path = resolve(call.cwd, value === "~" ? homedir() : value.startsWith("~/") ? join(homedir(), value.slice(2)) : value);
-    return existsNot(path) ? [{ field, path }] : [];
+    if (typeof value !== "string" || value === "" || value.length > MAX_PATH || value.includes("\0")) return [];
+    const expanded = value === "~" ? homedir() : value.startsWith("~/") ? join(homedir(), value.slice(2)) : value;
+    const path = resolve(call.cwd, expanded);
+    // The tool resolved it against the harness's folder (the call was prepared there).
+    const names = path === named || resolve(harness.cwd, expanded) === named;
+    return names && existsNot(path) ? [{ field, path }] : [];
   });
   if (missing.length === 0) return undefined;
   const paths = missing.map((each) => each.path);
