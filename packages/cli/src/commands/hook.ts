@@ -34,7 +34,8 @@ function registerHost(group: Command, cli: Cli, id: HostId): void {
     .description(`answer one ${id === "claude-code" ? "Claude Code PreToolUse" : "Gemini CLI BeforeTool"} hook payload read on standard input`)
     .option("--on-allow <mode>", 'on allow: "defer" to the host\'s own permissions (default) or "allow" outright', "defer")
     .option("--server <url>", `ask a running \`toolhost hook serve\` at this URL (default: $${SERVER_ENV}); decides here when it cannot be used`)
-    .action(async (options: { onAllow: string; server?: string }) => {
+    .option("--no-confine", "answer an allowed shell call as it is, to run unconfined (default: rewritten to run in toolhost's sandbox)")
+    .action(async (options: { onAllow: string; server?: string; confine: boolean }) => {
       // Reached only through commander (e.g. after global options); bin.ts takes the fast path.
       const { runHookCommand } = (await import(HOOK_COMMAND)) as typeof import("../hook/command.js");
       const { config } = cli.globals;
@@ -43,6 +44,7 @@ function registerHost(group: Command, cli: Cli, id: HostId): void {
         options.onAllow,
         ...(options.server !== undefined ? ["--server", options.server] : []),
         ...(config !== undefined ? ["--config", config] : []),
+        ...(options.confine ? [] : ["--no-confine"]),
       ]);
     });
 }
@@ -55,14 +57,15 @@ function registerServe(group: Command, cli: Cli): void {
     .option("--token <token>", `the bearer token every request must carry (default: $${TOKEN_ENV}, else the token file, made on the first start)`)
     .option("--no-token", "on loopback only: take requests without a token (any local user can then send calls to judge)")
     .option("--on-allow <mode>", 'on allow: "defer" (default) or "allow"', "defer")
+    .option("--no-confine", "answer allowed shell calls as they are, to run unconfined (default: rewritten to run in toolhost's sandbox; a request's ?confine=off does this for its call)")
     .action(
-      cli.action(async (options: { http: string; token?: string | false; onAllow: string }) => {
+      cli.action(async (options: { http: string; token?: string | false; onAllow: string; confine: boolean }) => {
         const { parseListen, serveHooks } = await import("../hook/serve.js");
         const { serverToken } = await import("../hook/token.js");
         if (options.onAllow !== "defer" && options.onAllow !== "allow") throw new UsageError(`--on-allow takes "defer" or "allow", not "${options.onAllow}".`);
         const listen = parseListen(options.http);
         const token = options.token === false ? undefined : serverToken(options.token);
-        const server = await serveHooks({ ...listen, token: token?.token ?? false, config: cli.globals.config, onAllow: options.onAllow });
+        const server = await serveHooks({ ...listen, token: token?.token ?? false, config: cli.globals.config, onAllow: options.onAllow, confine: options.confine });
         const address = server.address();
         const port = typeof address === "object" && address ? address.port : listen.port;
         const shown = listen.host.includes(":") ? `[${listen.host}]` : listen.host;

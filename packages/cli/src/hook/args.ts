@@ -15,6 +15,11 @@ export interface HookRunOptions {
   server?: URL | undefined;
   /** The payload, when it was read already (the forwarding client deciding here after all). */
   input?: string | undefined;
+  /**
+   * Whether an allowed shell call is rewritten to run in toolhost's sandbox (default true;
+   * `--no-confine` false): the command is then judged as the sandbox confines it.
+   */
+  confine: boolean;
 }
 
 /** A hook called wrongly (an unknown option, a bad value): the call is blocked, with this message. */
@@ -40,22 +45,23 @@ export function hookRunOptions(host: HookHost["id"], args: string[], env: NodeJS
       `--server and --config cannot go together: the server decides with the config it finds from each call's cwd. Give --config to \`toolhost hook serve\` instead, or drop --server.`,
     );
   }
-  if (values.server !== undefined) return { host, onAllow, server: serverUrl(values.server, "--server") };
+  const confine = values["no-confine"] !== true;
+  if (values.server !== undefined) return { host, onAllow, confine, server: serverUrl(values.server, "--server") };
   const fromEnv = env[SERVER_ENV];
-  if (fromEnv !== undefined && fromEnv !== "" && values.config === undefined) return { host, onAllow, server: serverUrl(fromEnv, SERVER_ENV) };
-  return { host, onAllow, config: values.config };
+  if (fromEnv !== undefined && fromEnv !== "" && values.config === undefined) return { host, onAllow, confine, server: serverUrl(fromEnv, SERVER_ENV) };
+  return { host, onAllow, confine, config: values.config };
 }
 
-function parseOptions(args: string[]): { config?: string | undefined; "on-allow": string; server?: string | undefined } {
+function parseOptions(args: string[]): { config?: string | undefined; "on-allow": string; server?: string | undefined; "no-confine"?: boolean | undefined } {
   try {
     return parseArgs({
       args,
-      options: { config: { type: "string", short: "c" }, "on-allow": { type: "string", default: "defer" }, server: { type: "string" } },
+      options: { config: { type: "string", short: "c" }, "on-allow": { type: "string", default: "defer" }, server: { type: "string" }, "no-confine": { type: "boolean" } },
       allowPositionals: false,
       strict: true,
     }).values;
   } catch (error) {
-    throw new HookUsageError(`${(error as Error).message} (toolhost hook takes --on-allow, --server and --config).`);
+    throw new HookUsageError(`${(error as Error).message} (toolhost hook takes --on-allow, --server, --config and --no-confine).`);
   }
 }
 

@@ -13,6 +13,8 @@ export interface HookCall {
   cwd: string;
   /** The host's id of the call, when it sends one. */
   id: string;
+  /** The host's session, when it sends one (`session_id`). */
+  session?: string;
 }
 
 /** A payload that cannot be judged: the call is refused (exit 2 with the reason). */
@@ -38,7 +40,7 @@ export async function parsePayload(hookHost: HookHost, text: string): Promise<Ho
   if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
     throw new HookInputError(`The ${hookHost.title} hook payload is not a JSON object.`);
   }
-  const { tool_name: tool, tool_input: input, cwd, hook_event_name: event, tool_use_id: id } = payload as Record<string, unknown>;
+  const { tool_name: tool, tool_input: input, cwd, hook_event_name: event, tool_use_id: id, session_id: session } = payload as Record<string, unknown>;
   if (typeof event === "string" && event !== hookHost.event) {
     throw new HookInputError(`toolhost hook ${hookHost.id} answers ${hookHost.event} events, not "${event}": register it for ${hookHost.event} only.`);
   }
@@ -49,5 +51,7 @@ export async function parsePayload(hookHost: HookHost, text: string): Promise<Ho
   const folder = typeof cwd === "string" && cwd !== "" ? cwd : process.cwd();
   const isFolder = isAbsolute(folder) && (await stat(folder).then((info) => info.isDirectory(), () => false));
   if (!isFolder) throw new HookInputError(`The ${hookHost.title} hook payload's cwd ${JSON.stringify(folder)} is not an existing absolute folder.`);
-  return { tool, input: input as Record<string, unknown>, cwd: folder, id: typeof id === "string" && id !== "" ? id : "hook" };
+  const call: HookCall = { tool, input: input as Record<string, unknown>, cwd: folder, id: typeof id === "string" && id !== "" ? id : "hook" };
+  if (typeof session === "string" && session !== "") call.session = session;
+  return call;
 }

@@ -2,7 +2,7 @@ import { messageOf } from "@toolhost/core";
 import { createHost } from "@toolhost/core/config";
 import { cliHostOptions } from "../_defaults.js";
 import type { HookRunOptions } from "./args.js";
-import { HookJudge, type HookVerdict } from "./decide.js";
+import { HOOK_SERVICES, HookJudge, type HookVerdict } from "./decide.js";
 import { HOOK_HOSTS } from "./hosts.js";
 import { parsePayload } from "./payload.js";
 import { readStdin } from "../_input.js";
@@ -25,9 +25,11 @@ export async function runHook(options: HookRunOptions): Promise<number> {
       throw new Error(`toolhost hook ${hookHost.id} reads one ${hookHost.title} ${hookHost.event} payload on standard input; it is run by ${hookHost.title}, not by hand (see toolhost hook install).`);
     }
     const call = await parsePayload(hookHost, options.input ?? (await readStdin()));
-    const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: "policy" });
+    // Confining, the sandbox's plugin too (tool-bash provides it); no other tool plugin is imported.
+    const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: options.confine ? HOOK_SERVICES : "policy" });
     closeHost = () => host.harness.dispose();
-    const verdict: HookVerdict = await new HookJudge(host).decide(hookHost, call);
+    // This process exits once it has answered: it holds nothing for the command (see SandboxPlace.holds).
+    const verdict: HookVerdict = await new HookJudge(host, { holds: false }).decide(hookHost, call, options.confine);
     await write(process.stdout, `${JSON.stringify(hookHost.answer({ ...verdict, onAllow: options.onAllow }))}\n`);
     return 0;
   } catch (error) {

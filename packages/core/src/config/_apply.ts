@@ -20,7 +20,8 @@ export interface ApplyScope {
   cwd: string;
   /** The host's own places (its install location): trusted by the host, searched for every owner. */
   places: readonly ResolvePlace[];
-  onlyProviding: string | undefined;
+  /** Apply only the plugins that provide one of these services (none: every plugin). */
+  onlyProviding: readonly string[] | undefined;
   knownPlugins: readonly string[];
   hints: ConfigHints | undefined;
   trust: TrustedFolders;
@@ -53,7 +54,7 @@ export async function locatePlanned(planned: PlannedPlugin, scope: ApplyScope): 
       // Not installed with toolhost: if the untrusted project has it, say so and how to trust it.
       const inProject = await resolvePackage(planned.name, configPlace);
       if (!("tried" in inProject)) {
-        if (scope.onlyProviding !== undefined && !inProject.provides?.includes(scope.onlyProviding)) return { skipped: true };
+        if (!providesAny(inProject.provides, scope.onlyProviding)) return { skipped: true };
         const refusal = untrustedPlugin({ owner, configPath, plugin: planned.name, file: inProject.file, installedInProject: true }, scope.trust, scope.hints);
         return { refusal, ...(inProject.manifest !== undefined && { manifest: inProject.manifest }) };
       }
@@ -65,7 +66,7 @@ export async function locatePlanned(planned: PlannedPlugin, scope: ApplyScope): 
     // "Did you mean" among what is installed where it was looked for (never an install hint for an unknown name).
     throw notFound(planned.name, configPath, found.tried, scope.knownPlugins, trusted ? [...configPlace, ...scope.places] : scope.places);
   }
-  if (scope.onlyProviding !== undefined && !isPathSpecifier(planned.name) && !found.provides?.includes(scope.onlyProviding)) {
+  if (!isPathSpecifier(planned.name) && !providesAny(found.provides, scope.onlyProviding)) {
     return { skipped: true, ...(found.manifest !== undefined && { manifest: found.manifest }) };
   }
   const unsafe = unsafeFileReason(found.file);
@@ -175,4 +176,9 @@ export function reportedSettings(report: unknown, harness: AgentHarness): Record
     else if (Array.isArray(value) && value.every((item) => typeof item === "string")) settings[name] = value.map(redact);
   }
   return settings;
+}
+
+/** Whether a package providing `provides` is applied when only `wanted` services are (every package when no list is given). */
+function providesAny(provides: readonly string[] | undefined, wanted: readonly string[] | undefined): boolean {
+  return wanted === undefined || wanted.some((service) => provides?.includes(service) === true);
 }

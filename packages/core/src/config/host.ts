@@ -27,10 +27,11 @@ export interface CreateHostOptions {
   resolveFrom?: ReadonlyArray<string | ResolvePlace>;
   /**
    * Apply only the plugins that provide this service, as their package.json says
-   * (`"toolhost": { "provides": ["policy"] }`), e.g. a policy check that needs no tools. A plugin
-   * named by a path has no package to read and is applied.
+   * (`"toolhost": { "provides": ["policy"] }`), e.g. a policy check that needs no tools; given a
+   * list, the plugins that provide any of them (`["policy", "sandbox"]`). A plugin named by a path
+   * has no package to read and is applied.
    */
-  onlyProviding?: string;
+  onlyProviding?: string | readonly string[];
   /** More options of the `AgentHarness`; they win over the config's. */
   harnessOptions?: AgentHarnessOptions;
   /**
@@ -124,7 +125,7 @@ export async function createHost(options: CreateHostOptions = {}): Promise<Host>
     harness,
     cwd,
     places: resolvePlaces(options.resolveFrom),
-    onlyProviding: options.onlyProviding,
+    onlyProviding: typeof options.onlyProviding === "string" ? [options.onlyProviding] : options.onlyProviding,
     knownPlugins: options.knownPlugins ?? [],
     hints: options.hints,
     trust: read.trust,

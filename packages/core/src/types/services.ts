@@ -1,6 +1,7 @@
 import type { ModelService } from "./model.js";
 import type { PolicyService } from "./policy.js";
 import type { QueueService } from "./queue.js";
+import type { SandboxService } from "./sandbox.js";
 
 /**
  * The services plugins offer one another and the host, by name (`harness.provideService`,
@@ -11,5 +12,6 @@ export interface Services {
   model: ModelService;
   policy: PolicyService;
   queue: QueueService;
+  sandbox: SandboxService;
 }
 
