@@ -58,7 +58,8 @@ export function commandLine(parts: CommandLineParts): string {
   );
   if (notes.length > 0) lines.push(`[ $r -eq 0 ] || { ${notes.join("; ")}; }`);
   lines.push("exit $r");
-  return `/bin/sh -c ${shellWord(lines.join("\n"))} toolhost-sandbox ${parts.program.map(shellWord).join(" ")}`;
+  // A variable first: Gemini CLI strips a leading `sh -c '…'` down to what is inside the quotes.
+  return `TOOLHOST_SANDBOX=1 /bin/sh -c ${shellWord(lines.join("\n"))} toolhost-sandbox ${parts.program.map(shellWord).join(" ")}`;
 }
 
 /** Each controller's folder for the call and the bounds written there. */
