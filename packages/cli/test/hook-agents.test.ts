@@ -120,7 +120,7 @@ describe("Claude Code, guarded by toolhost hook claude-code", () => {
     expect(listing).toMatch(/\.\.?\n?end-of-listing|end-of-listing/);
     expect(key).not.toContain(KEY);
     expect(key).toMatch(/ENOENT|no such file/i);
-    expect(key).toContain("[sandbox: runs in toolhost's sandbox");
+    expect(key).toContain("[sandbox: the home folder is empty here");
     expect(secret).not.toContain(SECRET);
     expect(secret).toMatch(/No such file/);
     expect(existsSync(join(where.outside, "written.txt"))).toBe(false);

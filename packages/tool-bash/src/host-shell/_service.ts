@@ -13,13 +13,13 @@ import {
 } from "@toolhost/core";
 import { ConnectionJudge } from "../proxy/_judge.js";
 import { proxyNetwork } from "../proxy/_network.js";
-import { sandboxNotes } from "../sandbox/_notes.js";
 import { emptyPlaceholders } from "../sandbox/_hide.js";
 import { type SandboxPlan, SandboxSetupError, planSandbox } from "../sandbox/_plan.js";
 import { confinementOf } from "../sandbox/_settings.js";
 import type { SandboxUse } from "../sandbox/_use.js";
 import { commandLine } from "./_command-line.js";
 import { Leases } from "./_leases.js";
+import { failureNotes } from "./_notes.js";
 
 type BwrapUse = Extract<SandboxUse, { kind: "bwrap" }>;
 
@@ -101,9 +101,9 @@ async function wrapped(use: BwrapUse, shell: string, command: string, place: San
   const { bwrap, limits, nsenter } = use.settings;
   const limited = limits?.prlimit ? [limits.prlimit.path, ...limits.prlimit.args, "--"] : [];
   const inside = [...limited, shell, "-c", command];
-  const failureNotes = [sandboxNotes(plan, command, "", true).trim(), `[sandbox: ${summary}]`].filter((line) => line !== "").join("\n");
+  const notes = failureNotes(plan, command, use.settings.home);
   if (use.settings.network !== "proxy") {
-    const line = commandLine({ program: [bwrap, ...args, "--", ...inside], cgroup: limits?.cgroup, lease: undefined, notesFile: undefined, failureNotes });
+    const line = commandLine({ program: [bwrap, ...args, "--", ...inside], cgroup: limits?.cgroup, lease: undefined, notesFile: undefined, failureNotes: notes });
     return { commandLine: line, summary, release: () => undefined };
   }
   if (!nsenter) throw new ToolhostError("TOOLHOST_BASH_PROXY_UNAVAILABLE", 'network "proxy" needs nsenter (util-linux), which was not found');
@@ -118,7 +118,7 @@ async function wrapped(use: BwrapUse, shell: string, command: string, place: San
   notesFile = lease.notes;
   const variables = Object.entries(entry.env).flatMap(([variable, value]) => ["--setenv", variable, value]);
   const program = [nsenter, ...network.nsenterArgsFromOutside(), "--", bwrap, ...args, ...variables, "--", ...inside];
-  const line = commandLine({ program, cgroup: limits?.cgroup, lease: lease.file, notesFile: lease.notes, failureNotes });
+  const line = commandLine({ program, cgroup: limits?.cgroup, lease: lease.file, notesFile: lease.notes, failureNotes: notes });
   return { commandLine: line, summary, release: () => leases.end(name) };
 }
 
