@@ -122,7 +122,8 @@ async function install(cli: Cli, host: HostId, options: InstallOptions): Promise
   const file = settingsPath(host, scope, cli.globals.cwd);
   const { settings, changed } = mergeSettings(await readSettings(file), host, handler, file);
   // The hook must find a config with a policy where it runs, or it would refuse every call.
-  const { create } = await planHookConfig(cli.globals.cwd, cli.globals.config, scope);
+  const { create, notes } = await planHookConfig(cli.globals.cwd, cli.globals.config, scope);
+  for (const note of notes) await cli.note(note);
   if (!changed && create === undefined) {
     await cli.note(`${file} already runs toolhost's ${host} hook; nothing to change. To change its form (--server, --http-hook), edit or remove that entry first.`);
     return ExitCode.OK;

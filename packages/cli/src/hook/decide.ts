@@ -125,6 +125,7 @@ export class HookJudge {
     }
     const id = `${call.session ?? "-"}/${call.id}#${++this.#sequence}`;
     const offered = await this.#offer(hookHost, call, confine);
+    if (offered && "refused" in offered.offer) return { decision: "deny", reason: `toolhost refused this call: ${offered.offer.refused} (TOOLHOST_BASH_SANDBOX_UNAVAILABLE).` };
     const confinement = offered && "confinement" in offered.offer ? offered.offer.confinement : undefined;
     const pending: Pending = { tool: foreignTool(hookHost, call.tool, confinement) };
     if (offered && confinement) pending.confined = { command: offered.command, cwd: offered.cwd };

@@ -19,9 +19,10 @@ export interface SandboxPlace {
  * How a shell command would be confined, asked before the call is judged: the confinement its
  * access declares (so the policy judges it as confined), or why it cannot be (the sandbox is
  * unavailable here or turned off, or needs what the caller cannot give): the call is then judged
- * unconfined, and the reason said to the user.
+ * unconfined, and the reason said to the user. `refused`: the sandbox is required and cannot be had,
+ * so the call is refused with the reason, as the shell tool refuses its own.
  */
-export type SandboxOffer = { confinement: ToolConfinement; summary: string } | { unconfined: string };
+export type SandboxOffer = { confinement: ToolConfinement; summary: string } | { unconfined: string } | { refused: string };
 
 /**
  * A command line that runs a command confined, for another host's shell to run as it would have

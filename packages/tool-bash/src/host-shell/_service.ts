@@ -54,8 +54,8 @@ export function hostShellService(tool: HostShellTool): SandboxService & { dispos
     async wrap(command, place, execution) {
       const use = await tool.sandbox();
       const offered = offerFor(use, tool, command, place);
-      if ("unconfined" in offered || use.kind !== "bwrap") {
-        throw new ToolhostError("TOOLHOST_BASH_SANDBOX_UNAVAILABLE", "unconfined" in offered ? offered.unconfined : "the sandbox is not in use");
+      if (!("confinement" in offered) || use.kind !== "bwrap") {
+        throw new ToolhostError("TOOLHOST_BASH_SANDBOX_UNAVAILABLE", "unconfined" in offered ? offered.unconfined : "refused" in offered ? offered.refused : "the sandbox is not in use");
       }
       return wrapped(use, tool.shell(place.cwd) as string, command, place, execution, leases, offered.summary);
     },
@@ -65,7 +65,7 @@ export function hostShellService(tool: HostShellTool): SandboxService & { dispos
 
 function offerFor(use: SandboxUse, tool: HostShellTool, command: string, place: SandboxPlace): SandboxOffer {
   if (!tool.on) return { unconfined: 'the bash tool\'s "hostShells" option is "off"' };
-  if (use.kind === "refuse") return { unconfined: `the bash tool's sandbox cannot be made here: ${use.reason}` };
+  if (use.kind === "refuse") return { refused: `the bash tool's sandbox is required ("sandbox": "required") and cannot be made here: ${use.reason}` };
   if (use.kind === "off") return { unconfined: use.details.mode === "off" ? 'the bash tool\'s "sandbox" option is "off"' : `no sandbox here: ${use.details.reason ?? "bubblewrap is not usable"}` };
   if (Buffer.byteLength(command) > MAX_COMMAND_BYTES) {
     return { unconfined: `the command is over ${MAX_COMMAND_BYTES / 1024} KiB, more than a command line can carry into the sandbox beside its own words` };
