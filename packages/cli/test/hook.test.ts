@@ -171,6 +171,9 @@ describe("toolhost hook gemini", () => {
     });
     const unconfined = await run(gemini("run_shell_command", { command: "ls" }), ["--no-confine"]);
     expect(unconfined.answer).toEqual({});
+    // A folder the model chose outside what the sandbox shows (it would bring that folder in) is not offered the sandbox.
+    const outside = await run(gemini("run_shell_command", { command: "ls", dir_path: "/usr" }));
+    expect(outside.answer).toEqual({ systemMessage: expect.stringContaining("runs unconfined: its folder /usr is outside what the sandbox shows") });
   });
 
   it("maps read_file, write_file, search_file_content and web_fetch", async () => {

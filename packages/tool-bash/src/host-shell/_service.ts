@@ -9,11 +9,12 @@ import {
   type ToolExecution,
   ToolhostError,
   type WrappedCommand,
+  isInside,
   messageOf,
 } from "@toolhost/core";
 import { ConnectionJudge } from "../proxy/_judge.js";
 import { proxyNetwork } from "../proxy/_network.js";
-import { emptyPlaceholders } from "../sandbox/_hide.js";
+import { emptyPlaceholders, existingReal } from "../sandbox/_hide.js";
 import { type SandboxPlan, SandboxSetupError, planSandbox } from "../sandbox/_plan.js";
 import { confinementOf } from "../sandbox/_settings.js";
 import type { SandboxUse } from "../sandbox/_use.js";
@@ -75,6 +76,13 @@ function offerFor(use: SandboxUse, tool: HostShellTool, command: string, place: 
       unconfined:
         'the bash tool\'s network is "proxy", which needs a toolhost process that lives while the command runs (it holds the proxy); a hook started per call exits first. Run `toolhost hook serve` and install the hook with --server, or set "network" to "off" or "host"',
     };
+  }
+  // The folder a call runs in is shown to it; one the model chose outside what the sandbox shows
+  // (Gemini CLI's dir_path: the home folder) would bring that folder in, so it is not offered.
+  const { workspace, writable, readable } = use.settings;
+  const cwd = existingReal(place.cwd) ?? place.cwd;
+  if (![workspace, ...writable, ...readable].some((folder) => isInside(cwd, existingReal(folder) ?? folder))) {
+    return { unconfined: `its folder ${place.cwd} is outside what the sandbox shows (the workspace, the bash tool's "writable" and "readable" folders)` };
   }
   const shell = tool.shell(place.cwd);
   if (shell === undefined) return { unconfined: "no shell (bash or sh) was found to run the command in the sandbox" };
