@@ -35,6 +35,8 @@ const model = createServer((request, response) => {
     const json = (value) => response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(value));
     if (url.includes("count_tokens")) return json({ input_tokens: 1 });
     if (url.includes(":countTokens")) return json({ totalTokens: 1 });
+    // Anything else a client asks (a check of the endpoint): no content.
+    if (request.method !== "POST" || body === "") return response.writeHead(404).end();
     const parsed = JSON.parse(body);
     if (url.startsWith("/v1/messages")) return anthropic(parsed, response);
     return gemini(parsed, url, response);

@@ -144,16 +144,23 @@ describe("Claude Code, guarded by toolhost hook claude-code", () => {
     }
   });
 
-  it("contains a fork bomb: the call ends, and no process of it is left", async () => {
+  it("contains a fork bomb, and ends a call at Claude Code's own timeout: no process of either is left", async () => {
     const where = project("claude-bomb");
     await install("claude-code", where);
-    model.script([{ command: "bomb() { bomb | bomb & }; bomb; sleep 1; echo bomb-started", timeoutMs: 60_000 }, "echo after-the-bomb"]);
+    const mark = String(6_000_000 + Math.floor(Math.random() * 1_000_000));
+    model.script([
+      { command: "bomb() { bomb | bomb & }; bomb; sleep 1; echo bomb-started", timeoutMs: 60_000 },
+      { command: `sleep ${mark} & sleep ${mark}; echo never-printed`, timeoutMs: 2_000 },
+      "echo after-the-bomb",
+    ]);
     const run = await claude(where);
     expect(run.code, run.stderr).toBe(0);
-    const [bomb, after] = model.results();
+    const [bomb, timedOut, after] = model.results();
     expect(bomb).toMatch(/bomb-started|Resource temporarily unavailable|retry/);
+    expect(timedOut).not.toContain("never-printed");
     expect(after).toContain("after-the-bomb");
     expect(processesWith("bomb-started")).toEqual([]);
+    expect(processesWith(`sleep ${mark}`)).toEqual([]);
     const decisions = auditOf(where.audit).filter((line) => line.event === "decision");
     expect(decisions[0]).toMatchObject({ decision: "allow" });
   });

@@ -146,3 +146,23 @@ function processesWith(mark: string): string[] {
 async function waitFor(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
+
+describe("what a long-lived process keeps for a command another host runs", () => {
+  it("is let go once the command's first process has ended, however it ended, or when none started", async () => {
+    const { Leases } = await import("../src/host-shell/_leases.js");
+    const leases = new Leases({ pollMs: 20, startMs: 300 });
+    const released: string[] = [];
+    const killed = leases.take("killed", () => released.push("killed"));
+    const exited = leases.take("exited", () => released.push("exited"));
+    leases.take("never", () => released.push("never"));
+    const sleeper = spawn("/bin/sh", ["-c", `echo $$ > '${killed.file}'; exec sleep 30`], { stdio: "ignore" });
+    const quick = spawn("/bin/sh", ["-c", `echo $$ > '${exited.file}'; sleep 0.2`], { stdio: "ignore" });
+    await new Promise<void>((resolve) => quick.once("exit", () => resolve()));
+    await waitFor(() => released.includes("exited"));
+    expect(released).not.toContain("killed");
+    sleeper.kill("SIGKILL");
+    await waitFor(() => released.includes("killed") && released.includes("never"));
+    expect(released.sort()).toEqual(["exited", "killed", "never"]);
+    leases.dispose();
+  });
+});

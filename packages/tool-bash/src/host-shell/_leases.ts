@@ -24,16 +24,23 @@ interface Lease {
  * under the system's temporary folder, which the sandbox does not show.
  */
 export class Leases {
+  readonly #pollMs: number;
+  readonly #startMs: number;
   #folder: string | undefined;
   readonly #leases = new Map<string, Lease>();
   #timer: NodeJS.Timeout | undefined;
+
+  constructor(timing: { pollMs?: number; startMs?: number } = {}) {
+    this.#pollMs = timing.pollMs ?? POLL_MS;
+    this.#startMs = timing.startMs ?? START_MS;
+  }
 
   /** A lease for one command: its files, for the command line; `release` is called once it has ended. */
   take(name: string, release: () => void): { file: string; notes: string } {
     this.#folder ??= mkdtempSync(join(tmpdir(), "toolhost-host-shell-"));
     const lease: Lease = { release, file: join(this.#folder, `${name}.pid`), notes: join(this.#folder, `${name}.notes`), since: Date.now() };
     this.#leases.set(name, lease);
-    this.#timer ??= setInterval(() => this.#look(), POLL_MS).unref();
+    this.#timer ??= setInterval(() => this.#look(), this.#pollMs).unref();
     return { file: lease.file, notes: lease.notes };
   }
 
@@ -57,7 +64,7 @@ export class Leases {
         const pid = Number(readQuietly(lease.file).trim());
         const start = pid > 0 ? startOf(pid) : undefined;
         if (start !== undefined) lease.process = { pid, start };
-        else if (Date.now() - lease.since > START_MS) this.end(name);
+        else if (Date.now() - lease.since > this.#startMs) this.end(name);
         continue;
       }
       // Gone, or its pid taken by another process since.
