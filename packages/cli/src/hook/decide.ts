@@ -146,11 +146,14 @@ export class HookJudge {
       const [result] = await this.host.harness.executeToolCalls([{ id, name: call.tool, arguments: call.input }]);
       const text = result?.content.map((block) => (block.type === "text" ? block.text : "")).join("\n") ?? "";
       const code = (result?.details as { code?: unknown } | undefined)?.code;
-      const wrapped = pending.confined?.wrapped;
-      if (result && !result.isError && text === ALLOWED && wrapped) {
-        return { decision: "allow", reason: `toolhost: ${wrapped.summary}`, updatedInput: { ...call.input, command: wrapped.commandLine } };
+      const allowed = result !== undefined && !result.isError && text === ALLOWED;
+      // Judged as confined, it is allowed only as the command line that confines it.
+      if (allowed && pending.confined) {
+        const wrapped = pending.confined.wrapped;
+        if (wrapped) return { decision: "allow", reason: `toolhost: ${wrapped.summary}`, updatedInput: { ...call.input, command: wrapped.commandLine } };
+        return { decision: "deny", reason: "toolhost refused this call: it was judged as confined, and no sandbox made its command line (TOOLHOST_HOOK_CONFINE_FAILED)." };
       }
-      if (result && !result.isError && text === ALLOWED) return await this.#treeCheck(hookHost, call, pending.access?.readTrees ?? []);
+      if (allowed) return await this.#treeCheck(hookHost, call, pending.access?.readTrees ?? []);
       if (code === ErrorCode.NOT_APPROVED && pending.asked) return { decision: "ask", reason: pending.asked };
       return { decision: "deny", reason: text || `refused (${String(code)})` };
     } catch (error) {
