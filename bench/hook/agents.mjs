@@ -27,6 +27,8 @@ const quote = (word) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 // The fake model: the times of the agent's own requests (those that offer the shell tool).
 let times = [];
+// Each message an id of its own: Claude Code takes a repeated id for more of the same message.
+let messages = 0;
 const model = createServer((request, response) => {
   let body = "";
   request.setEncoding("utf8").on("data", (chunk) => (body += chunk));
@@ -49,7 +51,7 @@ function anthropic(request, response) {
   const done = request.messages.filter((message) => Array.isArray(message.content) && message.content.some((block) => block.type === "tool_result")).length;
   const call = agent && done < CALLS;
   const block = call ? { type: "tool_use", id: `toolu_${done + 1}`, name: "Bash", input: { command: COMMAND, description: "bench" } } : { type: "text", text: "done" };
-  const message = { id: "msg", type: "message", role: "assistant", model: request.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } };
+  const message = { id: `msg_${++messages}`, type: "message", role: "assistant", model: request.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } };
   const stop = call ? "tool_use" : "end_turn";
   if (!request.stream) return response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...message, content: [block], stop_reason: stop }));
   const delta = call ? { type: "input_json_delta", partial_json: JSON.stringify(block.input) } : { type: "text_delta", text: block.text };
@@ -107,6 +109,8 @@ const baseEnv = {
   NO_COLOR: "1",
 };
 const server = spawn(process.execPath, [bin, "hook", "serve", "--http", "127.0.0.1:0"], { cwd: project, env: { ...process.env, ...baseEnv, HOME: join(dir, "server-home") }, stdio: ["ignore", "pipe", "inherit"] });
+// Never left behind, however the bench ends.
+process.once("exit", () => server.kill("SIGTERM"));
 const serverUrl = await new Promise((resolve, reject) => {
   let text = "";
   server.stdout.setEncoding("utf8").on("data", (chunk) => {

@@ -73,6 +73,9 @@ function answer(request: IncomingMessage, response: ServerResponse, body: string
   return undefined;
 }
 
+/** Each message an id of its own: Claude Code takes a repeated id for more of the same message. */
+let messageCount = 0;
+
 type Block = { type: string; text?: string; content?: unknown };
 interface AnthropicRequest {
   model: string;
@@ -94,7 +97,7 @@ function anthropic(request: AnthropicRequest, response: ServerResponse, calls: A
     ? [{ type: "tool_use", id: `toolu_${results.length + 1}`, name: "Bash", input: { command: next.command, description: "a call the test asks for", ...(next.timeoutMs && { timeout: next.timeoutMs }) } }]
     : [{ type: "text", text: "done" }];
   const stop = next ? "tool_use" : "end_turn";
-  const message = { id: `msg_${Date.now()}`, type: "message", role: "assistant", model: request.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } };
+  const message = { id: `msg_${++messageCount}`, type: "message", role: "assistant", model: request.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } };
   if (!request.stream) {
     response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...message, content, stop_reason: stop }));
   } else {
