@@ -15,6 +15,8 @@ import { fileURLToPath } from "node:url";
 const CALLS = Number(process.env.BENCH_CALLS ?? 12);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const COMMAND = "echo hi";
+// Each call its own words: Gemini CLI stops a run that repeats the same call (its loop detection).
+const commandOf = (n) => `${COMMAND} ${n}`;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const cli = join(root, "packages", "cli");
 const bin = join(cli, "dist", "bin.js");
@@ -50,7 +52,7 @@ function anthropic(request, response) {
   if (agent) times.push(performance.now());
   const done = request.messages.filter((message) => Array.isArray(message.content) && message.content.some((block) => block.type === "tool_result")).length;
   const call = agent && done < CALLS;
-  const block = call ? { type: "tool_use", id: `toolu_${done + 1}`, name: "Bash", input: { command: COMMAND, description: "bench" } } : { type: "text", text: "done" };
+  const block = call ? { type: "tool_use", id: `toolu_${done + 1}`, name: "Bash", input: { command: commandOf(done), description: "bench" } } : { type: "text", text: "done" };
   const message = { id: `msg_${++messages}`, type: "message", role: "assistant", model: request.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } };
   const stop = call ? "tool_use" : "end_turn";
   if (!request.stream) return response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ...message, content: [block], stop_reason: stop }));
@@ -70,7 +72,7 @@ function gemini(request, url, response) {
   const agent = (request.tools ?? []).some((tool) => (tool.functionDeclarations ?? []).some((declared) => declared.name === "run_shell_command"));
   if (agent) times.push(performance.now());
   const done = (request.contents ?? []).flatMap((content) => (content.parts ?? []).filter((part) => part.functionResponse)).length;
-  const parts = agent && done < CALLS ? [{ functionCall: { name: "run_shell_command", args: { command: COMMAND, description: "bench" } } }] : [{ text: agent ? "done" : '{"reasoning":"x","next_speaker":"user","model_choice":"flash"}' }];
+  const parts = agent && done < CALLS ? [{ functionCall: { name: "run_shell_command", args: { command: commandOf(done), description: "bench" } } }] : [{ text: agent ? "done" : '{"reasoning":"x","next_speaker":"user","model_choice":"flash"}' }];
   const chunk = { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 } };
   if (url.includes(":streamGenerateContent")) return response.writeHead(200, { "content-type": "text/event-stream" }).end(`data: ${JSON.stringify(chunk)}\n\n`);
   return response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(chunk));
