@@ -167,6 +167,7 @@ describe("toolhost hook gemini", () => {
     expect(ls.answer).toEqual({
       decision: "allow",
       reason: expect.stringContaining("toolhost: runs in toolhost's sandbox"),
+      systemMessage: expect.stringContaining("toolhost: runs in toolhost's sandbox"),
       hookSpecificOutput: { hookEventName: "BeforeTool", tool_input: { command: expect.stringContaining(`--chdir ${join(dir, "src")} `), dir_path: join(dir, "src") } },
     });
     const unconfined = await run(gemini("run_shell_command", { command: "ls" }), ["--no-confine"]);

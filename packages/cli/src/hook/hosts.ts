@@ -187,7 +187,8 @@ export const gemini: HookHost = {
   answer({ decision, reason, onAllow, updatedInput, note }) {
     const shown = note === undefined ? {} : { systemMessage: note };
     if (decision === "allow" && updatedInput !== undefined) {
-      return { decision: "allow", reason, hookSpecificOutput: { hookEventName: "BeforeTool", tool_input: updatedInput } };
+      // Gemini CLI keeps no reason of an allow: the line it shows the user says that the call runs confined.
+      return { decision: "allow", reason, systemMessage: reason, hookSpecificOutput: { hookEventName: "BeforeTool", tool_input: updatedInput } };
     }
     if (decision === "allow") return onAllow === "allow" ? { ...shown, decision: "allow" } : shown;
     // Gemini CLI's hooks have no "ask": a call the policy would ask about is refused, with the reason.
@@ -203,7 +204,7 @@ export const gemini: HookHost = {
     if (hasKeys(rest, ["decision", "reason", "hookSpecificOutput"])) {
       const output = rest.hookSpecificOutput;
       return (
-        systemMessage === undefined &&
+        systemMessage === rest.reason &&
         rest.decision === "allow" &&
         typeof rest.reason === "string" &&
         isRecord(output) &&
