@@ -1,7 +1,14 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
-import type { SandboxProbe } from "./_probe.js";
+
+/** A probe that found a working bwrap (the only answer kept): what `_probe.ts` answers then. */
+export interface WorkingProbe {
+  ok: true;
+  bwrap: string;
+  version: string | undefined;
+  sizedTmpfs: boolean;
+}
 
 // The probe's answer kept on disk between processes: a process started per call (a hook of
 // another agent host, `toolhost call`) would otherwise run bwrap three times (the probe, its
@@ -28,7 +35,7 @@ function keyOf(bwrap: string): string | undefined {
 }
 
 /** The answer kept for this bwrap, if any (a successful probe only: a failure is probed again). */
-export function cachedProbe(bwrap: string): SandboxProbe | undefined {
+export function cachedProbe(bwrap: string): WorkingProbe | undefined {
   const key = keyOf(bwrap);
   if (key === undefined) return undefined;
   try {
@@ -42,7 +49,7 @@ export function cachedProbe(bwrap: string): SandboxProbe | undefined {
 }
 
 /** Keeps a successful probe's answer for the next process (quietly not, where the folder cannot be written). */
-export function keepProbe(probe: SandboxProbe): void {
+export function keepProbe(probe: WorkingProbe | { ok: false }): void {
   if (!probe.ok) return;
   const key = keyOf(probe.bwrap);
   if (key === undefined) return;
