@@ -5,7 +5,8 @@
 //  2. the per-call timeline (prepare, spawn, first byte, exit, tree check, drain, result);
 //  3. 100 MB of output through the tool (unsandboxed, minimal root) beside coreutils writing the
 //     same bytes through one more pipe into a file (what the tool does: it keeps them in a file);
-//  4. 100 MB downloaded through the sandbox's proxy beside the same download made directly;
+//  4. 100 MB downloaded through the sandbox's proxy beside the same download made directly, and
+//     beside relays that add one more hop (Node's pipe(), the kernel's splice) (proxy.mjs);
 //  5. hiding the policy's denied paths (host root): what it costs a call.
 // Each measurement of time and memory of a whole run is a fresh Node process, so its peak RSS is its own.
 import { execFileSync } from "node:child_process";
@@ -187,57 +188,8 @@ console.log(`| the tool, unsandboxed (whole output kept in a file) | ${fixed(out
 console.log(`| the tool, sandboxed, minimal root | ${fixed(outMinimal.ms, 0)} (${fixed(outMinimal.ms / outOff.ms, 2)}x unsandboxed; target <= 1.1x: ${outMinimal.ms / outOff.ms <= 1.1 ? "met" : "NOT met"}) | ${fixed(outMinimal.warm, 0)} (${fixed(outMinimal.warm / outOff.warm, 2)}x unsandboxed) | ${fixed(outMinimal.rss)} |`);
 
 // ---------------------------------------------------------------------------------------------
-// 4: 100 MB through the proxy. The server is a process of its own, so that the measured process
-// only downloads (directly: it runs curl; through the proxy: it runs the tool, whose proxy carries the bytes).
-const SERVER = `
-  const server = require("node:http").createServer((request, response) => {
-    response.writeHead(200, { "content-length": String(100 * ${MiB}) });
-    const chunk = Buffer.alloc(${MiB}, "x");
-    let sent = 0;
-    const more = () => { while (sent < 100 && response.write(chunk)) sent += 1; if (sent < 100) response.once("drain", () => { sent += 1; more(); }); else response.end(); };
-    more();
-  });
-  server.listen(0, "127.0.0.1", () => console.log(server.address().port));
-`;
-const downloadScript = (network, port) => `
-  const { AgentHarness } = await import(${JSON.stringify(packages("core"))});
-  const bash = (await import(${JSON.stringify(packages("tool-bash"))})).default;
-  const ws = (await import("node:fs")).mkdtempSync("/tmp/bench-bash-ws-");
-  const harness = new AgentHarness({ cwd: ws, workspace: ws });
-  await harness.use(bash, { sandbox: "required", network: "${network}" });
-  harness.hooks.beforeToolCall.tapPromise("allow", async () => ({ allow: true, reason: "bench" }));
-  const call = (command) => harness.executeToolCalls([{ id: "1", name: "bash", arguments: { command } }]);
-  await call("true");
-  const idleRSS = process.memoryUsage().rss;
-  const [result] = await call("curl -sS --noproxy '' -o /dev/null -w '%{size_download} %{time_total}' http://127.0.0.1:${port}/big");
-  const [size, seconds] = result.content[0].text.split(" ").map(Number);
-  await harness.dispose();
-  console.log(JSON.stringify({ ms: seconds * 1000, size, maxRSS: process.resourceUsage().maxRSS, idleRSS: idleRSS / 1024 }));
-`;
-const { spawn } = await import("node:child_process");
-const server = spawn(process.execPath, ["-e", SERVER], { stdio: ["ignore", "pipe", "inherit"] });
-const port = await new Promise((resolve) => server.stdout.once("data", (data) => resolve(Number(String(data).trim()))));
-const downloads = { host: [], proxy: [] };
-try {
-  for (let round = 0; round < ROUNDS; round++) for (const through of Object.keys(downloads)) downloads[through].push(node(downloadScript(through, port)));
-} finally {
-  server.kill();
-}
-for (const [through, runs] of Object.entries(downloads)) {
-  if (runs.some((run) => run.size !== 100 * MiB)) {
-    console.error(`The download "${through}" was not whole: ${JSON.stringify(runs)}`);
-    process.exit(1);
-  }
-}
-const rate = (through) => (100 / median(downloads[through].map((run) => run.ms))) * 1000;
-const rss = (through) => median(downloads[through].map((run) => run.maxRSS)) / 1024;
-const [direct, proxied] = [rate("host"), rate("proxy")];
-const idle = (through) => median(downloads[through].map((run) => run.idleRSS)) / 1024;
-console.log(`\n100 MB downloaded with curl in the sandbox from a loopback server (a process of its own) (${ROUNDS} rounds, fresh Node process each with a harness, medians of curl's own transfer time):\n`);
-console.log("| run | MB/s | peak RSS of the Node process, MiB (after one call, before the download) |");
-console.log("|---|---:|---:|");
-console.log(`| direct (network "host") | ${fixed(direct, 0)} | ${fixed(rss("host"))} (${fixed(idle("host"))}) |`);
-console.log(`| through the sandbox's proxy (network "proxy"), which this process serves | ${fixed(proxied, 0)} (${fixed(proxied / direct, 2)}x; target >= 0.8x: ${proxied / direct >= 0.8 ? "met" : "NOT met"}) | ${fixed(rss("proxy"))} (${fixed(idle("proxy"))}): +${fixed(rss("proxy") - rss("host"))} over direct (target <= +40: ${rss("proxy") - rss("host") <= 40 ? "met" : "NOT met"}) |`);
+// 4: 100 MB through the proxy, beside a direct download and two relays as floors for one more hop (proxy.mjs).
+await (await import("./proxy.mjs")).proxyRow();
 
 // ---------------------------------------------------------------------------------------------
 // 5: hiding the policy's denied paths (root "host": the paths outside the workspace are mounted there).

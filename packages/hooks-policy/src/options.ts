@@ -39,7 +39,17 @@ export const RuleSchema = Type.Object(
       Type.String({ minLength: 1, description: "A glob on the URLs a tool declares it reaches: `https://api.example.com/**`." }),
     ),
     host: Type.Optional(
-      Type.String({ minLength: 1, description: "A glob on the host names a tool declares it reaches: `*.example.com`, `localhost`." }),
+      Type.String({
+        minLength: 1,
+        description:
+          "A glob on the host names a tool declares it reaches: `*.example.com`, `localhost`. An address (`127.0.0.1`, `[::1]`, in any spelling) or `localhost` also matches the address a connection goes to, whatever name led there.",
+      }),
+    ),
+    address: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+        description:
+          "The addresses a destination is reached at (those a proxy resolved its name to, or an address it names): `loopback` (127.0.0.0/8, ::1, 0.0.0.0/8, :: and this machine's own addresses), `link-local` (169.254.0.0/16, fe80::/10), `private` (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7), an address, or a range (`10.1.0.0/16`).",
+      }),
     ),
     inline: Type.Optional(
       Type.Literal(true, {
@@ -87,7 +97,7 @@ export const RuleSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `inline`, `kind`, `args`), whether only (un)sandboxed calls or (un)trusted workspaces, and the decision. */
+/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `address`, `inline`, `kind`, `args`), whether only (un)sandboxed calls or (un)trusted workspaces, and the decision. */
 export type PolicyRule = Static<typeof RuleSchema>;
 
 export const RedactSchema = Type.Object(

@@ -104,8 +104,9 @@ async function afterExamples(examples: ExampleChecks, decide: () => BeforeToolCa
 /** The policy's answer, recorded in the audit log first (a call whose decision cannot be recorded is refused). */
 async function decideAudited(policy: Policy, audit: AuditLog, ctx: ToolCallContext): Promise<BeforeToolCallResult> {
   const explanation = decideOne(policy, ctx);
+  const connection = isConnection(ctx) ? ctx.access?.network : undefined;
   try {
-    await audit.record(decisionLine({ toolCallId: ctx.toolCall.id, tool: ctx.tool.name, args: ctx.args }, explanation, policy));
+    await audit.record(decisionLine({ toolCallId: ctx.toolCall.id, tool: ctx.tool.name, args: ctx.args }, explanation, policy, connection));
   } catch (error) {
     return { block: true, reason: `policy error: could not write the audit log ${audit.file} (${messageOf(error)}), so the call was refused. Fix the file's folder or permissions, or remove "audit" from the policy options.` };
   }

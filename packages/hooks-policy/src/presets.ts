@@ -321,6 +321,23 @@ const MORE_CATASTROPHIC: PolicyRule[] = ["find ** / ** -delete", "find ** ~ ** -
   reason: "it deletes the whole system or home folder",
 }));
 
+/**
+ * Where a confined call's connections do not go (issue 37): this machine's own services (loopback,
+ * and its own addresses), link-local addresses (a cloud's metadata service, 169.254.169.254) and
+ * private networks, whatever name led there: the proxy asks about each address a name resolves
+ * to. A registry by its public name is not one; a rule of the user's that names the address
+ * (`{ host: "10.0.0.5", decision: allow }`, `{ address: "10.1.0.0/16", ... }`) allows it.
+ */
+const LOCAL_ADDRESSES: PolicyRule[] = [
+  {
+    tool: "*",
+    address: ["loopback", "link-local", "private"],
+    sandboxed: true,
+    decision: "deny",
+    reason: "it reaches this machine's own services or a private network; a rule that names the address allows it",
+  },
+];
+
 /** The presets `extends` can name. */
 export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   readonly: {
@@ -364,6 +381,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...MORE_CATASTROPHIC,
       ...MORE_SECRETS,
       ...PLANTED,
+      ...LOCAL_ADDRESSES,
     ],
   },
 });

@@ -24,7 +24,9 @@ function matcherOf(rule: PolicyRule): string {
           ? `url \`${rule.url}\``
           : rule.host !== undefined
             ? `host \`${rule.host}\``
-            : rule.inline
+            : rule.address !== undefined
+              ? `address ${[rule.address].flat().map((each) => `\`${each}\``).join(", ")}`
+              : rule.inline
               ? "inline: true"
               : rule.kind !== undefined
                 ? `kind ${[rule.kind].flat().map((each) => `\`${each}\``).join(", ")}`
@@ -61,7 +63,7 @@ describe("README", () => {
     expect(section("presets", presetTables())).toBe(presetTables());
     for (const [name, preset] of Object.entries(PRESETS)) {
       preset.rules.forEach((rule, index) => {
-        const matcher = rule.command ?? rule.path ?? rule.url ?? rule.host ?? (rule.inline ? "inline: true" : rule.kind !== undefined ? [rule.kind].flat()[0] : "every call");
+        const matcher = rule.command ?? rule.path ?? rule.url ?? rule.host ?? [rule.address ?? []].flat()[0] ?? (rule.inline ? "inline: true" : rule.kind !== undefined ? [rule.kind].flat()[0] : "every call");
         const line = readme.split("\n").find((each) => each.startsWith(`| ${name}:rules[${index}] |`));
         expect(line, `${name}:rules[${index}]`).toBeDefined();
         expect(line).toContain((matcher as string).replaceAll("|", "\\|"));

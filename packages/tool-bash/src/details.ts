@@ -55,6 +55,8 @@ export interface BashConnection {
   method: string;
   /** The URL the policy judged. */
   url: string;
+  /** The addresses the name resolved to, each judged, and the only ones the proxy connects to (absent for an address named as such). */
+  addresses?: string[];
   allowed: boolean;
   /** Why it was refused, or let through without asking (`destinations`). */
   reason?: string;

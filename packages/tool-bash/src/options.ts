@@ -73,7 +73,7 @@ export const BashToolOptionsSchema = Type.Object(
     destinations: Type.Array(Type.String({ pattern: "^[A-Za-z0-9*.\\-\\[\\]:]+:(\\d{1,5}|\\*)$" }), {
       default: [],
       description:
-        'Under network "proxy": destinations (`host:port`; `*.example.com:443`, `registry.npmjs.org:*`) the proxy lets through without asking the policy. Every other connection is judged by the harness\'s policy.',
+        'Under network "proxy": destinations (`host:port`; `*.example.com:443`, `registry.npmjs.org:*`) the proxy lets through without asking the policy about the name; the addresses it resolves to are still asked about (a deny of an address holds). Every other connection is judged by the harness\'s policy.',
     }),
     limits: Type.Optional(
       Type.Object(

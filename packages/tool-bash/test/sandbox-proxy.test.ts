@@ -123,16 +123,24 @@ describe("network proxy", { timeout: 120_000 }, () => {
     expect(asked.requests()).toBe(0);
   });
 
-  it("lets through the tool's own destinations without asking", async () => {
+  it("lets through the tool's own destinations without asking about the name; the address is still the policy's", async () => {
     const server = await serve();
-    const { harness, audit } = await harnessWith(1, 2, { destinations: [`127.0.0.1:${server.port}`] });
+    const { harness, audit } = await harnessWith(1, 2, { destinations: [`127.0.0.1:${server.port}`, `localhost:${server.port}`] });
     const result = await bash(harness, curl(`http://127.0.0.1:${server.port}/named`));
     expect(result.text).toBe("hello /named");
     expect(result.details.sandbox.connections).toMatchObject([{ allowed: true, reason: "named in the bash tool's destinations" }]);
-    // The policy was not asked about it: no network decision in its audit log.
-    expect(readFileSync(audit, "utf8")).not.toContain(`network GET http://127.0.0.1:${server.port}`);
+    // The policy was not asked about the destination, only about the address it goes to (which no rule names).
+    const text = readFileSync(audit, "utf8");
+    expect(text).not.toContain(`network GET http://127.0.0.1:${server.port}/named:`);
+    expect(text).toContain(`network GET http://127.0.0.1:${server.port}/named at 127.0.0.1: no rule names the address`);
+    // An address the policy denies holds for a destination the tool names.
+    const { harness: denying } = await harnessWith(1, server.port, { destinations: [`localhost:${server.port}`] });
+    const refused = await bash(denying, curl(`http://localhost:${server.port}/denied`));
+    expect(refused.text).toContain(`toolhost's proxy refused the connection to localhost:${server.port}`);
+    expect(refused.text).toContain("that server is not for commands");
+    expect(server.requests()).toBe(1);
     const access = await harness.getTool("bash")?.access?.({ command: "curl" }, { cwd: ws, workspace: ws });
-    expect(access?.confinement).toMatchObject({ root: "minimal", network: "proxy", destinations: [`127.0.0.1:${server.port}`] });
+    expect(access?.confinement).toMatchObject({ root: "minimal", network: "proxy", destinations: [`127.0.0.1:${server.port}`, `localhost:${server.port}`] });
   });
 
   it("carries 100 MB whole, in bounded memory", async () => {

@@ -22,6 +22,9 @@ export const policy: CommandModule = {
       .description("show the policy's decision on a call and every rule that matched, part by part")
       .argument("<tool>", 'the tool\'s name, or "-" to read JSON lines { "tool", "args", "cwd"?, "access"? } from standard input')
       .argument("[args]", "the arguments as a JSON object", "{}")
+      .option("--connect <destination>", "explain a connection the tool's sandbox proxy is asked to open instead: host:port (a tunnel), or an http:// or https:// URL")
+      .option("--method <method>", "with --connect and an http:// URL: the request's method (default GET)")
+      .option("--address <address>", "with --connect: the address the name resolves to (default: looked up now, as the proxy would)")
       .addHelpText(
         "after",
         `
@@ -30,11 +33,22 @@ can be checked against a policy; a line's "access" ({ commands, reads, readTrees
 network }) is what the call touches, for a tool this config does not have (another host's).
 --json prints the explanation as one JSON object.
 
+--connect explains a connection as the proxy of a sandboxed call asks about it: the
+destination's name (url and host rules, else the default), then each address it resolves to
+(address rules, and host or url rules that name an address); a name the policy denies is not
+looked up, as the proxy would not.
+
 Examples:
   toolhost policy explain bash '{"command": "rm -rf build && ls"}'
+  toolhost policy explain bash --connect registry.npmjs.org:443
+  toolhost policy explain bash --connect http://localhost:3000/ --method POST
   jq -c '{tool: .name, args: .arguments}' calls.jsonl | toolhost policy explain -`,
       )
-      .action(cli.action((tool: string, argsText: string) => explain(cli, tool, argsText)));
+      .action(
+        cli.action((tool: string, argsText: string, options: ConnectOptions) =>
+          options.connect === undefined ? explain(cli, tool, argsText) : explainConnect(cli, tool, options.connect, options),
+        ),
+      );
     group
       .command("rules")
       .description("list the rules in force, in the order they are layered, with their layer and source file")
@@ -81,6 +95,27 @@ async function explain(cli: Cli, tool: string, argsText: string): Promise<number
   const rules = explanation.decision === "ask" ? ((await service.rules?.()) ?? []) : [];
   await cli.out(explainText(explanation, cli.paintOut, { rules, cwd: cli.globals.cwd }));
   if (wouldEnd) await cli.out(terminalLine(`note: as it is, the call would not run: the tool refuses it (${wouldEnd.code}): ${wouldEnd.text}`) + "\n");
+  return ExitCode.OK;
+}
+
+interface ConnectOptions {
+  connect?: string;
+  method?: string;
+  address?: string;
+}
+
+async function explainConnect(cli: Cli, tool: string, destination: string, options: ConnectOptions): Promise<number> {
+  const { connectionHeader, connectionOf, explainConnection } = await import("../policy/connection.js");
+  const connection = await connectionOf(destination, options.method);
+  const host = await cli.host();
+  const explained = await explainConnection(policyOf(host), tool, connection, options.address);
+  if (cli.globals.json) {
+    await cli.out(`${JSON.stringify({ ...explained.explanation, connection: explained.connection })}\n`);
+    return ExitCode.OK;
+  }
+  const rules = explained.explanation.decision === "ask" ? ((await policyOf(host).rules?.()) ?? []) : [];
+  await cli.out(terminalLine(connectionHeader(explained).trimEnd()) + "\n");
+  await cli.out(explainText(explained.explanation, cli.paintOut, { rules, cwd: cli.globals.cwd }));
   return ExitCode.OK;
 }
 

@@ -24,7 +24,8 @@ export function explainText(explanation: PolicyExplanation, paint: Painter, sett
   for (const part of explanation.parts) {
     const note = ownNote(part, shared);
     lines.push(`  ${color(part.decision)}  ${part.kind} ${paint("bold", terminalLine(part.subject))}${note ? paint("dim", `  (${terminalLine(note)})`) : ""}`);
-    if (part.matched.length === 0) lines.push(`      ${paint("dim", "no rule matched: the default decides")}`);
+    // A part no rule matched that a note explains otherwise (an address no rule names) was not the default's.
+    if (part.matched.length === 0 && (part.note === undefined || part.note.includes("default"))) lines.push(`      ${paint("dim", "no rule matched: the default decides")}`);
     for (const rule of part.matched) lines.push(`      ${matchLine(rule, paint)}`);
   }
   const hint = explanation.decision === "ask" ? approveHint(explanation, setting) : undefined;

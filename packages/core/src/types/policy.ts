@@ -12,6 +12,11 @@ export interface PolicyRequest {
   cwd?: string;
   /** What the call touches. Default: what the harness's tool of that name declares for `args`. */
   access?: ToolAccess;
+  /**
+   * True: `access.network` are connections a running call's proxy asks to open (network `"proxy"`),
+   * judged as the proxy's follow-up questions are (`NetworkAccess.address`), not as a declaration.
+   */
+  connection?: boolean;
 }
 
 /**

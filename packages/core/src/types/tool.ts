@@ -103,6 +103,21 @@ export interface NetworkAccess {
   url: string;
   /** `GET`, `POST`, …, when known. */
   method?: string;
+  /**
+   * The address the connection to `url` goes to, when the caller resolved `url`'s host itself and
+   * connects to that address and no other (a proxy): canonical (`canonicalAddress`: `127.0.0.1`,
+   * `::1`, an IPv4-mapped address as IPv4). A policy judges it by the rules that name addresses (an
+   * address, a range such as loopback or private); where none names it, it adds nothing to the
+   * decision.
+   *
+   * In a call's own declaration (`AgentTool.access`) the URL is judged as well. In a running call's
+   * follow-up (`ToolExecution.authorize`), an entry with `address` asks about the address only: the
+   * tool has asked about `url` first (an entry without `address`), or let it through by its own
+   * settings, and asks about each address before it connects there (a name the policy refuses is
+   * then never looked up). A tool that connects to an address it asked about as a name alone lets
+   * one allowed name reach any address its resolver is told.
+   */
+  address?: string;
 }
 
 /**
@@ -189,7 +204,8 @@ export interface ToolConfinement {
   network: NetworkMode | boolean;
   /**
    * Under `"proxy"`: the destinations (`host:port`, `*.example.com:443`) the tool's own settings let
-   * through without asking; every other destination goes to the authorize stage. Absent: none.
+   * through without asking about their names (the addresses they resolve to are still asked
+   * about); every other destination goes to the authorize stage. Absent: none.
    */
   destinations?: string[];
   /** The bounds on processes, memory, file size, CPU time and open files; absent: none declared. */

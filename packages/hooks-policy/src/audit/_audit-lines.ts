@@ -1,4 +1,5 @@
-import { type AgentEvent, type AgentHarness, type ApprovalOutcome, HarnessStage, type PolicyExplanation, toolError } from "@toolhost/core";
+import { type AgentEvent, type AgentHarness, type ApprovalOutcome, HarnessStage, type NetworkAccess, type PolicyExplanation, toolError } from "@toolhost/core";
+import { NO_ADDRESS_RULE } from "../explain/_explanation.js";
 import { type AuditLog, digest } from "./_audit.js";
 import type { AuditApproval, AuditDecision, AuditRule } from "../audit-entry.js";
 import type { Policy } from "../types.js";
@@ -12,8 +13,16 @@ import { PolicyErrorCode } from "../types.js";
 
 type DecisionEvent = Extract<AgentEvent, { type: "tool_execution_decision" }>;
 
-/** The line of the policy's own decision: the rules that decided with their layers and owners, or whose default did. */
-export function decisionLine(call: { toolCallId: string; tool: string; args: unknown }, explanation: PolicyExplanation, policy: Policy): AuditDecision {
+/** A connection's destinations as an audit line names them: the URL, and the address it goes to when asked about one. */
+export function destinationsOf(network: readonly NetworkAccess[]): string[] {
+  return network.slice(0, 20).map((each) => (typeof each.address === "string" ? `${each.url} at ${each.address}` : each.url));
+}
+
+/**
+ * The line of the policy's own decision: the rules that decided with their layers and owners, or
+ * whose default did; for a connection (`connection`: what the proxy asked about), its destinations.
+ */
+export function decisionLine(call: { toolCallId: string; tool: string; args: unknown }, explanation: PolicyExplanation, policy: Policy, connection?: readonly NetworkAccess[]): AuditDecision {
   const line: AuditDecision = {
     time: new Date().toISOString(),
     event: "decision",
@@ -31,9 +40,10 @@ export function decisionLine(call: { toolCallId: string; tool: string; args: unk
       if (!rule) return [];
       return [{ id, layer: rule.layer, ...(rule.owner && { owner: rule.owner }), locked: rule.locked, ...(rule.source && { source: rule.source }) }];
     });
-  } else if (policy.defaultFrom) {
+  } else if (policy.defaultFrom && !explanation.parts.every((part) => part.note === NO_ADDRESS_RULE)) {
     line.default = policy.defaultFrom;
   }
+  if (connection) line.access = destinationsOf(connection);
   return line;
 }
 
@@ -81,7 +91,7 @@ function approvalLine(event: DecisionEvent, approval: ApprovalOutcome): AuditApp
   if (typeof answer?.via === "string") line.via = answer.via;
   if (typeof answer?.rule === "string") line.rule = answer.rule;
   if (approval.answeredBy !== undefined) line.answeredBy = approval.answeredBy;
-  if (event.access?.network) line.access = event.access.network.map((each) => each.url);
+  if (event.access?.network) line.access = destinationsOf(event.access.network);
   if (typeof answer?.reason === "string") line.reason = answer.reason;
   return line;
 }
@@ -108,7 +118,7 @@ function otherDecision(event: DecisionEvent): AuditDecision {
   const details = event.details as { code?: unknown; notLoaded?: unknown } | undefined;
   if (typeof details?.code === "string") line.code = details.code;
   if (Array.isArray(details?.notLoaded)) line.notLoaded = details.notLoaded.slice(0, 20).map(notLoadedItem);
-  if (event.access?.network) line.access = event.access.network.map((each) => each.url);
+  if (event.access?.network) line.access = destinationsOf(event.access.network);
   return line;
 }
 

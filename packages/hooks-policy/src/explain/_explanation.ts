@@ -7,6 +7,9 @@ import type { Decision } from "../options.js";
  * (`PolicyPart`, `PolicyMatch`, `PolicyExplanation`): what every reader of a decision sees.
  */
 
+/** The note of a connection's address that no rule names (it adds nothing to the decision). */
+export const NO_ADDRESS_RULE = "no rule names the address: the decision on its name stands";
+
 const SEVERITY: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 export function worst(a: Decision, b: Decision): Decision {
   return SEVERITY[a] >= SEVERITY[b] ? a : b;

@@ -60,6 +60,8 @@ export async function explainCall(harness: AgentHarness, policy: Policy, request
       throw new TypeError("explain takes { tool: string, args, cwd?, access? }");
     }
     const cwd = typeof request.cwd === "string" ? resolve(harness.cwd, request.cwd) : harness.cwd;
+    // Connections a proxy would ask about: judged as its questions are, whatever tool is named.
+    if (request.connection === true) return { explanation: policy.decideConnection({ tool: request.tool, args: request.args, cwd, ...(request.access && { access: request.access }) }) };
     if (request.access !== undefined || !harness.getTool(request.tool)) {
       return { explanation: policy.decide({ tool: request.tool, args: request.args, cwd, ...(request.access && { access: request.access }) }) };
     }

@@ -11,7 +11,7 @@ import { judgeArgs } from "./_arguments.js";
 import { judgeShell } from "./_commands.js";
 import { liftedNote, noteUntrusted, orderSandboxed, type Trust, trustOf } from "./_confinement.js";
 import { judgePath } from "./_files.js";
-import { judgeConnection, judgeNetwork } from "./_network.js";
+import { judgeConnections, judgeNetwork } from "./_network.js";
 import { Protection } from "./_protection.js";
 import { type JudgeScope, LIFTED, READ, WRITE } from "./_scope.js";
 import { type ToolRules, toolRulesOf } from "./_tool-rules.js";
@@ -102,8 +102,9 @@ export class CompiledPolicy implements Policy, JudgeScope {
       const access = checkAccess(request.access);
       const destinations = access?.network ?? [];
       if (destinations.length === 0) throw new TypeError("a connection to decide names no destination ({ network: [{ url }] })");
-      const rules = this.#rulesFor(tool, false);
-      const parts = destinations.map((destination) => judgeConnection(this, destination, rules));
+      // A connection its proxy asks about is of a call whose network is confined: `sandboxed: true` rules judge it.
+      const rules = this.#rulesFor(tool, true);
+      const parts = judgeConnections(this, destinations, rules);
       return summarize(tool, parts, this.layering);
     } catch (error) {
       const reason = `policy error: ${messageOf(error)}`;
@@ -167,7 +168,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
       parts.push(part);
     }
     for (const path of access?.writes ?? []) parts.push(judgePath(this, WRITE, path, rules.write, rules.writeWhole, cwd));
-    if (rules.network.length > 0) for (const destination of access?.network ?? []) parts.push(judgeNetwork(this, destination, rules));
+    if (rules.network.length > 0) for (const destination of access?.network ?? []) parts.push(...judgeNetwork(this, destination, rules));
     return parts;
   }
 

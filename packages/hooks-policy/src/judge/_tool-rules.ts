@@ -69,7 +69,7 @@ export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean
     allCommand,
     inline: mine.filter((rule) => rule.inline),
     kinds: mine.filter((rule) => rule.kinds !== undefined),
-    network: mine.filter((rule) => rule.url || rule.host),
+    network: mine.filter((rule) => rule.url || rule.host || rule.address),
     args: mine.filter((rule) => rule.args),
     write: new PathIndex(fileRules(WRITE), anchors),
     read: new PathIndex(read, anchors),

@@ -18,7 +18,11 @@ export function checkAccess(access: unknown): ToolAccess | undefined {
   list("writes", isString, "paths");
   list("readTrees", isString, "paths");
   list("commands", (item) => typeof item === "object" && item !== null && typeof (item as CommandAccess).command === "string", "{ command, cwd }");
-  list("network", (item) => typeof item === "object" && item !== null && typeof (item as NetworkAccess).url === "string", "{ url, method? }");
+  const destination = (item: unknown) => {
+    const each = item as NetworkAccess | null;
+    return typeof each === "object" && each !== null && typeof each.url === "string" && (each.address === undefined || typeof each.address === "string");
+  };
+  list("network", destination, "{ url, method?, address? }");
   if (record.confinement !== undefined) checkConfinement(record.confinement);
   return record as ToolAccess;
 }

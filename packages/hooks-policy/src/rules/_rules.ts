@@ -5,6 +5,7 @@ import { toolMatcher, wordGlob } from "./_glob.js";
 import { compilePathPattern, type PathAnchors } from "../paths/_paths.js";
 import { kindNames, parseKind } from "../inventory/_kinds.js";
 import type { Decision, PolicyRule } from "../options.js";
+import { type AddressMatcher, addressMatcher, hostAddresses, urlAddresses } from "./_addresses.js";
 
 /** A rule made ready to match: its matcher compiled, its id and place known. */
 export interface CompiledRule {
@@ -17,8 +18,17 @@ export interface CompiledRule {
   tool: (name: string) => boolean;
   command: CommandPattern | undefined;
   path: ((path: string) => boolean) | undefined;
+  /** On the URL judged, its host canonical (`http://127.1/**` is written `http://127.0.0.1/**`). */
   url: RegExp | undefined;
+  /** On the host judged (canonical: lower case, an address as `canonicalAddress` writes it). */
   host: RegExp | undefined;
+  /** `address` rules: the addresses a destination is reached at. */
+  address: AddressMatcher | undefined;
+  /**
+   * `host` and `url` rules whose host is an address or `localhost`: the addresses that host names,
+   * and for a `url` rule the host to write in a URL to test it on one of them.
+   */
+  names: { matcher: AddressMatcher; urlHost: string | undefined } | undefined;
   inline: boolean;
   /** The kinds and roles of program it matches (`kind`). */
   kinds: readonly string[] | undefined;
@@ -31,7 +41,7 @@ export interface CompiledRule {
 
 export type ArgMatcher = (value: unknown) => Match;
 
-export const MATCHERS = ["command", "path", "url", "host", "inline", "kind", "args"] as const;
+export const MATCHERS = ["command", "path", "url", "host", "address", "inline", "kind", "args"] as const;
 
 /** Compiles one rule; throws a `ToolhostError` that names the rule when it is invalid. */
 export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, where: string): CompiledRule {
@@ -62,6 +72,12 @@ export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, 
       `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: the path pattern ${JSON.stringify(rule.path)} is not a valid glob (${messageOf(error)}).`,
     );
   }
+  const address = rule.address === undefined ? undefined : addressMatcher(rule.address);
+  if (address !== undefined && typeof address !== "function") {
+    throw new ToolhostError(ErrorCode.INVALID_PLUGIN_OPTIONS, `Invalid rule ${where} (${id}) of @toolhost/hooks-policy: ${address.problem}.`);
+  }
+  const hostNames = rule.host === undefined ? undefined : hostAddresses(rule.host);
+  const urlNames = rule.url === undefined ? undefined : urlAddresses(rule.url);
   return {
     id,
     order: 0,
@@ -71,8 +87,10 @@ export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, 
     tool: toolMatcher(rule.tool ?? "*"),
     command: rule.command === undefined ? undefined : new CommandPattern(rule.command),
     path,
-    url: rule.url === undefined ? undefined : urlGlob(rule.url),
-    host: rule.host === undefined ? undefined : wordGlob(rule.host.toLowerCase()),
+    url: rule.url === undefined ? undefined : urlGlob(urlNames?.pattern ?? rule.url),
+    host: rule.host === undefined ? undefined : wordGlob(hostNames?.text ?? rule.host.toLowerCase()),
+    address,
+    names: urlNames ? { matcher: urlNames.matcher, urlHost: urlNames.urlHost } : hostNames ? { matcher: hostNames.matcher, urlHost: undefined } : undefined,
     inline: rule.inline === true,
     kinds,
     args: rule.args === undefined ? undefined : Object.entries(rule.args).map(([field, expected]) => [field, argMatcher(expected)]),
@@ -133,6 +151,7 @@ function ownMatcherText(rule: PolicyRule): string {
   if (rule.path !== undefined) return `path ${JSON.stringify(rule.path)}`;
   if (rule.url !== undefined) return `url ${JSON.stringify(rule.url)}`;
   if (rule.host !== undefined) return `host ${JSON.stringify(rule.host)}`;
+  if (rule.address !== undefined) return `address ${[rule.address].flat().join(", ")}`;
   if (rule.inline) return "inline programs";
   if (rule.kind !== undefined) return `programs of kind ${[rule.kind].flat().join(", ")}`;
   if (rule.args !== undefined) return `args ${JSON.stringify(rule.args)}`;

@@ -1,20 +1,9 @@
-import { type Socket, connect, isIP } from "node:net";
-import { messageOf } from "@toolhost/core";
-import type { ConnectionJudge, Destination } from "./_judge.js";
+import { type LookupFunction, type Socket, connect } from "node:net";
+import { hostInUrl, messageOf } from "@toolhost/core";
+import type { ConnectionJudge } from "./_judge.js";
 
 /** Finds the call a connection belongs to by the credentials it carries. */
 export type CallOf = (token: string) => ConnectionJudge | undefined;
-
-/** What the policy judges for a tunnel to host:port: its TLS is not opened, so only the host and port are known. */
-export function tunnelUrl(host: string, port: number): string {
-  const name = isIP(host) === 6 ? `[${host}]` : host;
-  if (port === 80) return `http://${name}/`;
-  return port === 443 ? `https://${name}/` : `https://${name}:${port}/`;
-}
-
-export function hostPort(destination: Destination): string {
-  return `${isIP(destination.host) === 6 ? `[${destination.host}]` : destination.host}:${destination.port}`;
-}
 
 /** What the destination sends is read into buffers this big, a few of them reused (a download makes no garbage). */
 const CHUNK = 512 * 1024;
@@ -28,11 +17,27 @@ export interface Upstream {
   deliver(client: Socket): void;
 }
 
-/** Connects to the destination from this machine: the connection, or why it failed. */
-export function open(destination: Destination, judge: ConnectionJudge): Promise<Upstream | string> {
+/**
+ * Connects from this machine to the first of `addresses` (those judged, in the resolver's order)
+ * that answers: the connection, or why each failed. The socket is given an address, so Node looks
+ * nothing up; its lookup refuses, should a name ever reach it.
+ */
+export async function open(addresses: readonly string[], port: number, judge: ConnectionJudge): Promise<Upstream | string> {
+  const failures: string[] = [];
+  for (const address of addresses) {
+    const upstream = await openOne(address, port, judge);
+    if (typeof upstream !== "string") return upstream;
+    failures.push(addresses.length > 1 ? `${hostInUrl(address)}: ${upstream}` : upstream);
+  }
+  return failures.join("; ");
+}
+
+const noLookup: LookupFunction = (hostname, _options, callback) => callback(Object.assign(new Error(`the proxy looks up no name when it connects (${hostname})`), { code: "ENOTFOUND" }), "", 4);
+
+function openOne(address: string, port: number, judge: ConnectionJudge): Promise<Upstream | string> {
   return new Promise((resolve) => {
     const pump = new Downstream();
-    const socket = connect({ host: destination.host, port: destination.port, onread: { buffer: () => pump.take(), callback: (bytes, buffer) => pump.read(bytes, buffer as Buffer) } });
+    const socket = connect({ host: address, port, lookup: noLookup, onread: { buffer: () => pump.take(), callback: (bytes, buffer) => pump.read(bytes, buffer as Buffer) } });
     pump.from = socket;
     judge.track(socket);
     socket.once("connect", () => resolve({ socket, deliver: (client) => pump.to(client) }));

@@ -1,7 +1,8 @@
 import type { Socket } from "node:net";
+import { type DestinationProblem, parseHost, tunnelUrl } from "@toolhost/core";
+import { type CallOf, join, open } from "./_connect.js";
 import type { Destination } from "./_judge.js";
 import type { HandshakeReader } from "./_reader.js";
-import { type CallOf, join, open, tunnelUrl } from "./_connect.js";
 
 /** SOCKS5 reply codes (RFC 1928). */
 const REFUSED_BY_RULES = 2;
@@ -29,13 +30,21 @@ export async function serveSocks(reader: HandshakeReader, socket: Socket, callOf
   const request = await reader.take(4);
   if (!request || request[0] !== 5) return void socket.destroy();
   if (request[1] !== 1) return void socket.end(answer(COMMAND_NOT_SUPPORTED));
-  const host = await address(reader, request[3] as number);
+  const type = request[3] as number;
+  if (type !== 1 && type !== 3 && type !== 4) return void socket.end(answer(ADDRESS_NOT_SUPPORTED));
+  const host = await address(reader, type);
   const port = (await reader.take(2))?.readUInt16BE(0);
-  if (host === undefined || port === undefined || port === 0) return void socket.end(answer(ADDRESS_NOT_SUPPORTED));
-  const destination: Destination = { host, port, method: "CONNECT", url: tunnelUrl(host, port) };
+  if (host === undefined || port === undefined) return void socket.destroy();
+  if ("problem" in host || port === 0) {
+    judge.refused("problem" in host ? host.text : `${host.host}:0`, "CONNECT", "problem" in host ? host.problem : "the port is 0");
+    return void socket.end(answer(ADDRESS_NOT_SUPPORTED));
+  }
+  const destination: Destination = { ...host, port, method: "CONNECT", url: tunnelUrl(host.host, port) };
+  // The client has said what it wants: it now waits for the answer, which may be a person's.
+  socket.setTimeout(0);
   const verdict = await judge.judge(destination);
-  if (!verdict.allowed) return void socket.end(answer(REFUSED_BY_RULES));
-  const upstream = await open(destination, judge);
+  if (!verdict.allowed) return void socket.end(answer(verdict.unreachable ? HOST_UNREACHABLE : REFUSED_BY_RULES));
+  const upstream = await open(verdict.addresses, port, judge);
   if (typeof upstream === "string") return void socket.end(answer(HOST_UNREACHABLE));
   socket.write(answer(0));
   join(socket, reader.detach(), upstream);
@@ -52,21 +61,31 @@ async function credentials(reader: HandshakeReader): Promise<string | undefined>
   return password.toString("utf8");
 }
 
-/** The destination's address: IPv4 (1), a name (3) or IPv6 (4). */
-async function address(reader: HandshakeReader, type: number): Promise<string | undefined> {
-  if (type === 1) return (await reader.take(4))?.join(".");
-  if (type === 3) {
+type Host = { host: string; isAddress: boolean };
+
+/**
+ * The destination's host, through core's one parser: IPv4 (1), a name (3: its bytes must be a
+ * name as `parseHost` takes it, so a NUL or a dot too many is refused) or IPv6 (4; an IPv4-mapped
+ * one is its IPv4 address). Undefined when the client ended first.
+ */
+async function address(reader: HandshakeReader, type: 1 | 3 | 4): Promise<Host | (DestinationProblem & { text: string }) | undefined> {
+  let text: string;
+  if (type === 1) {
+    const bytes = await reader.take(4);
+    if (!bytes) return undefined;
+    text = bytes.join(".");
+  } else if (type === 3) {
     const length = (await reader.take(1))?.[0];
     const name = length ? await reader.take(length) : undefined;
-    return name?.toString("latin1");
-  }
-  if (type === 4) {
+    if (!name) return length === 0 ? { problem: "the host is empty", text: "" } : undefined;
+    text = name.toString("utf8");
+  } else {
     const bytes = await reader.take(16);
     if (!bytes) return undefined;
-    const groups = Array.from({ length: 8 }, (_, at) => bytes.readUInt16BE(at * 2).toString(16));
-    return groups.join(":");
+    text = Array.from({ length: 8 }, (_, at) => bytes.readUInt16BE(at * 2).toString(16)).join(":");
   }
-  return undefined;
+  const parsed = parseHost(text, type === 4);
+  return "problem" in parsed ? { ...parsed, text } : parsed;
 }
 
 /** A reply: the code, and a zero IPv4 address and port (the client needs no bound address). */
