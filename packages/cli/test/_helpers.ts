@@ -16,7 +16,7 @@ export const TEST_BOUND_MS = 600_000;
 const CORE = realpathSync(join(CLI_DIR, "node_modules", "@toolhost", "core"));
 
 /**
- * The user's config and cache folders and the managed config folder of everything this test file runs (the
+ * The user's config folder and the managed config folder of everything this test file runs (the
  * test process itself and the CLIs it starts, through the environment): fresh and empty, so no
  * config, trusted folder or token of the machine's user counts, and none is left behind.
  */
@@ -24,7 +24,7 @@ export const TEST_HOME = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-test-
 export const USER_CONFIG_DIR = join(TEST_HOME, "config", "toolhost");
 export const MANAGED_CONFIG_DIR = join(TEST_HOME, "managed");
 /** The variables that point there, for a child started with an environment of its own. */
-export const TEST_ENV = { XDG_CONFIG_HOME: join(TEST_HOME, "config"), XDG_CACHE_HOME: join(TEST_HOME, "cache"), TOOLHOST_MANAGED_CONFIG_DIR: MANAGED_CONFIG_DIR };
+export const TEST_ENV = { XDG_CONFIG_HOME: join(TEST_HOME, "config"), TOOLHOST_MANAGED_CONFIG_DIR: MANAGED_CONFIG_DIR };
 Object.assign(process.env, TEST_ENV);
 // After the file's own afterAll hooks (vitest runs them last registered first): its servers are down.
 afterAll(() => rmSync(TEST_HOME, { recursive: true, force: true }));
