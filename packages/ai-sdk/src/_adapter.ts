@@ -93,6 +93,20 @@ export class Adapter {
     }
   }
 
+  #onPage = false;
+
+  /**
+   * From now on, the asks of this harness's calls no answer of the application covers go to the
+   * approvals page (`toolhostTools(…, { approvals: "page" })`): one tap, after the application's.
+   */
+  askThroughPage(): void {
+    if (this.#onPage) return;
+    this.#onPage = true;
+    this.harness.hooks.approve.tapPromise({ name: `${NAME} (approvals page)`, stage: APPROVE_STAGE + 1 }, async (request, signal) =>
+      this.harness.getService("approvals")?.ask(request, signal),
+    );
+  }
+
   /** Holds what the application answered for a call until its ask, or its end. */
   hold(toolCallId: string, approval: ApplicationApproval | undefined): void {
     if (approval) this.#approvals.set(toolCallId, approval);

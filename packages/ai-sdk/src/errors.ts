@@ -10,6 +10,8 @@ export const AiSdkErrorCode = Object.freeze({
   INVALID_SCHEMA: "TOOLHOST_AI_SDK_INVALID_SCHEMA",
   /** `toolhostTools` was given something that is neither a harness nor a host. */
   INVALID_SOURCE: "TOOLHOST_AI_SDK_INVALID_SOURCE",
+  /** `toolhostTools(…, { approvals: "page" })` on a harness that has no `approvals` service (`@toolhost/approvals`). */
+  NO_APPROVALS_PAGE: "TOOLHOST_AI_SDK_NO_APPROVALS_PAGE",
 } as const);
 
 /**

@@ -15,6 +15,14 @@ export interface ToolhostToolsOptions {
   include?: readonly string[];
   /** Tool names (or globs) to leave out; they win over `include`. */
   exclude?: readonly string[];
+  /**
+   * Who answers the policy's asks: the application, through the SDK's tool approval (`"application"`,
+   * the default), or a person on the user's approvals page (`"page"`: `toolhost approvals serve`;
+   * the harness needs `@toolhost/approvals`, whose `approvals` service puts each ask there). With
+   * `"page"` no tool needs the SDK's approval: a call waits in `execute` until it is answered there,
+   * or refused (no page running, no answer in time).
+   */
+  approvals?: "application" | "page";
 }
 
 /**
@@ -34,10 +42,20 @@ export interface ToolhostToolsOptions {
  */
 export function toolhostTools(source: AnyAgentHarness | Pick<Host, "harness">, options: ToolhostToolsOptions = {}): ToolSet {
   const harness = harnessOf(source);
-  adapterOf(harness);
+  const adapter = adapterOf(harness);
+  const onPage = options.approvals === "page";
+  if (onPage) {
+    if (harness.getService("approvals") === undefined) {
+      throw new ToolhostError(
+        AiSdkErrorCode.NO_APPROVALS_PAGE,
+        'toolhostTools(…, { approvals: "page" }) puts asks on the approvals page, and no plugin of this harness provides it: add "@toolhost/approvals" to the config\'s plugins (or harness.use it).',
+      );
+    }
+    adapter.askThroughPage();
+  }
   const keep = nameFilter(options.include, options.exclude);
   const tools: ToolSet = {};
-  for (const tool of harness.tools) if (keep(tool.name)) tools[tool.name] = aiSdkToolOf(harness, tool);
+  for (const tool of harness.tools) if (keep(tool.name)) tools[tool.name] = aiSdkToolOf(harness, tool, onPage);
   return tools;
 }
 
@@ -50,7 +68,7 @@ function harnessOf(source: unknown): AnyAgentHarness {
   );
 }
 
-function aiSdkToolOf(harness: AnyAgentHarness, agentTool: AnyAgentTool): Tool<unknown, ToolhostToolOutput> {
+function aiSdkToolOf(harness: AnyAgentHarness, agentTool: AnyAgentTool, onPage: boolean): Tool<unknown, ToolhostToolOutput> {
   const { name } = agentTool;
   // A round trip through JSON drops TypeBox's symbol keys: the SDK and the model get plain JSON Schema.
   const schema = JSON.parse(JSON.stringify(agentTool.parameters)) as Parameters<typeof jsonSchema>[0];
@@ -59,7 +77,8 @@ function aiSdkToolOf(harness: AnyAgentHarness, agentTool: AnyAgentTool): Tool<un
     title: agentTool.label,
     // Not validated by the SDK: the pipeline validates, and an invalid call gets toolhost's error with each problem.
     inputSchema: jsonSchema<unknown>(schema),
-    needsApproval: (input, { toolCallId }) => (mayAsk(harness, agentTool) ? asks(harness, { id: toolCallId, name, arguments: input }) : false),
+    // On the page, the pipeline's own ask waits for a person in `execute`: the SDK asks the application nothing.
+    needsApproval: (input, { toolCallId }) => (!onPage && mayAsk(harness, agentTool) ? asks(harness, { id: toolCallId, name, arguments: input }) : false),
     execute: (input, options) => run(harness, name, input, options),
     toModelOutput: ({ output }) => modelOutputOf(output),
   };

@@ -128,6 +128,9 @@ export class Cli {
     if (this.interactive) {
       const { attachApprover } = await import("./approve/terminal.js");
       attachApprover(host, this);
+    } else if (this.approvals !== undefined) {
+      const { attachPageApprover } = await import("./approvals/ask.js");
+      attachPageApprover(host);
     }
     return host;
   }

@@ -25,7 +25,7 @@ export class Approvals {
     private readonly harness: AgentHarness,
     private readonly allowHint: string,
   ) {
-    harness.hooks.approve.tap(TAP, (request) => this.#answer(request));
+    harness.hooks.approve.tapPromise(TAP, async (request, signal) => this.#answer(request, signal));
   }
 
   static of(harness: AgentHarness, allowHint: string): Approvals {
@@ -45,7 +45,7 @@ export class Approvals {
     this.#calls.delete(toolCallId);
   }
 
-  #answer(request: ApprovalRequest): ApprovalResult | undefined {
+  #answer(request: ApprovalRequest, signal: AbortSignal): ApprovalResult | Promise<ApprovalResult> | undefined {
     const state = this.#calls.get(request.toolCall.id);
     if (!state) return undefined;
     if (state.answer) return state.answer;
@@ -54,6 +54,9 @@ export class Approvals {
       if (state.question !== undefined) return { approved: false, reason: "the MCP client's user was asked" };
       return { approved: false, reason: "the question could not be shown without a secret in it, so the call is refused" };
     }
+    // A client that cannot ask its user: the user's approvals page, when the config names one (@toolhost/approvals).
+    const page = this.harness.getService("approvals");
+    if (page !== undefined) return page.ask(request, signal, { asker: "toolhost mcp serve" });
     // The refusal already says why the call asked (core's "needs approval (…), and <this>"): not again here.
     return {
       approved: false,

@@ -34,8 +34,10 @@ function registerHost(group: Command, cli: Cli, id: HostId): void {
     .description(`answer one ${id === "claude-code" ? "Claude Code PreToolUse" : "Gemini CLI BeforeTool"} hook payload read on standard input`)
     .option("--on-allow <mode>", 'on allow: "defer" to the host\'s own permissions (default) or "allow" outright', "defer")
     .option("--server <url>", `ask a running \`toolhost hook serve\` at this URL (default: $${SERVER_ENV}); decides here when it cannot be used`)
+    .option("--on-ask <mode>", 'on ask: "host" hands it to the host, which asks its user (default); "page" asks on the approvals page (toolhost approvals serve) and answers allow or deny, for a headless host')
+    .option("--timeout <seconds>", "the host's timeout for this hook: an ask on the approvals page ends shortly before it (default 30, as toolhost hook install writes)")
     .option("--no-confine", "answer an allowed shell call as it is, to run unconfined (default: rewritten to run in toolhost's sandbox)")
-    .action(async (options: { onAllow: string; server?: string; confine: boolean }) => {
+    .action(async (options: { onAllow: string; server?: string; onAsk?: string; timeout?: string; confine: boolean }) => {
       // Reached only through commander (e.g. after global options); bin.ts takes the fast path.
       const { runHookCommand } = (await import(HOOK_COMMAND)) as typeof import("../hook/command.js");
       const { config } = cli.globals;
@@ -43,6 +45,8 @@ function registerHost(group: Command, cli: Cli, id: HostId): void {
         "--on-allow",
         options.onAllow,
         ...(options.server !== undefined ? ["--server", options.server] : []),
+        ...(options.onAsk !== undefined ? ["--on-ask", options.onAsk] : []),
+        ...(options.timeout !== undefined ? ["--timeout", options.timeout] : []),
         ...(config !== undefined ? ["--config", config] : []),
         ...(options.confine ? [] : ["--no-confine"]),
       ]);

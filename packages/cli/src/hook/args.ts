@@ -20,6 +20,10 @@ export interface HookRunOptions {
    * `--no-confine` false): the command is then judged as the sandbox confines it.
    */
   confine: boolean;
+  /** Where an ask goes: to the host, which asks its user (default), or to the approvals page (`--on-ask page`, for a headless host). */
+  onAsk?: "host" | "page";
+  /** The host's timeout for this hook, in seconds (`--timeout`, default what `hook install` writes): an ask on the page ends before it. */
+  timeoutSeconds?: number;
 }
 
 /** A hook called wrongly (an unknown option, a bad value): the call is blocked, with this message. */
@@ -40,28 +44,48 @@ export function hookRunOptions(host: HookHost["id"], args: string[], env: NodeJS
   const values = parseOptions(args);
   const onAllow = values["on-allow"];
   if (onAllow !== "defer" && onAllow !== "allow") throw new HookUsageError(`--on-allow takes "defer" or "allow", not "${onAllow}".`);
+  const asking = askingOptions(values["on-ask"], values.timeout);
+  const confine = values["no-confine"] !== true;
+  if (asking.onAsk === "page") return { host, onAllow, confine, config: values.config, ...asking };
   if (values.server !== undefined && values.config !== undefined) {
     throw new HookUsageError(
       `--server and --config cannot go together: the server decides with the config it finds from each call's cwd. Give --config to \`toolhost hook serve\` instead, or drop --server.`,
     );
   }
-  const confine = values["no-confine"] !== true;
   if (values.server !== undefined) return { host, onAllow, confine, server: serverUrl(values.server, "--server") };
   const fromEnv = env[SERVER_ENV];
   if (fromEnv !== undefined && fromEnv !== "" && values.config === undefined) return { host, onAllow, confine, server: serverUrl(fromEnv, SERVER_ENV) };
   return { host, onAllow, confine, config: values.config };
 }
 
-function parseOptions(args: string[]): { config?: string | undefined; "on-allow": string; server?: string | undefined; "no-confine"?: boolean | undefined } {
+/** `--on-ask` and `--timeout`: an ask on the page is decided in this process, and ends before the host's timeout. */
+function askingOptions(onAsk: string | undefined, timeout: string | undefined): { onAsk: "host" | "page"; timeoutSeconds: number } {
+  if (onAsk !== undefined && onAsk !== "host" && onAsk !== "page") throw new HookUsageError(`--on-ask takes "host" or "page", not "${onAsk}".`);
+  const seconds = Number(timeout ?? DEFAULT_HOOK_TIMEOUT);
+  if (!Number.isInteger(seconds) || seconds < 1) throw new HookUsageError(`--timeout takes the host's timeout for this hook in whole seconds, not "${timeout}".`);
+  return { onAsk: onAsk ?? "host", timeoutSeconds: seconds };
+}
+
+/** The timeout `hook install` gives the hook (Claude Code's `timeout: 30`, Gemini CLI's 30000 ms). */
+export const DEFAULT_HOOK_TIMEOUT = 30;
+
+function parseOptions(args: string[]): {
+  config?: string | undefined;
+  "on-allow": string;
+  server?: string | undefined;
+  "on-ask"?: string | undefined;
+  timeout?: string | undefined;
+  "no-confine"?: boolean | undefined;
+} {
   try {
     return parseArgs({
       args,
-      options: { config: { type: "string", short: "c" }, "on-allow": { type: "string", default: "defer" }, server: { type: "string" }, "no-confine": { type: "boolean" } },
+      options: { config: { type: "string", short: "c" }, "on-allow": { type: "string", default: "defer" }, server: { type: "string" }, "on-ask": { type: "string" }, timeout: { type: "string" }, "no-confine": { type: "boolean" } },
       allowPositionals: false,
       strict: true,
     }).values;
   } catch (error) {
-    throw new HookUsageError(`${(error as Error).message} (toolhost hook takes --on-allow, --server, --config and --no-confine).`);
+    throw new HookUsageError(`${(error as Error).message} (toolhost hook takes --on-allow, --server, --config, --on-ask, --timeout and --no-confine).`);
   }
 }
 

@@ -4,6 +4,7 @@ import { cliHostOptions } from "../_defaults.js";
 import type { HookRunOptions } from "./args.js";
 import { HOOK_SERVICES, HookJudge, type HookVerdict } from "./decide.js";
 import { HOOK_HOSTS } from "./hosts.js";
+import { askThroughPage } from "./page.js";
 import { parsePayload } from "./payload.js";
 import { readStdin } from "../_input.js";
 import { write } from "../_output.js";
@@ -25,12 +26,16 @@ export async function runHook(options: HookRunOptions): Promise<number> {
       throw new Error(`toolhost hook ${hookHost.id} reads one ${hookHost.title} ${hookHost.event} payload on standard input; it is run by ${hookHost.title}, not by hand (see toolhost hook install).`);
     }
     const call = await parsePayload(hookHost, options.input ?? (await readStdin()));
-    // Confining, the sandbox's plugin too (tool-bash provides it); no other tool plugin is imported.
-    const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: options.confine ? HOOK_SERVICES : "policy" });
+    const onPage = options.onAsk === "page";
+    // Confining, the sandbox's plugin too (tool-bash provides it); on the page, the approvals plugin; no other plugin.
+    const services = [...(options.confine ? HOOK_SERVICES : ["policy"]), ...(onPage ? ["approvals"] : [])];
+    const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: services });
     closeHost = () => host.harness.dispose();
+    const page = onPage ? askThroughPage(host, hookHost, call, options) : undefined;
     // This process exits once it has answered: it holds nothing for the command (see SandboxPlace.holds).
     const verdict: HookVerdict = await new HookJudge(host, { holds: false }).decide(hookHost, call, options.confine);
-    await write(process.stdout, `${JSON.stringify(hookHost.answer({ ...verdict, onAllow: options.onAllow }))}\n`);
+    const onAllow = page?.approved() ? "allow" : options.onAllow;
+    await write(process.stdout, `${JSON.stringify(hookHost.answer({ ...verdict, onAllow }))}\n`);
     return 0;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;

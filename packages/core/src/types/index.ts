@@ -6,6 +6,7 @@
 export type * from "./content.js";
 export type * from "./tool.js";
 export type * from "./approval.js";
+export type * from "./approvals.js";
 export type * from "./messages.js";
 export type * from "./model.js";
 export type * from "./policy.js";

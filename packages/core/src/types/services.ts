@@ -1,3 +1,4 @@
+import type { ApprovalsService } from "./approvals.js";
 import type { ModelService } from "./model.js";
 import type { PolicyService } from "./policy.js";
 import type { QueueService } from "./queue.js";
@@ -9,6 +10,7 @@ import type { SandboxService } from "./sandbox.js";
  * declaration merging (`declare module "@toolhost/core" { interface Services { … } }`).
  */
 export interface Services {
+  approvals: ApprovalsService;
   model: ModelService;
   policy: PolicyService;
   queue: QueueService;

@@ -1,0 +1,108 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContext } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { browser, cleanUp, openPage, project, start, startPage, until, writeConfig } from "./_helpers.js";
+
+// The other processes that have no one to ask, each asking through the page in Chromium: a
+// headless agent host's hook, and `toolhost mcp serve` under a client that cannot elicit.
+
+let context: BrowserContext;
+beforeAll(async () => {
+  context = await browser();
+});
+afterEach(cleanUp);
+afterAll(async () => {
+  await context?.close();
+});
+
+const POLICY = ["@toolhost/hooks-policy", { extends: ["recommended"], audit: ".toolhost/audit.jsonl" }];
+
+function payload(dir: string, command: string, session = "session-1"): string {
+  return JSON.stringify({ session_id: session, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, tool_use_id: `toolu_${Math.random().toString(36).slice(2)}`, cwd: dir });
+}
+
+describe("a headless hook (toolhost hook claude-code --on-ask page)", () => {
+  it("puts Claude Code's ask on the page, and answers allow once a person approves, in time", async () => {
+    const dir = project({ "build/x": "x\n" });
+    writeConfig(dir, [POLICY, "@toolhost/approvals"]);
+    const served = await startPage();
+    const { page, errors } = await openPage(context, served.openUrl);
+    const hook = start(["hook", "claude-code", "--on-ask", "page", "--timeout", "60"], { cwd: dir, input: payload(dir, "rm -r build") });
+    const card = page.locator("#pending .ask").first();
+    await card.waitFor();
+    expect(await card.locator("pre.command").textContent()).toBe("rm -r build");
+    expect(await card.textContent()).toContain("toolhost hook claude-code");
+    await card.locator("button.once").click();
+    expect(await hook.exited).toBe(0);
+    expect(JSON.parse(hook.stdout())).toMatchObject({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } });
+    // The hook only answers: Claude Code runs the command.
+    expect(existsSync(join(dir, "build"))).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it("refuses with the person's reason, and before the host's timeout when no one answers", async () => {
+    const dir = project();
+    writeConfig(dir, [POLICY, "@toolhost/approvals"]);
+    const served = await startPage();
+    const { page } = await openPage(context, served.openUrl);
+    const denied = start(["hook", "claude-code", "--on-ask", "page"], { cwd: dir, input: payload(dir, "rm -r build") });
+    await page.locator("#pending .ask input.reason").fill("use the clean script");
+    await page.locator("#pending .ask input.reason").press("Enter");
+    expect(await denied.exited).toBe(0);
+    const answer = JSON.parse(denied.stdout()) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    expect(answer.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(answer.hookSpecificOutput.permissionDecisionReason).toContain("it was refused on the approvals page: use the clean script");
+    // A host timeout of 4 s: the hook refuses on its own before it, saying why.
+    const unanswered = start(["hook", "claude-code", "--on-ask", "page", "--timeout", "4"], { cwd: dir, input: payload(dir, "rm -r dist") });
+    expect(await unanswered.exited).toBe(0);
+    const late = JSON.parse(unanswered.stdout()) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    expect(late.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(late.hookSpecificOutput.permissionDecisionReason).toMatch(/no one answered on the approvals page \(.*\) within \d+ seconds?, so the call is refused/);
+    await page.locator("#answered .ask .outcome", { hasText: "Withdrawn" }).or(page.locator("#answered .ask .outcome", { hasText: "Timed out" })).first().waitFor();
+  });
+
+  it("approves the session's later asks of the same kind, and no other session's", async () => {
+    const dir = project();
+    writeConfig(dir, [POLICY, "@toolhost/approvals"]);
+    const served = await startPage();
+    const { page } = await openPage(context, served.openUrl);
+    const first = start(["hook", "claude-code", "--on-ask", "page"], { cwd: dir, input: payload(dir, "rm -r build", "s-1") });
+    await page.locator("#pending .ask button.session").click();
+    expect(await first.exited).toBe(0);
+    const later = start(["hook", "claude-code", "--on-ask", "page"], { cwd: dir, input: payload(dir, "rm -r build/cache", "s-1") });
+    expect(await later.exited).toBe(0);
+    expect(JSON.parse(later.stdout())).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
+    await page.locator("#answered .ask .outcome", { hasText: "approved for this session with ask 1" }).waitFor();
+    const other = start(["hook", "claude-code", "--on-ask", "page"], { cwd: dir, input: payload(dir, "rm -r build/cache", "s-2") });
+    await page.locator("#pending .ask").waitFor();
+    await page.locator("#pending .ask button.no").click();
+    expect(await other.exited).toBe(0);
+    expect(JSON.parse(other.stdout())).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+  });
+});
+
+describe("toolhost mcp serve under a client that cannot elicit", () => {
+  it("asks on the page, and the client gets the call's result once it is approved", async () => {
+    const dir = project({ "build/x": "x\n" });
+    writeConfig(dir, [["@toolhost/tool-bash", { sandbox: "off" }], POLICY, "@toolhost/approvals"]);
+    const served = await startPage();
+    const { page } = await openPage(context, served.openUrl);
+    const server = start(["mcp", "serve"], { cwd: dir, keepInput: true });
+    const send = (message: unknown): void => void server.process.stdin?.write(`${JSON.stringify(message)}\n`);
+    const lines = (): Array<{ id?: number; result?: { content?: Array<{ text: string }>; isError?: boolean } }> =>
+      server.stdout().split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line));
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } });
+    await until(() => lines().some((line) => line.id === 1));
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "bash", arguments: { command: "rm -r build" } } });
+    const card = page.locator("#pending .ask").first();
+    await card.waitFor();
+    expect(await card.textContent()).toContain("toolhost mcp serve");
+    await card.locator("button.once").click();
+    await until(() => lines().some((line) => line.id === 2));
+    const answer = lines().find((line) => line.id === 2);
+    expect(answer?.result?.isError).not.toBe(true);
+    expect(existsSync(join(dir, "build"))).toBe(false);
+  });
+});
