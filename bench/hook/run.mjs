@@ -5,7 +5,8 @@
 // does nothing else: what loading the code costs, apart from deciding. The forwarding form
 // (`toolhost hook claude-code --server <url>`) asks the `toolhost hook serve` started first; the
 // target line says which forms meet it. Then the HTTP form itself, which pays no start-up:
-// requests per second, one client and 8.
+// requests per second, one client and 8. Then, through the real clients, agents.mjs.
+// A Bash payload is answered confined (rewritten to run in tool-bash's sandbox) unless --no-confine.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -51,8 +52,10 @@ try {
       { name: "node -e (floor)", args: ["-e", readStdin] },
       { name: "node importing core + policy", args: ["--input-type=module", "-e", `for (const m of ${JSON.stringify(modules)}) await import(m);${readStdin}`] },
       { name: "toolhost hook claude-code, Bash", args: [bin, "hook", "claude-code"], input: payloads.Bash, form: "in-process" },
+      { name: "... --no-confine, Bash", args: [bin, "hook", "claude-code", "--no-confine"], input: payloads.Bash, form: "in-process" },
       { name: "toolhost hook claude-code, Read", args: [bin, "hook", "claude-code"], input: payloads.Read, form: "in-process" },
       { name: "... --server <url>, Bash", args: [bin, "hook", "claude-code", "--server", url], input: payloads.Bash, form: "--server" },
+      { name: "... --server <url> --no-confine, Bash", args: [bin, "hook", "claude-code", "--server", url, "--no-confine"], input: payloads.Bash, form: "--server" },
       { name: "... --server <url>, Read", args: [bin, "hook", "claude-code", "--server", url], input: payloads.Read, form: "--server" },
     ];
     const time = ({ args, input = payloads.Bash, form }) => {
@@ -102,3 +105,8 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+
+// Per shell call through the real clients, confined against unconfined: bench/hook/agents.mjs.
+console.log("");
+const agents = spawnSync(process.execPath, [join(dirname(fileURLToPath(import.meta.url)), "agents.mjs")], { stdio: "inherit" });
+if (agents.status !== 0) process.exitCode = 1;

@@ -89,6 +89,14 @@ export default definePlugin({
     } finally {
       await policyOnly.harness.dispose();
     }
+    // Given a list, a package that provides any of them is applied (the hook loads the policy and the sandbox).
+    writeFile(join(toy, "package.json"), JSON.stringify({ name: "toy-plugin", version: "1.0.0", type: "module", main: "index.js", toolhost: { provides: ["sandbox"] } }));
+    const either = await createHost({ cwd: dir, onlyProviding: ["policy", "sandbox"] });
+    try {
+      expect(either.plugins.map((plugin) => plugin.name)).toEqual(["toy", "sourcing"]);
+    } finally {
+      await either.harness.dispose();
+    }
   });
 
   it("finds the config file a search would load, by name only, nearest first", async () => {

@@ -11,6 +11,9 @@ import { BIN, project, removeDir, tempDir, toolhost, USER_CONFIG_DIR, writeConfi
 import { claudePayload, geminiPayload, startHookServer, type HookServer } from "./_hook.js";
 import { httpClient, serveHttp } from "./_mcp.js";
 
+/** An allowed shell call of a config with a policy and no sandbox: no decision, and a line saying it runs unconfined. */
+const UNCONFINED = { systemMessage: expect.stringContaining("runs unconfined: no plugin of the config provides a sandbox") };
+
 vi.setConfig({ testTimeout: 120_000 });
 
 const NOBODY = 65534;
@@ -141,7 +144,7 @@ describe("tokens on loopback", () => {
     const file = join(USER_CONFIG_DIR, "hook-token");
     expect(readFileSync(file, "utf8").trim()).toBe(server.token);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect((await post("/claude-code", claudePayload(dir, "Bash", { command: "ls" }))).body).toEqual({});
+    expect((await post("/claude-code", claudePayload(dir, "Bash", { command: "ls" }))).body).toEqual(UNCONFINED);
     expect(denyOf((await post("/claude-code", claudePayload(dir, "Bash", { command: "rm -rf src" }))).body)).toContain("recursive deletes");
   });
 
@@ -187,7 +190,7 @@ describe("the installers carry the token, and the real flows work", () => {
     const headers = Object.fromEntries(Object.entries(hook?.headers ?? {}).map(([name, value]) => [name, value.replace(/\$(\w+)/g, (_m, v: string) => env[v] ?? "")]));
     const send = async (command: string) =>
       (await fetch(hook?.url ?? "", { method: "POST", body: claudePayload(project, "Bash", { command }), headers: { "content-type": "application/json", ...headers } })).json();
-    expect(await send("ls")).toEqual({});
+    expect(await send("ls")).toEqual(UNCONFINED);
     expect(denyOf((await send("rm -rf src")) as Record<string, unknown>)).toContain("recursive deletes");
   });
 
@@ -272,7 +275,7 @@ describe("hook serve and a body over the cap", () => {
       }
     }
     // The server is still there and decides the next call.
-    expect((await post("/claude-code", claudePayload(dir, "Bash", { command: "ls" }))).body).toEqual({});
+    expect((await post("/claude-code", claudePayload(dir, "Bash", { command: "ls" }))).body).toEqual(UNCONFINED);
   });
 
   it("answers a body that never ends, before the connection closes", async () => {
@@ -307,7 +310,7 @@ describe("hook serve and a body over the cap", () => {
 });
 
 describe("hook install and the config the hook needs", () => {
-  it("writes a config naming only the policy when the project has none, and the installed hook then decides", async () => {
+  it("writes a config naming the sandbox and the policy when the project has none, and the installed hook then decides", async () => {
     const fresh = join(root, "fresh");
     mkdirSync(fresh);
     writeFileSync(join(fresh, ".env"), "TOKEN=1\n");
@@ -317,7 +320,7 @@ describe("hook install and the config the hook needs", () => {
     expect(existsSync(join(fresh, "toolhost.config.json"))).toBe(false);
     const written = await toolhost(["hook", "install", "claude-code", "--write", "--yes"], { cwd: fresh });
     expect(written.code, written.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(fresh, "toolhost.config.json"), "utf8"))).toEqual({ plugins: [["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
+    expect(JSON.parse(readFileSync(join(fresh, "toolhost.config.json"), "utf8"))).toEqual({ plugins: ["@toolhost/tool-bash", ["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
     expect(existsSync(join(fresh, ".claude", "settings.json"))).toBe(true);
     const decided = await toolhost(["hook", "claude-code"], { cwd: fresh, input: claudePayload(fresh, "Read", { file_path: join(fresh, ".env") }), env: CLEAN_ENV });
     expect(decided.code, decided.stderr).toBe(0);
@@ -360,6 +363,6 @@ export default definePlugin({ name: "gate", apply(harness) {
     expect((await toolhost(["trust", repo], { cwd: repo })).code).toBe(0);
     const after = await post("/claude-code", claudePayload(repo, "Bash", { command: "make deploy" }));
     expect(denyOf(after.body)).toContain("the repo's own gate says no");
-    expect((await post("/claude-code", claudePayload(repo, "Bash", { command: "ls" }))).body).toEqual({});
+    expect((await post("/claude-code", claudePayload(repo, "Bash", { command: "ls" }))).body).toEqual(UNCONFINED);
   });
 });

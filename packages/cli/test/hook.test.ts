@@ -52,11 +52,24 @@ describe("toolhost hook claude-code", () => {
     }
   });
 
-  it("defers an allowed command to Claude Code's own permissions (no decision), or allows it with --on-allow allow", async () => {
-    const deferred = await claudeHook(claude("Bash", { command: "ls -la src" }));
+  it("allows an allowed command rewritten to run in toolhost's sandbox, saying so, with the rest of its input as it was", async () => {
+    const confined = await toolhost(["hook", "claude-code"], { cwd: dir, input: claude("Bash", { command: "ls -la src", description: "list" }) });
+    expect(confined.code).toBe(0);
+    expect(JSON.parse(confined.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "allow",
+        permissionDecisionReason: expect.stringContaining("toolhost: runs in toolhost's sandbox: writes only in"),
+        updatedInput: { command: expect.stringMatching(/^TOOLHOST_SANDBOX=1 \/bin\/sh -c '.*\/bwrap .* -c 'ls -la src'$/s), description: "list" },
+      },
+    });
+  });
+
+  it("with --no-confine, defers an allowed command to Claude Code's own permissions (no decision), or allows it with --on-allow allow", async () => {
+    const deferred = await toolhost(["hook", "claude-code", "--no-confine"], { cwd: dir, input: claude("Bash", { command: "ls -la src" }) });
     expect(deferred.code).toBe(0);
     expect(JSON.parse(deferred.stdout)).toEqual({});
-    const allowed = await toolhost(["hook", "claude-code", "--on-allow", "allow"], { cwd: dir, input: claude("Bash", { command: "ls" }) });
+    const allowed = await toolhost(["hook", "claude-code", "--no-confine", "--on-allow", "allow"], { cwd: dir, input: claude("Bash", { command: "ls" }) });
     expect(JSON.parse(allowed.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: expect.any(String) } });
   });
 
@@ -138,20 +151,30 @@ describe("toolhost hook claude-code", () => {
 });
 
 describe("toolhost hook gemini", () => {
-  const run = async (payload: string) => {
-    const result = await toolhost(["hook", "gemini"], { cwd: dir, input: payload });
+  const run = async (payload: string, args: string[] = []) => {
+    const result = await toolhost(["hook", "gemini", ...args], { cwd: dir, input: payload });
     return { ...result, answer: result.code === 0 ? (JSON.parse(result.stdout) as { decision?: string; reason?: string }) : undefined };
   };
 
-  it("denies with decision/reason, exit 0; an ask becomes a deny that says so; allow says nothing", async () => {
+  it("denies with decision/reason, exit 0; an ask becomes a deny that says so; an allowed command is rewritten to run confined", async () => {
     const rm = await run(gemini("run_shell_command", { command: "rm -rf node_modules", description: "x" }));
     expect(rm.code).toBe(0);
     expect(rm.answer).toMatchObject({ decision: "deny", reason: expect.stringContaining("recursive deletes are not allowed") });
     const push = await run(gemini("run_shell_command", { command: "git push" }));
     expect(push.answer?.decision).toBe("deny");
     expect(push.answer?.reason).toContain("cannot ask");
-    const ls = await run(gemini("run_shell_command", { command: "ls" }));
-    expect(ls.answer).toEqual({});
+    const ls = await run(gemini("run_shell_command", { command: "ls", dir_path: join(dir, "src") }));
+    expect(ls.answer).toEqual({
+      decision: "allow",
+      reason: expect.stringContaining("toolhost: runs in toolhost's sandbox"),
+      systemMessage: expect.stringContaining("toolhost: runs in toolhost's sandbox"),
+      hookSpecificOutput: { hookEventName: "BeforeTool", tool_input: { command: expect.stringContaining(`--chdir ${join(dir, "src")} `), dir_path: join(dir, "src") } },
+    });
+    const unconfined = await run(gemini("run_shell_command", { command: "ls" }), ["--no-confine"]);
+    expect(unconfined.answer).toEqual({});
+    // A folder the model chose outside what the sandbox shows (it would bring that folder in) is not offered the sandbox.
+    const outside = await run(gemini("run_shell_command", { command: "ls", dir_path: "/usr" }));
+    expect(outside.answer).toEqual({ systemMessage: expect.stringContaining("runs unconfined: its folder /usr is outside what the sandbox shows") });
   });
 
   it("maps read_file, write_file, search_file_content and web_fetch", async () => {
@@ -193,23 +216,28 @@ describe("toolhost hook serve", () => {
     expect(rm.body).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
     const read = await post("/claude-code", claude("Read", { file_path: join(dir, ".env") }));
     expect(read.body).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
-    const ok = await post("/claude-code", claude("Bash", { command: "ls" }));
+    const ok = await post("/claude-code?confine=off", claude("Bash", { command: "ls" }));
     expect(ok.body).toEqual({});
+    const confined = await post("/claude-code", claude("Bash", { command: "ls" }));
+    expect(confined.body).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow", updatedInput: { command: expect.stringContaining("/bwrap ") } } });
     const gem = await post("/gemini", gemini("run_shell_command", { command: "rm -rf x" }));
     expect(gem.body).toMatchObject({ decision: "deny" });
   });
 
   it("takes what allow becomes per request (?on-allow=defer|allow); another value denies", async () => {
     const ls = claude("Bash", { command: "ls" });
-    expect((await post("/claude-code?on-allow=allow", ls)).body).toEqual({
+    expect((await post("/claude-code?on-allow=allow&confine=off", ls)).body).toEqual({
       hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: expect.any(String) },
     });
-    expect((await post("/claude-code?on-allow=defer", ls)).body).toEqual({});
-    expect((await post("/gemini?on-allow=allow", gemini("run_shell_command", { command: "ls" }))).body).toEqual({ decision: "allow" });
+    expect((await post("/claude-code?on-allow=defer&confine=off", ls)).body).toEqual({});
+    expect((await post("/gemini?on-allow=allow&confine=off", gemini("run_shell_command", { command: "ls" }))).body).toEqual({ decision: "allow" });
     for (const query of ["?on-allow=yes", "?on-allow=allow&on-allow=defer", "?on-allow="]) {
       const bad = await post(`/claude-code${query}`, ls);
       expect(bad.status, query).toBe(200);
       expect(bad.body, query).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("on-allow") } });
+    }
+    for (const query of ["?confine=on", "?confine=off&confine=off"]) {
+      expect((await post(`/claude-code${query}`, ls)).body, query).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("confine") } });
     }
     // A deny stays a deny whatever allow would have become.
     expect((await post("/claude-code?on-allow=allow", claude("Bash", { command: "rm -rf build" }))).body).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
@@ -273,7 +301,7 @@ describe("toolhost hook serve", () => {
       const wrong = await send({ authorization: "Bearer nope" });
       expect(wrong.body).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
       const right = await send({ authorization: "Bearer s3cret-token" });
-      expect(right.body).toEqual({});
+      expect(right.body).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow", updatedInput: { command: expect.stringContaining("/bwrap ") } } });
     } finally {
       await tokenServer.stop();
     }

@@ -72,7 +72,7 @@ describe("docs/hooks.md's set-up, followed literally", { timeout: 300_000 }, () 
       const ran = await inTerminal(line.replace(/\s+#.*$/, ""), project);
       expect(ran.code, ran.output).toBe(0);
     }
-    expect(JSON.parse(readFileSync(join(project, "toolhost.config.json"), "utf8"))).toMatchObject({ plugins: [["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
+    expect(JSON.parse(readFileSync(join(project, "toolhost.config.json"), "utf8"))).toMatchObject({ plugins: ["@toolhost/tool-bash", ["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
 
     const claude = JSON.parse(readFileSync(join(project, ".claude", "settings.json"), "utf8")) as { hooks: { PreToolUse: Array<{ hooks: Array<{ command: string }> }> } };
     const gemini = JSON.parse(readFileSync(join(project, ".gemini", "settings.json"), "utf8")) as { hooks: { BeforeTool: Array<{ hooks: Array<{ command: string }> }> } };
@@ -83,8 +83,12 @@ describe("docs/hooks.md's set-up, followed literally", { timeout: 300_000 }, () 
     const readEnv = runHook(claudeCommand, claudePayload(project, "Read", { file_path: join(project, ".env") }), { CLAUDE_PROJECT_DIR: project });
     expect({ code: readEnv.status, stderr: readEnv.stderr }).toEqual({ code: 0, stderr: "" });
     expect(JSON.parse(readEnv.stdout)).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
-    const ls = runHook(claudeCommand, claudePayload(project, "Bash", { command: "ls" }), { CLAUDE_PROJECT_DIR: project });
-    expect({ code: ls.status, stdout: ls.stdout }).toEqual({ code: 0, stdout: "{}\n" });
+    // An allowed shell call comes back rewritten to run in the sandbox, which the host's shell then runs.
+    const ls = runHook(claudeCommand, claudePayload(project, "Bash", { command: "ls -A" }), { CLAUDE_PROJECT_DIR: project });
+    expect({ code: ls.status, stderr: ls.stderr }).toEqual({ code: 0, stderr: "" });
+    const rewritten = (JSON.parse(ls.stdout) as { hookSpecificOutput: { updatedInput: { command: string } } }).hookSpecificOutput.updatedInput.command;
+    const listed = spawnSync("bash", ["-c", rewritten], { cwd: project, encoding: "utf8" });
+    expect({ code: listed.status, stdout: listed.stdout.split("\n") }).toMatchObject({ code: 0, stdout: expect.arrayContaining([".env", "node_modules", "toolhost.config.json"]) });
 
     const geminiCommand = gemini.hooks.BeforeTool[0]?.hooks[0]?.command ?? "";
     const geminiRead = runHook(geminiCommand, geminiPayload(project, "read_file", { file_path: join(project, ".env") }), { GEMINI_PROJECT_DIR: project });

@@ -92,6 +92,13 @@ export const BashToolOptionsSchema = Type.Object(
       description:
         'Sandboxed, root "minimal": what to do when a writable folder holds a file that also has a name outside (a hard link, e.g. pnpm\'s store): declare (default) says that writes can reach that file system, so the policy trusts the call less; refuse refuses the call.',
     }),
+    // Turning it off widens what another host's commands reach: only a trusted config may.
+    hostShells: Type.Union([Type.Literal("confine"), Type.Literal("off")], {
+      default: "confine",
+      description:
+        "How `toolhost hook` runs the shell commands another agent host makes (Claude Code's Bash, Gemini CLI's run_shell_command) that the policy allows: confine (default): in this sandbox, with these options, judged as confined; off: unconfined, as the host runs them.",
+      trustedOnly: true,
+    }),
     keepFullOutput: Type.Boolean({
       default: true,
       description: "Whether a truncated call's whole output is written to a private file for the model to read; false writes none.",

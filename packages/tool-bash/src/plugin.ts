@@ -10,8 +10,9 @@ const { version } = createRequire(import.meta.url)("../package.json") as { versi
 /**
  * The `@toolhost/tool-bash` plugin: registers the `bash` tool, its `cwd` resolved against the
  * harness's, decides at load whether its commands run sandboxed (and warns once when a sandbox
- * was asked for and cannot be had), and when the harness is disposed ends every command still
- * running and deletes its full-output files. It reports its effective settings (the sandbox as
+ * was asked for and cannot be had), provides the same sandbox to hosts that hand another agent
+ * host a command line (the `"sandbox"` service), and when the harness is disposed ends every
+ * command still running and deletes its full-output files. It reports its effective settings (the sandbox as
  * decided, what it confines) for `toolhost config`.
  */
 const bashPlugin = definePlugin({
@@ -32,6 +33,7 @@ const bashPlugin = definePlugin({
       process.emitWarning(`@toolhost/tool-bash: ${describeSandbox(use)}`, { code: use.kind === "refuse" ? "TOOLHOST_BASH_SANDBOX_UNAVAILABLE" : "TOOLHOST_BASH_UNSANDBOXED" });
     }
     harness.registerTool(handle.tool);
+    harness.provideService("sandbox", handle.hostShell);
     harness.hooks.dispose.tapPromise("@toolhost/tool-bash", () => handle.dispose());
     return { settings: effectiveSettings(options, use, handle.cwd ?? harness.cwd) };
   },

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type AgentTool, type PolicyService, type Static, type ToolAccess, Type } from "@toolhost/core";
+import { type AgentTool, type PolicyService, type SandboxService, type Static, type ToolAccess, Type } from "@toolhost/core";
 import { FullOutputFiles } from "./_full-output.js";
 import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./options.js";
 import { findShell } from "./run/_preflight.js";
@@ -8,6 +8,7 @@ import { RunningCommands } from "./run/_running.js";
 import type { BashToolDetails } from "./details.js";
 import { type SandboxUse, describeSandbox, resolveSandbox } from "./sandbox/_use.js";
 import { confinementOf } from "./sandbox/_settings.js";
+import { hostShellService } from "./host-shell/_service.js";
 
 /** The arguments of a `bash` call. */
 export const BashParameters = Type.Object({
@@ -29,6 +30,8 @@ export interface BashToolHandle {
   sandbox(): Promise<SandboxUse>;
   /** The folder commands run in when fixed (a `cwd` option, or the harness's), else undefined. */
   readonly cwd: string | undefined;
+  /** The same sandbox for another host's shell commands (the `"sandbox"` service). */
+  readonly hostShell: SandboxService;
   /**
    * Ends every command still running (their calls throw as aborted), waits until they have
    * settled, and deletes every full-output file.
@@ -118,13 +121,15 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
       return runCommand(settings, signal, onUpdate, running, execution);
     },
   };
+  const hostShell = hostShellService({ on: config.hostShells !== "off", sandbox, shell: (cwd) => findShell(config.shell, pathVariable, cwd) });
   const dispose = async (): Promise<void> => {
+    hostShell.dispose();
     await running.dispose();
     await fullOutput?.dispose();
     const use = decided ? await decided : undefined;
     if (use?.kind === "bwrap") await use.launchers.dispose();
   };
-  return { tool, sandbox, cwd: fixedCwd, dispose };
+  return { tool, sandbox, cwd: fixedCwd, hostShell, dispose };
 }
 
 /**

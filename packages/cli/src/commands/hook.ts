@@ -36,7 +36,8 @@ function registerHost(group: Command, cli: Cli, id: HostId): void {
     .option("--server <url>", `ask a running \`toolhost hook serve\` at this URL (default: $${SERVER_ENV}); decides here when it cannot be used`)
     .option("--on-ask <mode>", 'on ask: "host" hands it to the host, which asks its user (default); "page" asks on the approvals page (toolhost approvals serve) and answers allow or deny, for a headless host')
     .option("--timeout <seconds>", "the host's timeout for this hook: an ask on the approvals page ends shortly before it (default 30, as toolhost hook install writes)")
-    .action(async (options: { onAllow: string; server?: string; onAsk?: string; timeout?: string }) => {
+    .option("--no-confine", "answer an allowed shell call as it is, to run unconfined (default: rewritten to run in toolhost's sandbox)")
+    .action(async (options: { onAllow: string; server?: string; onAsk?: string; timeout?: string; confine: boolean }) => {
       // Reached only through commander (e.g. after global options); bin.ts takes the fast path.
       const { runHookCommand } = (await import(HOOK_COMMAND)) as typeof import("../hook/command.js");
       const { config } = cli.globals;
@@ -47,6 +48,7 @@ function registerHost(group: Command, cli: Cli, id: HostId): void {
         ...(options.onAsk !== undefined ? ["--on-ask", options.onAsk] : []),
         ...(options.timeout !== undefined ? ["--timeout", options.timeout] : []),
         ...(config !== undefined ? ["--config", config] : []),
+        ...(options.confine ? [] : ["--no-confine"]),
       ]);
     });
 }
@@ -59,14 +61,15 @@ function registerServe(group: Command, cli: Cli): void {
     .option("--token <token>", `the bearer token every request must carry (default: $${TOKEN_ENV}, else the token file, made on the first start)`)
     .option("--no-token", "on loopback only: take requests without a token (any local user can then send calls to judge)")
     .option("--on-allow <mode>", 'on allow: "defer" (default) or "allow"', "defer")
+    .option("--no-confine", "answer allowed shell calls as they are, to run unconfined (default: rewritten to run in toolhost's sandbox; a request's ?confine=off does this for its call)")
     .action(
-      cli.action(async (options: { http: string; token?: string | false; onAllow: string }) => {
+      cli.action(async (options: { http: string; token?: string | false; onAllow: string; confine: boolean }) => {
         const { parseListen, serveHooks } = await import("../hook/serve.js");
         const { serverToken } = await import("../hook/token.js");
         if (options.onAllow !== "defer" && options.onAllow !== "allow") throw new UsageError(`--on-allow takes "defer" or "allow", not "${options.onAllow}".`);
         const listen = parseListen(options.http);
         const token = options.token === false ? undefined : serverToken(options.token);
-        const server = await serveHooks({ ...listen, token: token?.token ?? false, config: cli.globals.config, onAllow: options.onAllow });
+        const server = await serveHooks({ ...listen, token: token?.token ?? false, config: cli.globals.config, onAllow: options.onAllow, confine: options.confine });
         const address = server.address();
         const port = typeof address === "object" && address ? address.port : listen.port;
         const shown = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
@@ -123,7 +126,8 @@ async function install(cli: Cli, host: HostId, options: InstallOptions): Promise
   const file = settingsPath(host, scope, cli.globals.cwd);
   const { settings, changed } = mergeSettings(await readSettings(file), host, handler, file);
   // The hook must find a config with a policy where it runs, or it would refuse every call.
-  const { create } = await planHookConfig(cli.globals.cwd, cli.globals.config, scope);
+  const { create, notes } = await planHookConfig(cli.globals.cwd, cli.globals.config, scope);
+  for (const note of notes) await cli.note(note);
   if (!changed && create === undefined) {
     await cli.note(`${file} already runs toolhost's ${host} hook; nothing to change. To change its form (--server, --http-hook), edit or remove that entry first.`);
     return ExitCode.OK;

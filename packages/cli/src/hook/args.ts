@@ -15,6 +15,11 @@ export interface HookRunOptions {
   server?: URL | undefined;
   /** The payload, when it was read already (the forwarding client deciding here after all). */
   input?: string | undefined;
+  /**
+   * Whether an allowed shell call is rewritten to run in toolhost's sandbox (default true;
+   * `--no-confine` false): the command is then judged as the sandbox confines it.
+   */
+  confine: boolean;
   /** Where an ask goes: to the host, which asks its user (default), or to the approvals page (`--on-ask page`, for a headless host). */
   onAsk?: "host" | "page";
   /** The host's timeout for this hook, in seconds (`--timeout`, default what `hook install` writes): an ask on the page ends before it. */
@@ -40,16 +45,17 @@ export function hookRunOptions(host: HookHost["id"], args: string[], env: NodeJS
   const onAllow = values["on-allow"];
   if (onAllow !== "defer" && onAllow !== "allow") throw new HookUsageError(`--on-allow takes "defer" or "allow", not "${onAllow}".`);
   const asking = askingOptions(values["on-ask"], values.timeout);
-  if (asking.onAsk === "page") return { host, onAllow, config: values.config, ...asking };
+  const confine = values["no-confine"] !== true;
+  if (asking.onAsk === "page") return { host, onAllow, confine, config: values.config, ...asking };
   if (values.server !== undefined && values.config !== undefined) {
     throw new HookUsageError(
       `--server and --config cannot go together: the server decides with the config it finds from each call's cwd. Give --config to \`toolhost hook serve\` instead, or drop --server.`,
     );
   }
-  if (values.server !== undefined) return { host, onAllow, server: serverUrl(values.server, "--server") };
+  if (values.server !== undefined) return { host, onAllow, confine, server: serverUrl(values.server, "--server") };
   const fromEnv = env[SERVER_ENV];
-  if (fromEnv !== undefined && fromEnv !== "" && values.config === undefined) return { host, onAllow, server: serverUrl(fromEnv, SERVER_ENV) };
-  return { host, onAllow, config: values.config };
+  if (fromEnv !== undefined && fromEnv !== "" && values.config === undefined) return { host, onAllow, confine, server: serverUrl(fromEnv, SERVER_ENV) };
+  return { host, onAllow, confine, config: values.config };
 }
 
 /** `--on-ask` and `--timeout`: an ask on the page is decided in this process, and ends before the host's timeout. */
@@ -63,16 +69,23 @@ function askingOptions(onAsk: string | undefined, timeout: string | undefined): 
 /** The timeout `hook install` gives the hook (Claude Code's `timeout: 30`, Gemini CLI's 30000 ms). */
 export const DEFAULT_HOOK_TIMEOUT = 30;
 
-function parseOptions(args: string[]): { config?: string | undefined; "on-allow": string; server?: string | undefined; "on-ask"?: string | undefined; timeout?: string | undefined } {
+function parseOptions(args: string[]): {
+  config?: string | undefined;
+  "on-allow": string;
+  server?: string | undefined;
+  "on-ask"?: string | undefined;
+  timeout?: string | undefined;
+  "no-confine"?: boolean | undefined;
+} {
   try {
     return parseArgs({
       args,
-      options: { config: { type: "string", short: "c" }, "on-allow": { type: "string", default: "defer" }, server: { type: "string" }, "on-ask": { type: "string" }, timeout: { type: "string" } },
+      options: { config: { type: "string", short: "c" }, "on-allow": { type: "string", default: "defer" }, server: { type: "string" }, "on-ask": { type: "string" }, timeout: { type: "string" }, "no-confine": { type: "boolean" } },
       allowPositionals: false,
       strict: true,
     }).values;
   } catch (error) {
-    throw new HookUsageError(`${(error as Error).message} (toolhost hook takes --on-allow, --server, --config, --on-ask and --timeout).`);
+    throw new HookUsageError(`${(error as Error).message} (toolhost hook takes --on-allow, --server, --config, --on-ask, --timeout and --no-confine).`);
   }
 }
 

@@ -4,7 +4,7 @@
 import { hookRunOptions, HookUsageError, type HookRunOptions } from "./args.js";
 import { askServer } from "./forward.js";
 import { HOOK_HOSTS, type HookHost } from "./hosts.js";
-import { HookInputError, parsePayload } from "./payload.js";
+import { type HookCall, HookInputError, parsePayload } from "./payload.js";
 import { readAll } from "../_read-stream.js";
 import { clientToken } from "./token.js";
 
@@ -33,14 +33,16 @@ export async function runHookCommand(host: HookHost["id"], args: string[]): Prom
 async function forward(options: HookRunOptions & { server: URL }): Promise<number> {
   const hookHost = HOOK_HOSTS[options.host];
   const input = await readAll(process.stdin);
+  let call: HookCall;
   try {
-    await parsePayload(hookHost, input);
+    call = await parsePayload(hookHost, input);
   } catch (error) {
     // A payload no one could judge is refused here, word for word as in-process (exit 2).
     if (error instanceof HookInputError) return decideHere({ ...options, input });
     throw error;
   }
-  const reply = await askServer(options.server, hookHost, input, options.onAllow, clientToken());
+  const asked = { onAllow: options.onAllow, confine: options.confine, tool: call.tool, input: call.input };
+  const reply = await askServer(options.server, hookHost, input, asked, clientToken());
   if ("answer" in reply) {
     await print(process.stdout, `${JSON.stringify(reply.answer)}\n`);
     return 0;

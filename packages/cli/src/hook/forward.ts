@@ -1,5 +1,5 @@
 import type { RequestOptions } from "node:http";
-import type { HookDecision, HookHost } from "./hosts.js";
+import type { AnswerShape, HookHost } from "./hosts.js";
 import { readCapped } from "../_read-stream.js";
 
 // The forwarding client of `toolhost hook <host> --server <url>`: one POST to a running
@@ -15,14 +15,16 @@ const MAX_ANSWER = 1024 * 1024;
 export type ServerReply = { answer: Record<string, unknown> } | { notUsed: string };
 
 /**
- * Sends one payload to `<server>/<host>?on-allow=<onAllow>` with the bearer token when there is
- * one. Never rejects: an unreachable server, a timeout, a status other than 200, or a body that is
- * not an answer of that host's shape (`HookHost.isAnswer`) come back as `notUsed`, saying which.
+ * Sends one payload to `<server>/<host>?on-allow=<onAllow>` (and `&confine=off` for a hook given
+ * `--no-confine`) with the bearer token when there is one. Never rejects: an unreachable server, a
+ * timeout, a status other than 200, or a body that is not an answer of that host's shape for what
+ * was asked (`HookHost.isAnswer`) come back as `notUsed`, saying which.
  */
-export async function askServer(server: URL, hookHost: HookHost, payload: string, onAllow: HookDecision["onAllow"], token: string | undefined): Promise<ServerReply> {
+export async function askServer(server: URL, hookHost: HookHost, payload: string, asked: AnswerShape, token: string | undefined): Promise<ServerReply> {
   const target = new URL(server.href);
   target.pathname = `${target.pathname.replace(/\/+$/, "")}/${hookHost.id}`;
-  target.searchParams.set("on-allow", onAllow);
+  target.searchParams.set("on-allow", asked.onAllow);
+  if (!asked.confine) target.searchParams.set("confine", "off");
   try {
     const { status, body } = await post(target, payload, token);
     if (status !== 200) return { notUsed: `it answered HTTP ${status}` };
@@ -32,7 +34,7 @@ export async function askServer(server: URL, hookHost: HookHost, payload: string
     } catch {
       return { notUsed: "its answer is not JSON" };
     }
-    if (!hookHost.isAnswer(answer, onAllow)) return { notUsed: `its answer is not a ${hookHost.title} ${hookHost.event} answer` };
+    if (!hookHost.isAnswer(answer, asked)) return { notUsed: `its answer is not a ${hookHost.title} ${hookHost.event} answer` };
     return { answer: answer as Record<string, unknown> };
   } catch (error) {
     return { notUsed: (error as Error).message };

@@ -1,6 +1,6 @@
 import { createHost, findConfigFile, type Host } from "@toolhost/core/config";
 import { cliHostOptions } from "../_defaults.js";
-import { HookJudge } from "./decide.js";
+import { HOOK_SERVICES, HookJudge } from "./decide.js";
 import { type HostWatch, statesOf, watchHost } from "../_host-watch.js";
 
 const MAX_HOSTS = 32;
@@ -72,8 +72,9 @@ export class HostCache {
   async #load(cwd: string, known: readonly string[]): Promise<Loaded> {
     const found = this.configPath === undefined ? findConfigFile(cwd) : undefined;
     const before = statesOf([...known, ...(found ? [found] : [])]);
-    const host = await createHost({ ...cliHostOptions(cwd, this.configPath), onlyProviding: "policy" });
-    return { host, judge: new HookJudge(host), watch: watchHost(host, cwd, this.configPath, before), busy: 0, retired: false };
+    const host = await createHost({ ...cliHostOptions(cwd, this.configPath), onlyProviding: HOOK_SERVICES });
+    // The server lives on while the hosts run what it allowed: it holds the sandbox's proxy for them.
+    return { host, judge: new HookJudge(host, { holds: true }), watch: watchHost(host, cwd, this.configPath, before), busy: 0, retired: false };
   }
 
   #evictOldest(): void {
@@ -95,11 +96,11 @@ function lease(loaded: Loaded): Judge {
   loaded.busy += 1;
   let used = false;
   return {
-    async decide(hookHost, call) {
+    async decide(hookHost, call, confine) {
       if (used) throw new Error("a judge from HostCache decides one call");
       used = true;
       try {
-        return await loaded.judge.decide(hookHost, call);
+        return await loaded.judge.decide(hookHost, call, confine);
       } finally {
         loaded.busy -= 1;
         if (loaded.retired && loaded.busy === 0) void loaded.host.harness.dispose().catch(() => undefined);

@@ -14,14 +14,28 @@ export interface HookHost {
   event: string;
   /** What each built-in tool touches, by the host's tool name. Tools not listed declare nothing. */
   tools: Readonly<Record<string, (input: Record<string, unknown>, env: AccessEnvironment) => ToolAccess>>;
+  /** The host's shell tool, whose `command` an allowed call may have rewritten to run in toolhost's sandbox. */
+  shell: string;
   /** The answer for a decision, as the JSON the host reads on stdout (or in an HTTP response body). */
   answer(decision: HookDecision): Record<string, unknown>;
   /**
-   * Whether `value` is an answer `answer` could have given for `onAllow`: what the forwarding client
+   * Whether `value` is an answer `answer` could have given for `asked`: what the forwarding client
    * (`toolhost hook <id> --server`) checks a server's reply against before printing it. An outright
-   * allow while `onAllow` is `defer` is not: it would let through more than asked.
+   * allow while `onAllow` is `defer` is not, unless it runs the shell call confined (and confining
+   * was asked): it would let through more than asked. A rewrite may change only the shell call's
+   * `command`, and must carry the original command whole, quoted as the sandbox quotes it.
    */
-  isAnswer(value: unknown, onAllow: HookDecision["onAllow"]): boolean;
+  isAnswer(value: unknown, asked: AnswerShape): boolean;
+}
+
+/** What the forwarding client asked for, to check a server's answer against. */
+export interface AnswerShape {
+  onAllow: HookDecision["onAllow"];
+  /** Whether the shell call may come back rewritten to run confined. */
+  confine: boolean;
+  /** The call's tool and input as the payload gave them. */
+  tool: string;
+  input: Record<string, unknown>;
 }
 
 /** What toolhost decided about one call of another host. */
@@ -30,6 +44,30 @@ export interface HookDecision {
   reason: string;
   /** `defer` (default): on allow, say nothing and let the host's own permissions decide; `allow`: allow outright. */
   onAllow: "defer" | "allow";
+  /**
+   * An allowed shell call rewritten to run in toolhost's sandbox: the tool's whole new input. It is
+   * allowed outright (the host's own rules would judge the sandbox's command line, not the model's
+   * command), with `reason` saying that it runs confined.
+   */
+  updatedInput?: Record<string, unknown>;
+  /** A line for the host to show the user beside the decision (that a shell call runs unconfined, and why). */
+  note?: string;
+}
+
+/** A word as the sandbox quotes it for a POSIX shell: bare when it holds only safe characters, else single-quoted. */
+export function quotedWord(word: string): string {
+  if (/^[A-Za-z0-9_/.,:=+@%^-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Whether `updated` is `input` with only its `command` rewritten to a line that ends with the original command, quoted. */
+function isRewrite(updated: unknown, asked: AnswerShape, shell: string): boolean {
+  if (!asked.confine || asked.tool !== shell || !isRecord(updated)) return false;
+  const original = asked.input.command;
+  const command = updated.command;
+  if (typeof original !== "string" || typeof command !== "string" || !command.endsWith(` ${quotedWord(original)}`)) return false;
+  const keys = Object.keys(updated);
+  return keys.length === Object.keys(asked.input).length && keys.every((key) => key === "command" || (Object.hasOwn(asked.input, key) && JSON.stringify(updated[key]) === JSON.stringify(asked.input[key])));
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
@@ -97,21 +135,32 @@ export const claudeCode: HookHost = {
     LS: readsTree(["path"]),
     WebFetch: fetches,
   },
-  answer({ decision, reason, onAllow }) {
-    if (decision === "allow" && onAllow === "defer") return {};
+  shell: "Bash",
+  answer({ decision, reason, onAllow, updatedInput, note }) {
+    const shown = note === undefined ? {} : { systemMessage: note };
+    if (decision === "allow" && updatedInput !== undefined) {
+      return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: reason, updatedInput } };
+    }
+    if (decision === "allow" && onAllow === "defer") return shown;
     return {
+      ...shown,
       hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason },
     };
   },
-  isAnswer(value, onAllow) {
+  isAnswer(value, asked) {
     if (!isRecord(value)) return false;
-    if (hasKeys(value, [])) return true;
-    const output = value.hookSpecificOutput;
-    if (!hasKeys(value, ["hookSpecificOutput"]) || !isRecord(output)) return false;
+    const { systemMessage, ...rest } = value;
+    if (systemMessage !== undefined && typeof systemMessage !== "string") return false;
+    if (hasKeys(rest, [])) return true;
+    const output = rest.hookSpecificOutput;
+    if (!hasKeys(rest, ["hookSpecificOutput"]) || !isRecord(output) || output.hookEventName !== "PreToolUse") return false;
+    if (typeof output.permissionDecisionReason !== "string") return false;
+    if (hasKeys(output, ["hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput"])) {
+      return systemMessage === undefined && output.permissionDecision === "allow" && isRewrite(output.updatedInput, asked, "Bash");
+    }
     if (!hasKeys(output, ["hookEventName", "permissionDecision", "permissionDecisionReason"])) return false;
     const decision = output.permissionDecision;
-    const decided = decision === "deny" || decision === "ask" || (decision === "allow" && onAllow === "allow");
-    return output.hookEventName === "PreToolUse" && decided && typeof output.permissionDecisionReason === "string";
+    return decision === "deny" || decision === "ask" || (decision === "allow" && asked.onAllow === "allow");
   },
 };
 
@@ -134,17 +183,37 @@ export const gemini: HookHost = {
     search_file_content: readsTree(["dir_path", "path"]),
     web_fetch: fetches,
   },
-  answer({ decision, reason, onAllow }) {
-    if (decision === "allow") return onAllow === "allow" ? { decision: "allow" } : {};
+  shell: "run_shell_command",
+  answer({ decision, reason, onAllow, updatedInput, note }) {
+    const shown = note === undefined ? {} : { systemMessage: note };
+    if (decision === "allow" && updatedInput !== undefined) {
+      // Gemini CLI keeps no reason of an allow: the line it shows the user says that the call runs confined.
+      return { decision: "allow", reason, systemMessage: reason, hookSpecificOutput: { hookEventName: "BeforeTool", tool_input: updatedInput } };
+    }
+    if (decision === "allow") return onAllow === "allow" ? { ...shown, decision: "allow" } : shown;
     // Gemini CLI's hooks have no "ask": a call the policy would ask about is refused, with the reason.
     const why = decision === "ask" ? `${reason} (toolhost's policy asks about this call, and Gemini CLI's hooks cannot ask: it was refused)` : reason;
-    return { decision: "deny", reason: why };
+    return { ...shown, decision: "deny", reason: why };
   },
-  isAnswer(value, onAllow) {
+  isAnswer(value, asked) {
     if (!isRecord(value)) return false;
-    if (hasKeys(value, [])) return true;
-    if (hasKeys(value, ["decision"])) return value.decision === "allow" && onAllow === "allow";
-    return hasKeys(value, ["decision", "reason"]) && value.decision === "deny" && typeof value.reason === "string";
+    const { systemMessage, ...rest } = value;
+    if (systemMessage !== undefined && typeof systemMessage !== "string") return false;
+    if (hasKeys(rest, [])) return true;
+    if (hasKeys(rest, ["decision"])) return rest.decision === "allow" && asked.onAllow === "allow";
+    if (hasKeys(rest, ["decision", "reason", "hookSpecificOutput"])) {
+      const output = rest.hookSpecificOutput;
+      return (
+        systemMessage === rest.reason &&
+        rest.decision === "allow" &&
+        typeof rest.reason === "string" &&
+        isRecord(output) &&
+        hasKeys(output, ["hookEventName", "tool_input"]) &&
+        output.hookEventName === "BeforeTool" &&
+        isRewrite(output.tool_input, asked, "run_shell_command")
+      );
+    }
+    return hasKeys(rest, ["decision", "reason"]) && rest.decision === "deny" && typeof rest.reason === "string";
   },
 };
 

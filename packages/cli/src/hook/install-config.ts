@@ -2,6 +2,7 @@ import { join, relative, sep } from "node:path";
 import { messageOf } from "@toolhost/core";
 import { createHost, installedSchemaPath, type Host } from "@toolhost/core/config";
 import { cliHostOptions } from "../_defaults.js";
+import { HOOK_SERVICES } from "./decide.js";
 import { UsageError } from "../usage-error.js";
 import type { HookScope } from "./install.js";
 
@@ -15,10 +16,13 @@ export class HookConfigError extends UsageError {
 export interface HookConfigPlan {
   /** The config file to write (it does not exist), and its text. */
   create?: { file: string; text: string };
+  /** What the user should know of the config as the hook will load it (shell calls that will run unconfined, and why). */
+  notes: string[];
 }
 
-/** The plugin the hook needs: a policy, with its recommended preset. Nothing else is named (the hook applies only policies). */
-const HOOK_CONFIG_PLUGINS = [["@toolhost/hooks-policy", { extends: ["recommended"] }]];
+/** The plugins the hook needs: a policy, with its recommended preset; and the sandbox shell calls run in, where installed. */
+const HOOK_POLICY = ["@toolhost/hooks-policy", { extends: ["recommended"] }];
+const HOOK_SANDBOX = "@toolhost/tool-bash";
 
 /**
  * Checks the config the hook will load from `cwd` (each call of the host runs it there), as the
@@ -31,7 +35,7 @@ const HOOK_CONFIG_PLUGINS = [["@toolhost/hooks-policy", { extends: ["recommended
 export async function planHookConfig(cwd: string, configPath: string | undefined, scope: HookScope): Promise<HookConfigPlan> {
   let host: Host;
   try {
-    host = await createHost({ ...cliHostOptions(cwd, configPath), onlyProviding: "policy" });
+    host = await createHost({ ...cliHostOptions(cwd, configPath), onlyProviding: HOOK_SERVICES });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw new HookConfigError(`The hook would refuse every call from ${cwd}: ${messageOf(error)}${typeof code === "string" ? ` (${code})` : ""}\nFix that first; nothing was changed.`);
@@ -41,14 +45,23 @@ export async function planHookConfig(cwd: string, configPath: string | undefined
       throw new HookConfigError(`The hook would refuse every call from ${cwd}:\n${host.refused.map((refusal) => `- ${refusal.message}`).join("\n")}\nFix that first; nothing was changed.`);
     }
     if (host.harness.getService("policy") === undefined) throw new HookConfigError(noPolicy(host, cwd));
-    if (host.configPath !== undefined || scope === "user") return {};
+    const sandboxed = host.harness.getService("sandbox") !== undefined;
+    const notes = sandboxed ? [] : [unconfinedNote(host, cwd)];
+    if (host.configPath !== undefined || scope === "user") return { notes };
     const file = join(cwd, "toolhost.config.json");
     const schema = await schemaOf(cwd);
-    const config = { ...(schema !== undefined && { $schema: schema }), plugins: HOOK_CONFIG_PLUGINS };
-    return { create: { file, text: `${JSON.stringify(config, null, 2)}\n` } };
+    const config = { ...(schema !== undefined && { $schema: schema }), plugins: [...(sandboxed ? [HOOK_SANDBOX] : []), HOOK_POLICY] };
+    return { create: { file, text: `${JSON.stringify(config, null, 2)}\n` }, notes };
   } finally {
     await host.harness.dispose().catch(() => undefined);
   }
+}
+
+/** Shell calls will run as the host runs them: no plugin of the config provides the sandbox. */
+function unconfinedNote(host: Host, cwd: string): string {
+  const where = host.configPath ?? `a toolhost.config.json in ${cwd}`;
+  const missing = host.missing.includes(HOOK_SANDBOX) ? ` (${HOOK_SANDBOX} is not installed: npm i -D ${HOOK_SANDBOX})` : "";
+  return `Shell calls will run unconfined, judged as such: no plugin of ${host.configPath ?? "the default config"} provides toolhost's sandbox${missing}. Name "${HOOK_SANDBOX}" in the "plugins" of ${where} to run them in it.`;
 }
 
 function noPolicy(host: Host, cwd: string): string {

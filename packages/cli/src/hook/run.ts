@@ -2,7 +2,7 @@ import { messageOf } from "@toolhost/core";
 import { createHost } from "@toolhost/core/config";
 import { cliHostOptions } from "../_defaults.js";
 import type { HookRunOptions } from "./args.js";
-import { HookJudge, type HookVerdict } from "./decide.js";
+import { HOOK_SERVICES, HookJudge, type HookVerdict } from "./decide.js";
 import { HOOK_HOSTS } from "./hosts.js";
 import { askThroughPage } from "./page.js";
 import { parsePayload } from "./payload.js";
@@ -27,10 +27,13 @@ export async function runHook(options: HookRunOptions): Promise<number> {
     }
     const call = await parsePayload(hookHost, options.input ?? (await readStdin()));
     const onPage = options.onAsk === "page";
-    const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: onPage ? ["policy", "approvals"] : "policy" });
+    // Confining, the sandbox's plugin too (tool-bash provides it); on the page, the approvals plugin; no other plugin.
+    const services = [...(options.confine ? HOOK_SERVICES : ["policy"]), ...(onPage ? ["approvals"] : [])];
+    const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: services });
     closeHost = () => host.harness.dispose();
     const page = onPage ? askThroughPage(host, hookHost, call, options) : undefined;
-    const verdict: HookVerdict = await new HookJudge(host).decide(hookHost, call);
+    // This process exits once it has answered: it holds nothing for the command (see SandboxPlace.holds).
+    const verdict: HookVerdict = await new HookJudge(host, { holds: false }).decide(hookHost, call, options.confine);
     const onAllow = page?.approved() ? "allow" : options.onAllow;
     await write(process.stdout, `${JSON.stringify(hookHost.answer({ ...verdict, onAllow }))}\n`);
     return 0;

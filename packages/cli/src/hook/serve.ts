@@ -18,6 +18,8 @@ export interface HookServeOptions {
   token: string | false;
   config?: string | undefined;
   onAllow: HookDecision["onAllow"];
+  /** Whether allowed shell calls are rewritten to run in toolhost's sandbox (a request's `confine=off` turns it off for that call). */
+  confine: boolean;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -94,6 +96,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   }
   const onAllow = onAllowOf(request.url, options.onAllow);
   if (onAllow === undefined) return deny('toolhost hook serve: the on-allow query parameter takes "defer" or "allow" (once), so the call is refused.');
+  const confine = confineOf(request.url, options.confine);
+  if (confine === undefined) return deny('toolhost hook serve: the confine query parameter takes "off" (once), so the call is refused.');
   let body: BoundedBody;
   try {
     body = await readBounded(request, MAX_BODY, HARD_BOUND);
@@ -107,7 +111,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   try {
     const call = await parsePayload(hookHost, body.text);
     const judge = await hosts.judgeFor(call.cwd);
-    const verdict = await judge.decide(hookHost, call);
+    const verdict = await judge.decide(hookHost, call, confine);
     answer(request, response, 200, hookHost.answer({ ...verdict, onAllow }));
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
@@ -124,6 +128,13 @@ function onAllowOf(url: string | undefined, serverDefault: HookDecision["onAllow
   const given = new URLSearchParams(/\?(.*)$/.exec(url ?? "")?.[1] ?? "").getAll("on-allow");
   if (given.length === 0) return serverDefault;
   return given.length === 1 && (given[0] === "defer" || given[0] === "allow") ? given[0] : undefined;
+}
+
+/** Whether a request's shell call may be confined: not with `confine=off`, else the server's setting; undefined when the parameter is bad. */
+function confineOf(url: string | undefined, serverDefault: boolean): boolean | undefined {
+  const given = new URLSearchParams(/\?(.*)$/.exec(url ?? "")?.[1] ?? "").getAll("confine");
+  if (given.length === 0) return serverDefault;
+  return given.length === 1 && given[0] === "off" ? false : undefined;
 }
 
 /** The host a request's path is for: `/claude-code` or `/gemini` (a query is ignored); undefined for any other path. */

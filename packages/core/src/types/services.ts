@@ -2,6 +2,7 @@ import type { ApprovalsService } from "./approvals.js";
 import type { ModelService } from "./model.js";
 import type { PolicyService } from "./policy.js";
 import type { QueueService } from "./queue.js";
+import type { SandboxService } from "./sandbox.js";
 
 /**
  * The services plugins offer one another and the host, by name (`harness.provideService`,
@@ -13,5 +14,6 @@ export interface Services {
   model: ModelService;
   policy: PolicyService;
   queue: QueueService;
+  sandbox: SandboxService;
 }
 

@@ -112,6 +112,18 @@ export class ProxyNetwork {
     return { fds: [net, user], nsenterArgs: [`--user=/proc/self/fd/${first + 1}`, `--net=/proc/self/fd/${first}`, "--preserve-credentials"] };
   }
 
+  /**
+   * nsenter's arguments for a process that is not this one's child (another host's shell): the
+   * namespaces named through this process's own descriptors, `/proc/<pid>/fd/<n>`, which a
+   * process of the same user may open while this process lives.
+   */
+  nsenterArgsFromOutside(): string[] {
+    const { net, user } = this.#fds;
+    const own = (fd: number): string => `/proc/${process.pid}/fd/${fd}`;
+    if (user === undefined) return [`--net=${own(net)}`];
+    return [`--user=${own(user)}`, `--net=${own(net)}`, "--preserve-credentials"];
+  }
+
   /** For tests and benchmarks: the port inside the namespace. */
   get port(): number {
     return this.#port;

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { findOnPath } from "../_programs.js";
+import { cachedProbe, keepProbe } from "./_probe-cache.js";
 
 /** Whether bubblewrap can make a sandbox here: its path, or why not and what to do. */
 export type SandboxProbe = { ok: true; bwrap: string; version: string | undefined; sizedTmpfs: boolean } | { ok: false; reason: string };
@@ -25,7 +26,8 @@ const probes = new Map<string, Promise<SandboxProbe>>();
 
 /**
  * Finds `bwrap` on `pathVariable` and runs it once with the sandbox's flags. Cached per bwrap
- * path for the life of the process; never throws: a failure is a reason a user can act on.
+ * path for the life of the process, and a success on disk for the next process (_probe-cache.ts);
+ * never throws: a failure is a reason a user can act on.
  */
 export function probeSandbox(pathVariable: string | undefined): Promise<SandboxProbe> {
   if (process.platform !== "linux") {
@@ -43,7 +45,8 @@ export function probeSandbox(pathVariable: string | undefined): Promise<SandboxP
   }
   let probe = probes.get(bwrap);
   if (!probe) {
-    probe = runProbe(bwrap);
+    const kept = cachedProbe(bwrap);
+    probe = kept ? Promise.resolve(kept) : runProbe(bwrap).then((ran) => (keepProbe(ran), ran));
     probes.set(bwrap, probe);
   }
   return probe;
