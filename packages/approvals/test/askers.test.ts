@@ -53,8 +53,8 @@ describe("a headless hook (toolhost hook claude-code --on-ask page)", () => {
     const answer = JSON.parse(denied.stdout()) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
     expect(answer.hookSpecificOutput.permissionDecision).toBe("deny");
     expect(answer.hookSpecificOutput.permissionDecisionReason).toContain("it was refused on the approvals page: use the clean script");
-    // A host timeout of 4 s: the hook refuses on its own before it, saying why.
-    const unanswered = start(["hook", "claude-code", "--on-ask", "page", "--timeout", "4"], { cwd: dir, input: payload(dir, "rm -r dist") });
+    // A host timeout of 10 s: the hook refuses on its own before it, saying why.
+    const unanswered = start(["hook", "claude-code", "--on-ask", "page", "--timeout", "10"], { cwd: dir, input: payload(dir, "rm -r dist") });
     expect(await unanswered.exited).toBe(0);
     const late = JSON.parse(unanswered.stdout()) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
     expect(late.hookSpecificOutput.permissionDecision).toBe("deny");
