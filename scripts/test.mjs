@@ -1,7 +1,6 @@
 // `pnpm test`: every package's tests (turbo), then the code's shape (scripts/check-shape.mjs), and
 // the failed tests' names again, and one closing line of its own: "N passed, N failed" over all
-// packages (vitest prints a line per
-// package). Exits non-zero when a test failed, no test ran, a package's run failed, or the shape is broken.
+// packages (vitest prints a line per package). Exits non-zero when a test failed, no test ran, a package's run failed, or the shape is broken.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
