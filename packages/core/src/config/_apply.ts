@@ -121,15 +121,16 @@ export async function applyPlanned(planned: PlannedPlugin, found: ResolvedModule
 
 /**
  * The refusal of options in force from an untrusted config: one the schema marks `trustedOnly`,
- * or one marked `reach` set wider than the nearest trusted config below gives it (the plugin's
- * default when none names the plugin); undefined when there is none.
+ * or one marked `reach` set wider than the nearest trusted config below it (the user's) gives it
+ * (the plugin's default when none names the plugin); undefined when there is none.
  */
 function untrustedOptions(planned: PlannedPlugin, plugin: ToolhostPlugin, scope: ApplyScope): Refusal | undefined {
   const layer = planned.layers.find((each) => each.owner === planned.optionsFrom && each.options === planned.options);
   if (layer === undefined || layer.trusted || layer.file === undefined) return undefined;
   const paths = trustedOnlyPaths(plugin.options, planned.options);
   if (paths.length > 0) return untrustedOption({ owner: layer.owner, configPath: layer.file, plugin: planned.name, paths }, scope.trust, scope.hints);
-  const below = planned.layers.slice(planned.layers.indexOf(layer) + 1).find((each) => each.trusted);
+  // The layers come managed, user, project: the ones before this one hold what it would replace.
+  const below = planned.layers.slice(0, planned.layers.indexOf(layer)).reverse().find((each) => each.trusted);
   const widenings = wideningsOf(plugin.options, planned.options, below?.options, { workspace: scope.harness.workspace, home: process.env.HOME || homedir() });
   if (widenings.length === 0) return undefined;
   const base = below?.file !== undefined ? { owner: below.owner, file: below.file } : undefined;

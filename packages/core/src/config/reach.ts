@@ -71,6 +71,7 @@ function walk(schema: TSchema | undefined, value: unknown, below: unknown, path:
   if (kind !== undefined) {
     // A lower config's options are not in force, so nothing validated them: a value of the wrong shape gives no baseline.
     if (base !== undefined && !Value.Check(schema, base)) base = schema.default;
+    if (kind === "folders" && base === undefined) base = ["${workspace}"];
     if (widens(schema, kind, given, base, into.places)) into.found.push({ path: path || "(the options)", value: given, below: base });
     return;
   }
@@ -115,7 +116,7 @@ function widens(schema: TSchema, kind: unknown, value: unknown, below: unknown, 
         typeof given === "string" ? [given] : Array.isArray(given) && given.every((item) => typeof item === "string") ? given : undefined;
       const mine = folders(value);
       if (mine === undefined) return false;
-      const theirs = (folders(below) ?? ["${workspace}"]).map((each) => reachedFolder(each, places));
+      const theirs = (folders(below) ?? []).map((each) => reachedFolder(each, places));
       return mine.some((each) => {
         const real = reachedFolder(each, places);
         return !theirs.some((other) => real === other || isInside(real, other));
