@@ -4,12 +4,13 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inTerminal, removeDir, tempDir, toolhost, USER_CONFIG_DIR, writeConfig } from "./_helpers.js";
+import { inTerminal, removeDir, tempDir, toolhost, USER_CONFIG_DIR, writeConfig, trust } from "./_helpers.js";
 
 let dir = "";
 let configPath = "";
 beforeEach(() => {
-  dir = tempDir("toolhost-audit-");
+  // Its tool-bash runs unsandboxed, which widens what calls reach: the test's user trusts the project, as they would.
+  dir = trust(tempDir("toolhost-audit-"));
   for (const folder of ["a", "b", "c", "d"]) mkdirSync(join(dir, folder));
   configPath = writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off", timeout: 30 }], ["@toolhost/hooks-policy", { extends: ["recommended"], audit: "logs/audit.jsonl" }]] });
 });
