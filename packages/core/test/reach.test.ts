@@ -79,6 +79,8 @@ describe("reach: what an untrusted config may set", () => {
   it("takes a lower config's value of the wrong shape as no baseline (the default)", () => {
     expect(paths({ network: "on" }, { network: "everything" })).toEqual(["network"]);
     expect(paths({ readable: ["~/private"] }, { readable: "~/private" })).toEqual(["readable"]);
+    expect(paths({ limits: { memoryBytes: 9000 } }, { limits: 5 })).toEqual(["limits.memoryBytes"]);
+    expect(paths({ limits: { memoryBytes: 9000 } }, "not options")).toEqual(["limits.memoryBytes"]);
   });
 
   it("lets folders lie only inside the folders below, symlinks resolved, the workspace by default", () => {

@@ -78,9 +78,10 @@ function walk(schema: TSchema | undefined, value: unknown, below: unknown, path:
   for (const member of (schema.anyOf ?? schema.oneOf ?? schema.allOf ?? []) as TSchema[]) {
     if (given === undefined || Value.Check(member, given)) walk(member, given, base, path, depth + 1, into);
   }
-  if (!isRecord(given ?? {}) || !isRecord(base ?? {})) return;
+  // A value of the wrong shape is refused by the options' own check; a lower one of the wrong shape gives the defaults.
+  if (!isRecord(given ?? {})) return;
   const mine = (given ?? {}) as Record<string, unknown>;
-  const theirs = (base ?? {}) as Record<string, unknown>;
+  const theirs = (isRecord(base) ? base : {}) as Record<string, unknown>;
   const properties = (schema.properties ?? {}) as Record<string, TSchema>;
   const others = [...Object.values((schema.patternProperties ?? {}) as Record<string, TSchema>), ...(typeof schema.additionalProperties === "object" ? [schema.additionalProperties as TSchema] : [])];
   const keys = new Set([...Object.keys(properties), ...(others.length > 0 ? [...Object.keys(mine), ...Object.keys(theirs)] : [])]);
