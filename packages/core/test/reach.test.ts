@@ -68,6 +68,10 @@ describe("reach: what an untrusted config may set", () => {
     expect(paths({ network: "off" }, { network: "on" })).toEqual([]);
     expect(paths({ network: "proxy" }, { network: "on" })).toEqual([]);
     expect(paths({ network: "on" }, { network: "proxy" })).toEqual(["network"]);
+    const Same = Type.Object({ network: Type.String({ default: "off", reach: "order", order: ["off", ["host", "on"]] }) });
+    expect(wideningsOf(Same, { network: "on" }, { network: "host" }, places)).toEqual([]);
+    expect(wideningsOf(Same, { network: "host" }, {}, places).map((each) => each.path)).toEqual(["network"]);
+    expect(wideningsOf(Same, { network: "elsewhere" }, { network: "on" }, places).map((each) => each.path)).toEqual(["network"]);
     expect(paths({ sandbox: "off" })).toEqual(["sandbox"]);
     expect(paths({ sandbox: "auto" }, { sandbox: "required" })).toEqual(["sandbox"]);
     expect(paths({}, { sandbox: "required" })).toEqual(["sandbox"]);

@@ -87,7 +87,7 @@ export const BashToolOptionsSchema = Type.Object(
     network: Type.Union([Type.Literal("off"), Type.Literal("proxy"), Type.Literal("host"), Type.Literal("on")], {
       default: "off",
       reach: "order",
-      order: ["off", "proxy", "host", "on"],
+      order: ["off", "proxy", ["host", "on"]],
       description:
         'Sandboxed: how commands reach the network. off (default): not at all (only the sandbox\'s own loopback); proxy: only through an HTTP(S) and SOCKS5 proxy of this tool, which asks the harness\'s policy about each destination; host: as this machine does ("on" is the same). Unsandboxed, the network is always reachable.',
     }),

@@ -12,7 +12,8 @@ import { Value } from "@sinclair/typebox/value";
  *
  * - `"list"`: an array that may hold only items the value below holds (a subset);
  * - `"max"`: a number that may only be as high (unset, with no default, means no bound);
- * - `"order"`: one of the schema's `order` values, narrowest first, that may only come as early;
+ * - `"order"`: one of the schema's `order` values, narrowest first, that may only come as early
+ *   (an entry that is an array holds values that reach as far as each other);
  * - `"folders"`: a folder or a list of them, each of which must lie in one below (after `~`,
  *   `${workspace}` and symlinks are resolved; relative ones against the workspace), the
  *   workspace when none is given below.
@@ -21,7 +22,7 @@ import { Value } from "@sinclair/typebox/value";
  */
 export const REACH = "reach";
 
-/** The values of a `reach: "order"` option, narrowest first (`order: ["off", "proxy", "on"]`). */
+/** The values of a `reach: "order"` option, narrowest first (`order: ["off", "proxy", ["host", "on"]]`: an array for equals). */
 export const REACH_ORDER = "order";
 
 /** How an option compares (see `REACH`). */
@@ -106,7 +107,7 @@ function widens(schema: TSchema, kind: unknown, value: unknown, below: unknown, 
       const order = (schema as Record<string, unknown>)[REACH_ORDER];
       if (!Array.isArray(order)) return true;
       const rank = (each: unknown): number => {
-        const at = order.findIndex((item) => isDeepStrictEqual(item, each));
+        const at = order.findIndex((item) => isDeepStrictEqual(item, each) || (Array.isArray(item) && item.some((one) => isDeepStrictEqual(one, each))));
         return at === -1 ? Number.POSITIVE_INFINITY : at;
       };
       // Nothing below and no default: only the narrowest value is surely no wider.
