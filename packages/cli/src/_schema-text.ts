@@ -14,10 +14,15 @@ interface Schema {
   description?: string;
   /** A plugin option that runs code or sends the environment somewhere: set only from a trusted config. */
   trustedOnly?: boolean;
+  /** How the option compares in what calls reach (core's `reach`): a project not trusted may only narrow it. */
+  reach?: string;
 }
 
 /** What `parameterLines` writes after an option that only a trusted config may set. */
 export const TRUSTED_ONLY_MARK = "[trusted configs only]";
+
+/** What `parameterLines` writes after an option that an untrusted project may narrow but not widen. */
+export const NARROW_ONLY_MARK = "[narrow only from an untrusted project]";
 
 export function typeText(schema: Schema): string {
   if (schema.const !== undefined) return JSON.stringify(schema.const);
@@ -44,7 +49,7 @@ export function parameterLines(parameters: Schema): string[] {
     const optional = required.has(name) ? "" : "?";
     const fallback = schema.default !== undefined ? ` = ${JSON.stringify(schema.default)}` : "";
     const description = schema.description ? `  ${schema.description}` : "";
-    const trusted = schema.trustedOnly === true ? ` ${TRUSTED_ONLY_MARK}` : "";
+    const trusted = schema.trustedOnly === true ? ` ${TRUSTED_ONLY_MARK}` : schema.reach !== undefined ? ` ${NARROW_ONLY_MARK}` : "";
     return `${name}${optional}: ${typeText(schema)}${fallback}${trusted}${description}`;
   });
 }

@@ -16,7 +16,8 @@ let dir = "";
 let configPath = "";
 let rmRule = "";
 beforeEach(async () => {
-  dir = tempDir("toolhost-approve-");
+  // Its tool-bash runs unsandboxed, which widens what calls reach: the test's user trusts the project, as they would.
+  dir = trust(tempDir("toolhost-approve-"));
   for (const folder of ["out", "src", "keep"]) mkdirSync(join(dir, folder));
   configPath = writeConfig(dir, { plugins: [BASH, ["@toolhost/hooks-policy", { extends: ["recommended"], rules: [{ id: "keep-it", tool: "bash", command: "rm -rf keep", decision: "deny" }] }]] });
   // The preset's rule that asks about rm, by the id `toolhost policy rules` lists.

@@ -220,6 +220,8 @@ describe("yes, and don't ask again", () => {
 
   it("is not offered where it would not take effect (an ask of the config's own layer: an ask beats an allow), and the file is left as it was", async () => {
     const configPath = writeConfig(dir, { plugins: [["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { default: "allow", rules: [{ tool: "bash", command: "echo *", decision: "ask" }] }]] });
+    // Unsandboxed widens what calls reach: the user of this XDG folder trusts the project, as they would.
+    expect((await toolhost(["trust", dir], { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, "xdg") } })).code).toBe(0);
     const before = readFileSync(configPath, "utf8");
     const run = inTerminal(["call", "bash", JSON.stringify({ command: "echo kept" })], { XDG_CONFIG_HOME: join(dir, "xdg") });
     await run.waitFor("Run it?");
@@ -358,6 +360,8 @@ describe("exact 'always' rules", () => {
     try {
       writeConfig(dir, { plugins: [["@toolhost/tool-fs", { roots: [".", outside] }], ["@toolhost/hooks-policy", { default: "ask", rules: [{ tool: "read", path: "${workspace}/**", decision: "allow" }] }]] });
       writeFile(join(outside, "x.txt"), "x\n");
+      // A root outside the workspace widens what the tools reach: the user trusts the project, as they would.
+      expect((await toolhost(["trust", dir], { cwd: dir, env: { XDG_CONFIG_HOME: join(dir, "xdg"), HOME: join(dir, "home") } })).code).toBe(0);
       const run = inTerminal(["call", "read", JSON.stringify({ path: join(outside, "x.txt") })], { XDG_CONFIG_HOME: join(dir, "xdg"), HOME: join(dir, "home") });
       await run.waitFor("Run it?");
       expect(run.output).not.toContain("in this project");

@@ -4,13 +4,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
+import { removeDir, tempDir, toolhost, writeConfig, writeFile, trust } from "./_helpers.js";
 
 let dir: string;
 const CONFIG = { plugins: ["@toolhost/tool-fs", ["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { extends: ["recommended"], audit: ".toolhost/audit.jsonl" }]] };
 let configText = "";
 beforeEach(() => {
-  dir = tempDir("toolhost-control-");
+  // Its tool-bash runs unsandboxed, which widens what calls reach: the test's user trusts the project, as they would.
+  dir = trust(tempDir("toolhost-control-"));
   configText = readFileSync(writeConfig(dir, CONFIG), "utf8");
   writeFile(join(dir, ".env"), "TOKEN=secret\n");
 });

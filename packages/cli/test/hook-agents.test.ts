@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLAUDE, GEMINI, type FakeModel, claudeTranscript, clientEnv, geminiSettings, runClient, startFakeModel } from "./_agents.js";
-import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { removeDir, tempDir, toolhost, writeConfig, trust } from "./_helpers.js";
 import { startHookServer, type HookServer } from "./_hook.js";
 
 // The real Claude Code and Gemini CLI, headless, guarded by `toolhost hook` as `hook install --user`
@@ -187,6 +187,8 @@ describe("through toolhost hook serve, network through the proxy", () => {
       { id: "test-allowed", tool: "*", host: host(allowed.url), decision: "allow" },
       { id: "test-denied", tool: "*", host: host(denied.url), decision: "deny", reason: "the test's denied destination" },
     ]);
+    // Network "proxy" widens what calls reach: the test's user trusts the project, as they would.
+    trust(where.dir);
     server = await startHookServer(where.dir, [], { HOME: where.home, TOOLHOST_HOOK_SERVER: undefined, TOOLHOST_HOOK_TOKEN: undefined });
   });
   afterAll(async () => server?.stop());

@@ -40,10 +40,14 @@ const PROJECT_POLICY = {
   ],
 };
 
+// The user runs bash unsandboxed: a widening only their own config (or a project they trust) may
+// choose. The cloned project's `sandbox: "off"` is then no wider than the user's, and applies.
+const USER_BASH = ["@toolhost/tool-bash", { sandbox: "off" }];
+
 let dir: string;
 let fake: FakeOpenAI | undefined;
 beforeAll(() => {
-  writeConfig(USER_CONFIG_DIR, { plugins: [["@toolhost/hooks-policy", USER_POLICY]] });
+  writeConfig(USER_CONFIG_DIR, { plugins: [USER_BASH, ["@toolhost/hooks-policy", USER_POLICY]] });
 });
 afterAll(() => removeDir(USER_CONFIG_DIR));
 beforeEach(() => {
@@ -105,7 +109,7 @@ describe("the user's locked deny, against a project that allows everything", () 
     // The user picks the model (an untrusted project may not choose where the conversation goes);
     // the project's config still allows everything it can.
     writeConfig(USER_CONFIG_DIR, {
-      plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: fake.url, maxRetries: 0 }], ["@toolhost/hooks-policy", USER_POLICY]],
+      plugins: [["@toolhost/provider-openai", { model: "fake-model", baseURL: fake.url, maxRetries: 0 }], USER_BASH, ["@toolhost/hooks-policy", USER_POLICY]],
     });
     try {
       writeConfig(dir, { plugins: ["@toolhost/tool-fs", ["@toolhost/hooks-policy", PROJECT_POLICY]] });
@@ -115,7 +119,7 @@ describe("the user's locked deny, against a project that allows everything", () 
       expect(sent).toContain("the user's .env files stay private");
       expect(sent).not.toContain("hunter2");
     } finally {
-      writeConfig(USER_CONFIG_DIR, { plugins: [["@toolhost/hooks-policy", USER_POLICY]] });
+      writeConfig(USER_CONFIG_DIR, { plugins: [USER_BASH, ["@toolhost/hooks-policy", USER_POLICY]] });
     }
   });
 });
@@ -126,7 +130,7 @@ describe("an administrator's locked deny", () => {
       plugins: [["@toolhost/hooks-policy", { extends: [{ name: "org", locked: true, rules: [{ id: "no-keys", tool: "*", path: "**/*.pem", decision: "deny", reason: "keys never leave the org's hands" }] }] }]],
     });
     // The user's own config allows what the administrator denies.
-    writeConfig(USER_CONFIG_DIR, { plugins: [["@toolhost/hooks-policy", { ...USER_POLICY, rules: [{ id: "pem-ok", tool: "*", path: "**/*.pem", decision: "allow" }] }]] });
+    writeConfig(USER_CONFIG_DIR, { plugins: [USER_BASH, ["@toolhost/hooks-policy", { ...USER_POLICY, rules: [{ id: "pem-ok", tool: "*", path: "**/*.pem", decision: "allow" }] }]] });
     writeFileSync(join(dir, "server.pem"), "-----BEGIN KEY-----\n");
     try {
       const call = await toolhost(["call", "read", JSON.stringify({ path: "server.pem" })], { cwd: dir });
@@ -137,7 +141,7 @@ describe("an administrator's locked deny", () => {
       // And the user's own floor still holds below it.
       expect((await toolhost(["call", "read", readEnv], { cwd: dir })).stderr).toContain("the user's .env files stay private");
     } finally {
-      writeConfig(USER_CONFIG_DIR, { plugins: [["@toolhost/hooks-policy", USER_POLICY]] });
+      writeConfig(USER_CONFIG_DIR, { plugins: [USER_BASH, ["@toolhost/hooks-policy", USER_POLICY]] });
     }
   });
 });

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inTerminal, removeDir, tempDir, toolhost, USER_CONFIG_DIR, writeConfig } from "./_helpers.js";
+import { inTerminal, removeDir, tempDir, toolhost, USER_CONFIG_DIR, writeConfig, trust } from "./_helpers.js";
 
 let dir = "";
 let configPath = "";
@@ -23,6 +23,9 @@ const log = () =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe("the audit log of toolhost call", { timeout: 120_000 }, () => {
+  // Its tool-bash runs unsandboxed, which widens what calls reach: the test's user trusts the project, as they would.
+  beforeEach(() => trust(dir));
+  afterEach(() => removeDir(USER_CONFIG_DIR));
   it("records each ask's decision, by the project's layer, and its answer: --approve, TOOLHOST_APPROVE, no one to ask", async () => {
     expect((await toolhost(["call", "bash", rm("a"), "--approve", "bash:rm -rf a"], { cwd: dir })).code).toBe(0);
     expect((await toolhost(["call", "bash", rm("b")], { cwd: dir, env: { TOOLHOST_APPROVE: "bash:ls\nbash:rm -rf b" } })).code).toBe(0);

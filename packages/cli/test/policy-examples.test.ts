@@ -1,11 +1,12 @@
 // A rule's examples through the built CLI: checked when the config loads (a failing one stops
 // every command before anything runs, exit 2, naming the rule, its file and what decided instead).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { removeDir, tempDir, toolhost, writeConfig, trust } from "./_helpers.js";
 
 let dir = "";
 beforeEach(() => {
-  dir = tempDir("toolhost-examples-");
+  // Its tool-bash runs unsandboxed, which widens what calls reach: the test's user trusts the project, as they would.
+  dir = trust(tempDir("toolhost-examples-"));
 });
 afterEach(() => removeDir(dir));
 

@@ -21,7 +21,8 @@ afterEach(() => {
 
 describe("the owners' policy through the CLI", { timeout: 120_000 }, () => {
   it("policy rules and explain name each rule's owner and file, and which rule decided", async () => {
-    const userConfig = writeConfig(USER_CONFIG_DIR, { plugins: [["@toolhost/hooks-policy", { locked: true, rules: [{ id: "no-curl", tool: "bash", command: "curl *", decision: "deny" }] }]] });
+    // The user runs bash unsandboxed (a widening only their own config, or a trusted project, may choose); the project's same value is no wider.
+    const userConfig = writeConfig(USER_CONFIG_DIR, { plugins: [BASH, ["@toolhost/hooks-policy", { locked: true, rules: [{ id: "no-curl", tool: "bash", command: "curl *", decision: "deny" }] }]] });
     const projectConfig = writeConfig(dir, { plugins: [BASH, ["@toolhost/hooks-policy", { rules: [{ tool: "bash", command: "*", decision: "allow" }] }]] });
     const rules = JSON.parse((await toolhost(["--json", "policy", "rules"], { cwd: dir })).stdout) as Array<Record<string, unknown>>;
     expect(rules.map((rule) => [rule.id, rule.owner, rule.locked, rule.source])).toEqual([
@@ -59,6 +60,8 @@ describe("the owners' policy through the CLI", { timeout: 120_000 }, () => {
 
   it("the administrator's audit log gets every call, whatever the project's config says", async () => {
     writeConfig(MANAGED_CONFIG_DIR, { plugins: [["@toolhost/hooks-policy", { audit: "audit.jsonl" }]] });
+    // Unsandboxed by the user's choice: the project (not trusted: its log may not be written outside it) says the same.
+    writeConfig(USER_CONFIG_DIR, { plugins: [BASH] });
     writeConfig(dir, { plugins: [BASH, ["@toolhost/hooks-policy", { default: "allow", rules: [{ tool: "bash", command: "*", decision: "allow" }] }]] });
     expect((await toolhost(["call", "bash", '{"command":"echo one"}'], { cwd: dir })).code).toBe(0);
     const lines = readFileSync(join(MANAGED_CONFIG_DIR, "audit.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -5,14 +5,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlink
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HIDEABLE } from "../../hooks-policy/test/fixtures/hideable.js";
-import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { removeDir, tempDir, toolhost, writeConfig, trust } from "./_helpers.js";
 
 const KEY = "PRIVATE_KEY_MATERIAL_5150";
 
 let dir: string;
 let home: string;
 beforeEach(() => {
-  dir = tempDir();
+  // root "host" (and sandbox "off") widen what calls reach: the test's user trusts the project, as they would.
+  dir = trust(tempDir());
   home = realpathSync(mkdtempSync(join("/var/tmp", "toolhost-home-")));
   mkdirSync(join(home, ".ssh"));
   writeFileSync(join(home, ".ssh", "id_rsa"), `${KEY}\n`);

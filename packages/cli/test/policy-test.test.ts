@@ -3,11 +3,12 @@
 // naming its lines. The real tool-fs, tool-bash and hooks-policy's recommended.
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { removeDir, tempDir, toolhost, writeConfig, writeFile } from "./_helpers.js";
+import { removeDir, tempDir, toolhost, writeConfig, writeFile, trust } from "./_helpers.js";
 
 let dir: string;
 beforeEach(() => {
-  dir = tempDir("toolhost-policy-test-");
+  // Its tool-bash runs unsandboxed, which widens what calls reach: the test's user trusts the project, as they would.
+  dir = trust(tempDir("toolhost-policy-test-"));
   writeConfig(dir, { plugins: ["@toolhost/tool-fs", ["@toolhost/tool-bash", { sandbox: "off" }], ["@toolhost/hooks-policy", { extends: ["recommended"] }]] });
 });
 afterEach(() => removeDir(dir));

@@ -8,12 +8,13 @@ import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { removeDir, tempDir, toolhost, writeConfig } from "./_helpers.js";
+import { removeDir, tempDir, toolhost, writeConfig, trust } from "./_helpers.js";
 
 let dir: string;
 const servers: Server[] = [];
 beforeEach(() => {
-  dir = tempDir();
+  // Network "proxy" widens what calls reach: the test's user trusts the project, as they would.
+  dir = trust(tempDir());
 });
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));

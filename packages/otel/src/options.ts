@@ -3,8 +3,11 @@ import { type Static, Type } from "@toolhost/core";
 /** The options of `@toolhost/otel`. */
 export const OtelOptions = Type.Object(
   {
+    // Content sent to the telemetry backend: a project the user has not trusted may turn it off, not on.
     captureContent: Type.Optional(
       Type.Boolean({
+        reach: "order",
+        order: [false, true],
         description:
           "record each call's arguments and result (gen_ai.tool.call.arguments / .result) and the decision's reason, after hooks.redact; default: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true",
       }),

@@ -59,8 +59,10 @@ export const SigningOptionsSchema = Type.Object(
 /** The options of `@toolhost/queue`. */
 export const QueueOptionsSchema = Type.Object(
   {
+    // Where every call (its arguments) goes, with a password from the variable it names: only a trusted config may say.
     redis: Type.Union([Type.String(), RedisOptionsSchema], {
       default: "redis://127.0.0.1:6379",
+      trustedOnly: true,
       description:
         "The Redis server: a redis:// or rediss:// URL, or { url | cluster: [seed URLs] | sentinels: [URLs] + name, username, password, passwordEnv, db, tls }.",
     }),

@@ -1,4 +1,15 @@
 import { type Static, Type, resolvePluginOptions } from "@toolhost/core";
+import { defaultLimits } from "./limits/_limits.js";
+
+// What a call reaches (folders, network, root, limits, the sandbox itself) is marked `reach`: a
+// project the user has not trusted may narrow it, never widen it (core judges each against the
+// value of the config below, or the default here).
+const LIMITS = defaultLimits();
+
+/** A limit: `reach: "max"`, its default the one the minimal root applies. */
+function limit(name: keyof typeof LIMITS, minimum: number, description: string) {
+  return Type.Optional(Type.Integer({ minimum, default: LIMITS[name], description, reach: "max" }));
+}
 
 /** The options of the bash tool and of its plugin. */
 export const BashToolOptionsSchema = Type.Object(
@@ -7,6 +18,7 @@ export const BashToolOptionsSchema = Type.Object(
       Type.String({
         minLength: 1,
         description: "The folder commands run in; relative to the harness's working directory. Default: that directory.",
+        reach: "folders",
       }),
     ),
     timeout: Type.Number({
@@ -47,48 +59,60 @@ export const BashToolOptionsSchema = Type.Object(
     ),
     sandbox: Type.Union([Type.Literal("off"), Type.Literal("auto"), Type.Literal("required")], {
       default: "auto",
+      reach: "order",
+      order: ["required", "auto", "off"],
       description:
         "Run each command in a bubblewrap sandbox: auto (default) when bwrap works on this machine, else unsandboxed with a warning at load; required refuses every call without one; off never.",
     }),
     root: Type.Union([Type.Literal("minimal"), Type.Literal("host")], {
       default: "minimal",
+      reach: "order",
+      order: ["minimal", "host"],
       description:
         "Sandboxed: what of this machine a command sees. minimal (default): the system folders read-only (/usr, /bin, /lib*, /etc with its secret files covered), a private /tmp, /dev, /proc, an empty home folder, the writable and readable folders, and nothing else. host: all of / read-only, less what the policy denies to read.",
     }),
     writable: Type.Array(Type.String({ minLength: 1 }), {
       default: ["${workspace}"],
+      // A list, not folders: a folder inside the workspace listed itself reaches more (its .git, written).
+      reach: "list",
       description:
         "Sandboxed: the folders commands may write to (`${workspace}` is the project folder, `~/` the home folder; relative paths are against the project folder), besides a private /tmp. A .git folder in them stays read-only unless listed itself.",
     }),
     readable: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
+      reach: "list",
       description:
         'Sandboxed, root "minimal": host files and folders commands may read (not write) besides the system folders and the writable folders, e.g. `~/.gitconfig` or a package cache (`~/` is the home folder, relative paths are against the project folder).',
     }),
     network: Type.Union([Type.Literal("off"), Type.Literal("proxy"), Type.Literal("host"), Type.Literal("on")], {
       default: "off",
+      reach: "order",
+      order: ["off", "proxy", ["host", "on"]],
       description:
         'Sandboxed: how commands reach the network. off (default): not at all (only the sandbox\'s own loopback); proxy: only through an HTTP(S) and SOCKS5 proxy of this tool, which asks the harness\'s policy about each destination; host: as this machine does ("on" is the same). Unsandboxed, the network is always reachable.',
     }),
     destinations: Type.Array(Type.String({ pattern: "^[A-Za-z0-9*.\\-\\[\\]:]+:(\\d{1,5}|\\*)$" }), {
       default: [],
+      reach: "list",
       description:
         'Under network "proxy": destinations (`host:port`; `*.example.com:443`, `registry.npmjs.org:*`) the proxy lets through without asking the policy about the name; the addresses it resolves to are still asked about (a deny of an address holds). Every other connection is judged by the harness\'s policy.',
     }),
     limits: Type.Optional(
       Type.Object(
         {
-          processes: Type.Optional(Type.Integer({ minimum: 8, description: "Processes and threads a call may run at once." })),
-          memoryBytes: Type.Optional(Type.Integer({ minimum: 16 * 1024 * 1024, description: "Memory a call's processes may use together (each process's, where no cgroup can be made)." })),
-          fileSizeBytes: Type.Optional(Type.Integer({ minimum: 1024, description: "The largest file a command may write." })),
-          cpuSeconds: Type.Optional(Type.Integer({ minimum: 1, description: "CPU time of each process, in seconds." })),
-          openFiles: Type.Optional(Type.Integer({ minimum: 16, description: "Files each process may hold open." })),
+          processes: limit("processes", 8, "Processes and threads a call may run at once."),
+          memoryBytes: limit("memoryBytes", 16 * 1024 * 1024, "Memory a call's processes may use together (each process's, where no cgroup can be made)."),
+          fileSizeBytes: limit("fileSizeBytes", 1024, "The largest file a command may write."),
+          cpuSeconds: limit("cpuSeconds", 1, "CPU time of each process, in seconds."),
+          openFiles: limit("openFiles", 16, "Files each process may hold open."),
         },
         { additionalProperties: false },
       ),
     ),
     hardLinks: Type.Union([Type.Literal("declare"), Type.Literal("refuse")], {
       default: "declare",
+      reach: "order",
+      order: ["refuse", "declare"],
       description:
         'Sandboxed, root "minimal": what to do when a writable folder holds a file that also has a name outside (a hard link, e.g. pnpm\'s store): declare (default) says that writes can reach that file system, so the policy trusts the call less; refuse refuses the call.',
     }),

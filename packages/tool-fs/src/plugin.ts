@@ -4,13 +4,17 @@ import { createContext, DEFAULTS } from "./_context.js";
 import type { ImageProcessor } from "./options.js";
 import { toolsOf } from "./tools.js";
 
-/** The plugin's options; the host fills the defaults and validates them before `apply`. */
+/**
+ * The plugin's options; the host fills the defaults and validates them before `apply`. What widens
+ * what the tools reach is marked `reach`: a project the user has not trusted may only narrow it.
+ */
 export const FsPluginOptions = Type.Object(
   {
     roots: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         description:
           "Folders the tools may touch (after symlinks are resolved). Default: the workspace (the config file's folder). Relative ones resolve against it; ${workspace} stands for it.",
+        reach: "folders",
       }),
     ),
     maxSize: Type.Integer({ minimum: 1, default: DEFAULTS.maxSize, description: "Bytes read returns at most per call." }),
@@ -29,14 +33,17 @@ export const FsPluginOptions = Type.Object(
     ),
     overwriteReadOnly: Type.Boolean({
       default: false,
+      reach: "order",
+      order: [false, true],
       description: "true: write and edit replace read-only files (keeping their mode). Default: they refuse, as editors do.",
     }),
-    // Widens what the tools show: only a config the user trusts may set it.
+    // "allow" widens what the tools show: an untrusted project may only keep "refuse".
     hardLinks: Type.Optional(
       Type.Union([Type.Literal("refuse"), Type.Literal("allow")], {
-        trustedOnly: true,
+        reach: "order",
+        order: ["refuse", "allow"],
         description:
-          'A file with a name (hard link) outside the roots: "refuse" (the default) makes read, write and edit refuse it; "allow" treats it as any file (pnpm\'s store linked into node_modules). Only a trusted config may set it.',
+          'A file with a name (hard link) outside the roots: "refuse" (the default) makes read, write and edit refuse it; "allow" treats it as any file (pnpm\'s store linked into node_modules).',
       }),
     ),
     // A function cannot be described in JSON Schema: `apply` checks it.

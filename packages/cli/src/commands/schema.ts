@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { CLI_DIR, type Cli, type CommandModule } from "../cli.js";
 import { CONFIG_HINTS, KNOWN_PLUGINS } from "../_defaults.js";
 import { ExitCode } from "../_output.js";
-import { nestedParameterLines, TRUSTED_ONLY_MARK } from "../_schema-text.js";
+import { NARROW_ONLY_MARK, nestedParameterLines, TRUSTED_ONLY_MARK } from "../_schema-text.js";
 import { terminalLine } from "../_terminal-text.js";
 
 export const schema: CommandModule = {
@@ -49,6 +49,12 @@ Examples:
             lines.push(
               "",
               `${TRUSTED_ONLY_MARK}: the option runs code, or sends what it is given where it says. It is taken from the managed config, your own (${userConfigDir()}), or a project folder you trust ("toolhost trust"); a project config you have not trusted that sets it has the plugin refused.`,
+            );
+          }
+          if (lines.some((line) => line.includes(NARROW_ONLY_MARK))) {
+            lines.push(
+              "",
+              `${NARROW_ONLY_MARK}: the option widens what calls reach (folders, network, limits, the sandbox). A project config you have not trusted may set it only as narrow as the config below it (your own, ${userConfigDir()}, else the default shown); set wider, the plugin is refused with the trust command ("toolhost trust").`,
             );
           }
           await cli.out(`${lines.join("\n")}\n`);

@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { ToolhostError, messageOf } from "../errors.js";
 import type { AgentHarness } from "../harness.js";
@@ -8,7 +9,8 @@ import type { LoadedPlugin } from "./loaded-plugin.js";
 import { importPlugin, locate, notFound } from "./_locate-plugin.js";
 import { optionProblems } from "./_option-problems.js";
 import type { PlannedPlugin } from "./_plan.js";
-import { type Refusal, unsafeFile, untrustedOption, untrustedPlugin } from "./refusal.js";
+import { wideningsOf } from "./reach.js";
+import { type Refusal, unsafeFile, untrustedOption, untrustedPlugin, untrustedWidening } from "./refusal.js";
 import { trustedOnlyPaths } from "./trusted-options.js";
 import { isPathSpecifier, resolvePackage, type ResolvedModule, type ResolvePlace } from "./_resolve.js";
 import { unsafeFileReason } from "./safety.js";
@@ -117,13 +119,22 @@ export async function applyPlanned(planned: PlannedPlugin, found: ResolvedModule
   return { loaded, report };
 }
 
-/** The refusal of options an untrusted config may not set (the schema's `trustedOnly` ones), or undefined. */
+/**
+ * The refusal of options in force from an untrusted config: one the schema marks `trustedOnly`,
+ * or one marked `reach` set wider than the nearest trusted config below it (the user's) gives it
+ * (the plugin's default when none names the plugin); undefined when there is none.
+ */
 function untrustedOptions(planned: PlannedPlugin, plugin: ToolhostPlugin, scope: ApplyScope): Refusal | undefined {
   const layer = planned.layers.find((each) => each.owner === planned.optionsFrom && each.options === planned.options);
   if (layer === undefined || layer.trusted || layer.file === undefined) return undefined;
   const paths = trustedOnlyPaths(plugin.options, planned.options);
-  if (paths.length === 0) return undefined;
-  return untrustedOption({ owner: layer.owner, configPath: layer.file, plugin: planned.name, paths }, scope.trust, scope.hints);
+  if (paths.length > 0) return untrustedOption({ owner: layer.owner, configPath: layer.file, plugin: planned.name, paths }, scope.trust, scope.hints);
+  // The layers come managed, user, project: the ones before this one hold what it would replace.
+  const below = planned.layers.slice(0, planned.layers.indexOf(layer)).reverse().find((each) => each.trusted);
+  const widenings = wideningsOf(plugin.options, planned.options, below?.options, { workspace: scope.harness.workspace, home: process.env.HOME || homedir() });
+  if (widenings.length === 0) return undefined;
+  const base = below?.file !== undefined ? { owner: below.owner, file: below.file } : undefined;
+  return untrustedWidening({ owner: layer.owner, configPath: layer.file, plugin: planned.name, widenings, base }, scope.trust, scope.hints);
 }
 
 /** A plugin whose `apply` (or options check) failed; wrong options get each problem once, in words. */

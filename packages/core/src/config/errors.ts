@@ -12,6 +12,8 @@ export const ConfigErrorCode = Object.freeze({
   UNTRUSTED_CODE: "TOOLHOST_UNTRUSTED_CODE",
   /** A config, plugin or trust list that another user can change or owns. */
   UNSAFE_FILE: "TOOLHOST_UNSAFE_FILE",
+  /** An option of a project config the user has not trusted that reaches further than the value below it (schema keyword `reach`). */
+  UNTRUSTED_WIDENING: "TOOLHOST_UNTRUSTED_WIDENING",
   /** `toolhost trust` given something that is not an existing folder. */
   TRUST_FOLDER: "TOOLHOST_TRUST_FOLDER",
   INCOMPATIBLE_PLUGIN: ErrorCode.INCOMPATIBLE_PLUGIN,

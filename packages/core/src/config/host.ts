@@ -85,8 +85,9 @@ export interface Host {
   missing: string[];
   /**
    * What the configs would have read or run that was left out (code from a folder the user has not
-   * trusted, a file another user can change). When it is not empty, every call is refused with
-   * these messages (`details.notLoaded`: each with its `code`, `TOOLHOST_UNTRUSTED_CODE` or `TOOLHOST_UNSAFE_FILE`),
+   * trusted, a file another user can change, options of an untrusted project that widen what calls
+   * reach). When it is not empty, every call is refused with these messages (`details.notLoaded`:
+   * each with its `code`, `TOOLHOST_UNTRUSTED_CODE`, `TOOLHOST_UNSAFE_FILE` or `TOOLHOST_UNTRUSTED_WIDENING`),
    * by a `beforeToolCall` tap before any other, so the decision event records it.
    */
   refused: Refusal[];

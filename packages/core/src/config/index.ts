@@ -8,6 +8,7 @@ export { readTrustedFolders, realFolder, TRUST_FILE, trustedFolderOf, trustFile,
 export { unsafeFileReason, userName } from "./safety.js";
 export type { Refusal } from "./refusal.js";
 export { TRUSTED_ONLY, trustedOnlyPaths } from "./trusted-options.js";
+export { REACH, REACH_ORDER, wideningsOf, type ReachKind, type ReachPlaces, type Widening } from "./reach.js";
 export { findPlugin, installedSchemaPath, type FindPluginOptions, type FoundPlugin, type ResolvePlace } from "./find-plugin.js";
 export type { ConfigHints } from "./hints.js";
 export { closestName } from "../suggest.js";

@@ -2,16 +2,18 @@ import { dirname, extname } from "node:path";
 import type { ConfigOwner } from "../types/config.js";
 import { ConfigError, ConfigErrorCode } from "./errors.js";
 import { type ConfigHints, hintText } from "./hints.js";
+import type { Widening } from "./reach.js";
 import type { TrustedFolders } from "./trust.js";
 
 /**
  * Something a config would have read or run that the host left out: code from a folder the user
  * has not trusted (`TOOLHOST_UNTRUSTED_CODE`), or a config or plugin that another user can change
- * (`TOOLHOST_UNSAFE_FILE`). A host with a refusal refuses every call (fail closed: what was left out
+ * (`TOOLHOST_UNSAFE_FILE`), or options of an untrusted project that reach further than the configs below
+ * it (`TOOLHOST_UNTRUSTED_WIDENING`). A host with a refusal refuses every call (fail closed: what was left out
  * may have been a rule), saying what and how to fix it, until a new host is made.
  */
 export interface Refusal {
-  code: typeof ConfigErrorCode.UNTRUSTED_CODE | typeof ConfigErrorCode.UNSAFE_FILE;
+  code: typeof ConfigErrorCode.UNTRUSTED_CODE | typeof ConfigErrorCode.UNSAFE_FILE | typeof ConfigErrorCode.UNTRUSTED_WIDENING;
   /** Whose config it was, or named it. */
   owner: ConfigOwner;
   /** A whole config file, or a plugin a config names. */
@@ -64,6 +66,33 @@ export function untrustedOption(
     `Plugin "${at.plugin}" was not applied: ${which} (set in ${at.configPath}) can run code or send your environment where the config says, ` +
     `and ${folder} is not a folder you trust.${trustProblem(trust)} If you trust this project, ${hintText(hints).trustFolder(folder, trust.file)}; or remove ${at.paths.length === 1 ? "it" : "them"} from the project's config.`;
   return { code: ConfigErrorCode.UNTRUSTED_CODE, owner: at.owner, kind: "plugin", configPath: at.configPath, plugin: at.plugin, file: at.configPath, folder, message };
+}
+
+/** Where the value an untrusted option would widen comes from: a lower config, or the plugin's default. */
+export interface WideningBase {
+  owner: ConfigOwner;
+  file: string;
+}
+
+/** Options of a config the user has not trusted that reach further than the value below them (the schema's `reach`). */
+export function untrustedWidening(
+  at: { owner: ConfigOwner; configPath: string; plugin: string; widenings: readonly Widening[]; base: WideningBase | undefined },
+  trust: TrustedFolders,
+  hints: ConfigHints | undefined,
+): Refusal {
+  const folder = dirname(at.configPath);
+  const whose = at.base === undefined ? "the plugin's default" : `${at.base.owner === "user" ? "your user config" : `the ${at.base.owner} config`} ${at.base.file}`;
+  const each = at.widenings.map((widening) => `${widening.path} ${shown(widening.value)} (wider than ${shown(widening.below)})`);
+  const which = each.length === 1 ? `its option ${each[0]}` : `its options ${each.join(", ")}`;
+  const message =
+    `Plugin "${at.plugin}" was not applied: ${which}, set in ${at.configPath}, would let calls reach more than ${whose} allows, ` +
+    `and ${folder} is not a folder you trust: a project you have not trusted may only narrow ${each.length === 1 ? "it" : "them"}.${trustProblem(trust)} ` +
+    `If you trust this project, ${hintText(hints).trustFolder(folder, trust.file)}; or narrow or remove ${each.length === 1 ? "it" : "them"} in the project's config.`;
+  return { code: ConfigErrorCode.UNTRUSTED_WIDENING, owner: at.owner, kind: "plugin", configPath: at.configPath, plugin: at.plugin, file: at.configPath, folder, message };
+}
+
+function shown(value: unknown): string {
+  return value === undefined ? "not set" : JSON.stringify(value);
 }
 
 /** A config or plugin that another user can change or owns (`reason` says which and how). */
