@@ -125,7 +125,7 @@ async function wrapped(use: BwrapUse, shell: string, command: string, place: San
   const lease = leases.take(name, () => entry.release());
   notesFile = lease.notes;
   const variables = Object.entries(entry.env).flatMap(([variable, value]) => ["--setenv", variable, value]);
-  const program = [nsenter, ...network.nsenterArgsFromOutside(), "--", bwrap, ...args, ...variables, "--", ...inside];
+  const program = [nsenter, ...network.nsenterArgs(), "--", bwrap, ...args, ...variables, "--", ...inside];
   const line = commandLine({ program, cgroup: limits?.cgroup, lease: lease.file, notesFile: lease.notes, failureNotes: notes });
   return { commandLine: line, summary, release: () => leases.end(name) };
 }

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { findOnPath } from "../_programs.js";
+import { isolationArgs } from "./_kernel.js";
 import { cachedProbe, keepProbe } from "./_probe-cache.js";
 
 /** Whether bubblewrap can make a sandbox here: its path, or why not and what to do. */
@@ -13,8 +14,10 @@ const PROBE_ARGS = [
   "--ro-bind", "/", "/",
   "--dev", "/dev",
   "--proc", "/proc",
+  "--remount-ro", "/proc",
   "--tmpfs", "/tmp",
   "--unshare-pid",
+  ...isolationArgs(),
   "--unshare-net",
   "--die-with-parent",
   "--new-session",

@@ -8,6 +8,7 @@ import { HardLinkScan } from "./_hard-links.js";
 import { LauncherPool } from "./_launcher.js";
 import { findOnPath } from "../_programs.js";
 import { type SandboxProbe, probeSandbox } from "./_probe.js";
+import { seccompProgram, seccompUnsupported } from "./_seccomp.js";
 
 /** What a sandboxed call may do, from the tool's options, decided once per tool. */
 export interface SandboxSettings {
@@ -32,6 +33,8 @@ export interface SandboxSettings {
   sizedTmpfs: boolean;
   /** bash, which waits in the next call's cgroups (see `LauncherPool`); none: each call enters them itself. */
   bash: string | undefined;
+  /** The seccomp filter every call runs under (`_seccomp.ts`). */
+  seccomp: Buffer;
 }
 
 /** How the calls of a tool run, decided once (the probe) and given to each call. */
@@ -80,7 +83,8 @@ export async function resolveSandbox(
 ): Promise<SandboxUse> {
   const mode = options.sandbox;
   if (mode === "off") return { kind: "off", details: { mode, enforced: false } };
-  const probe = await probeSandbox(pathVariable);
+  const unsupported = seccompUnsupported();
+  const probe = unsupported ? { ok: false as const, reason: `${unsupported}: no sandbox is made without it.` } : await probeSandbox(pathVariable);
   if (!probe.ok) {
     const details = { mode, enforced: false, reason: probe.reason };
     return mode === "required" ? { kind: "refuse", reason: probe.reason, details } : { kind: "off", details };
@@ -119,6 +123,7 @@ function sandboxSettings(options: SandboxOptions, probe: Extract<SandboxProbe, {
     hardLinks: options.hardLinks,
     nsenter: options.network === "proxy" ? (findOnPath("nsenter", pathVariable) ?? findOnPath("nsenter", "/usr/bin:/bin")) : undefined,
     bash: findOnPath("bash", "/usr/bin:/bin") ?? findOnPath("bash", pathVariable),
+    seccomp: seccompProgram(),
   };
 }
 
