@@ -44,7 +44,7 @@ describe.each([
   it("are never run by the host: bwrap, mkfifo, nsenter and prlimit are the system's", () => {
     const { workspace, bin } = plantedWorkspace(owner);
     const PATH = `${bin}:${process.env.PATH}`;
-    const home = owner === 0 ? {} : { HOME: workspace, XDG_CACHE_HOME: join(workspace, ".cache") };
+    const home: Record<string, string> = owner === 0 ? {} : { HOME: workspace, XDG_CACHE_HOME: join(workspace, ".cache") };
     // The process's PATH (as `npx toolhost` sets it) and the tool's own env option alike.
     const run = (options: Record<string, unknown>) =>
       runIsolated(scratch.dir, { workspace, options: { sandbox: "required", env: { PATH }, ...options }, commands: ["echo confined > out.txt && cat out.txt", "echo second"] }, { nobody: owner !== 0, env: { PATH, ...home } });
