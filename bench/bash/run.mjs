@@ -23,6 +23,10 @@ if (!existsSync(dist)) {
   process.exit(1);
 }
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+// Another checkout's build (e.g. main's, \`git worktree add --detach /tmp/bench-main main\` and built there),
+// whose minimal root is run interleaved with this one's, call by call; BENCH_ONLY=per-call stops after section 1.
+const BASELINE = process.env.BENCH_BASELINE;
+const baselineDist = BASELINE ? pathToFileURL(join(BASELINE, "packages/tool-bash/dist/index.js")).href : undefined;
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const SPACED = Number(process.env.BENCH_SPACED ?? 30);
 const MiB = 1024 * 1024;
@@ -55,6 +59,7 @@ const perCall = node(`
     off: createBashTool({ cwd: folder(), sandbox: "off" }),
     host: createBashTool({ cwd: folder(), sandbox: "required", root: "host" }),
     minimal: createBashTool({ cwd: folder(), sandbox: "required" }),
+    ...(${JSON.stringify(baselineDist ?? null)} ? { baseline: (await import(${JSON.stringify(baselineDist ?? "")})).createBashTool({ cwd: folder(), sandbox: "required" }) } : {}),
   };
   const kinds = { bare, ...Object.fromEntries(Object.entries(tools).map(([kind, tool]) => [kind, (id) => tool.execute(id, { command: "true" }, never, () => {}, undefined)])) };
   const failed = [];
@@ -72,7 +77,7 @@ const perCall = node(`
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const phases = ["start", "prepared", "spawned", "first-byte", "exit", "tree-checked", "drained", "result"];
   const timeline = {};
-  for (const kind of Object.keys(tools)) {
+  for (const kind of Object.keys(tools).filter((kind) => kind !== "baseline")) {
     const steps = {};
     for (let i = 0; i < ${CALLS}; i++) {
       const m = marks.get(kind + "-" + i);
@@ -100,7 +105,7 @@ if (perCall.failed.length > 0) {
   console.error(`The per-call run did not behave (is bubblewrap installed?): ${perCall.failed.join("; ")}`);
   process.exit(1);
 }
-const { bare, off, host, minimal } = perCall.ms;
+const { bare, off, host, minimal, baseline } = perCall.ms;
 console.log(`per call (\`true\`, ${CALLS} calls each, interleaved, medians; load average at the start ${startLoad}):\n`);
 console.log("| run | ms a call | over the row before |");
 console.log("|---|---:|---:|");
@@ -108,6 +113,10 @@ console.log(`| bare spawn of the same shell (\`bash -c true\`) | ${fixed(bare, 2
 console.log(`| the tool, unsandboxed | ${fixed(off, 2)} | +${fixed(off - bare, 2)} over bare (target <= +2: ${off - bare <= 2 ? "met" : "NOT met"}) |`);
 console.log(`| the tool, sandboxed, root "host" (today's sandbox) | ${fixed(host, 2)} | +${fixed(host - off, 2)} over unsandboxed |`);
 console.log(`| the tool, sandboxed, root "minimal" (limits, /etc covered) | ${fixed(minimal, 2)} | +${fixed(minimal - off, 2)} over unsandboxed (targets <= +8 / +10: ${minimal - off <= 8 ? "met" : minimal - off <= 10 ? "+10 met, +8 NOT met" : "NOT met"}); ${minimal - host >= 0 ? "+" : ""}${fixed(minimal - host, 2)} over the host root (target <= +2: ${minimal - host <= 2 ? "met" : "NOT met"}) |`);
+if (baseline !== undefined) {
+  console.log(`| the baseline's build (${BASELINE}), root "minimal" | ${fixed(baseline, 2)} | this build's minimal root ${minimal - baseline >= 0 ? "+" : ""}${fixed(minimal - baseline, 2)} over it (target <= +2: ${minimal - baseline <= 2 ? "met" : "NOT met"}) |`);
+}
+console.log(`(load average at the end of section 1: ${load()})`);
 const spaced = perCall.spaced;
 console.log(`\ncalls 300 ms apart, as an agent makes them (${SPACED} each, in turn, medians; the gap is not counted):\n`);
 console.log("| run | ms a call | over unsandboxed |");
@@ -120,6 +129,7 @@ const steps = Object.keys(perCall.timeline.off);
 console.log(`| step | ${Object.keys(perCall.timeline).join(" | ")} |`);
 console.log(`|---|${Object.keys(perCall.timeline).map(() => "---:").join("|")}|`);
 for (const step of steps) console.log(`| ${step} | ${Object.values(perCall.timeline).map((row) => fixed(row[step], 2)).join(" | ")} |`);
+if (process.env.BENCH_ONLY === "per-call") process.exit(0);
 
 // ---------------------------------------------------------------------------------------------
 // 3: 100 MB of output.
