@@ -9,8 +9,13 @@ import { existsSync } from "node:fs";
  * files that show the host's state beyond the sandbox's processes read as empty.
  */
 
-/** /proc files that tell about the whole machine (timers and tasks with host pids and names, the keyrings' users, kernel symbols). */
-const HOST_STATE = ["/proc/timer_list", "/proc/sched_debug", "/proc/keys", "/proc/key-users", "/proc/kallsyms", "/proc/kcore", "/proc/sysrq-trigger"] as const;
+/**
+ * /proc files that tell about the whole machine: timers and tasks with the host's pids and program
+ * names, the keyrings and their users. (`kallsyms` shows its addresses as zeros without
+ * CAP_SYSLOG, `kcore` opens only with CAP_SYS_RAWIO, `sysrq-trigger` takes no write on the
+ * read-only /proc: a mount each would cost every call for nothing.)
+ */
+const HOST_STATE = ["/proc/timer_list", "/proc/sched_debug", "/proc/keys", "/proc/key-users"] as const;
 
 /** The hostname a sandboxed call sees: its own UTS namespace, a name every /etc/hosts resolves. */
 export const SANDBOX_HOSTNAME = "localhost";
