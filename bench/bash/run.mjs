@@ -23,6 +23,11 @@ if (!existsSync(dist)) {
   process.exit(1);
 }
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+// Another checkout's build (e.g. main's, \`git worktree add --detach /tmp/bench-main main\` and built there):
+// section 1 then runs in turn with this build and that one (a process each, BENCH_PAIRS times), and
+// compares their minimal roots (two copies in one process would share cgroup names); BENCH_ONLY=per-call stops after section 1.
+const BASELINE = process.env.BENCH_BASELINE;
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 2);
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const SPACED = Number(process.env.BENCH_SPACED ?? 30);
 const MiB = 1024 * 1024;
@@ -39,7 +44,7 @@ function node(script) {
 
 // ---------------------------------------------------------------------------------------------
 // 1 and 2: per call, and the timeline.
-const perCall = node(`
+const perCallScript = (packages) => `
   import { spawn } from "node:child_process";
   const { createBashTool } = await import(${JSON.stringify(packages("tool-bash"))});
   const { onPhase } = await import(${JSON.stringify(packages("tool-bash", "run/_timeline.js"))});
@@ -95,7 +100,15 @@ const perCall = node(`
     }
   }
   console.log(JSON.stringify({ ms: Object.fromEntries(Object.entries(times).map(([kind, values]) => [kind, median(values)])), spaced: Object.fromEntries(Object.entries(spaced).map(([kind, values]) => [kind, median(values)])), timeline, failed: [...new Set(failed)] }));
-`);
+`;
+const baselinePackages = (name, file = "index.js") => pathToFileURL(join(BASELINE ?? "", `packages/${name}/dist/${file}`)).href;
+const runs = { ours: [], baseline: [] };
+for (let pair = 0; pair < (BASELINE ? PAIRS : 1); pair++) {
+  runs.ours.push(node(perCallScript(packages)));
+  if (BASELINE) runs.baseline.push(node(perCallScript(baselinePackages)));
+}
+const perCall = runs.ours.length === 1 ? runs.ours[0] : { ...runs.ours[0], ms: Object.fromEntries(Object.keys(runs.ours[0].ms).map((kind) => [kind, median(runs.ours.map((run) => run.ms[kind]))])), failed: runs.ours.flatMap((run) => run.failed) };
+perCall.failed.push(...runs.baseline.flatMap((run) => run.failed.map((text) => `baseline: ${text}`)));
 if (perCall.failed.length > 0) {
   console.error(`The per-call run did not behave (is bubblewrap installed?): ${perCall.failed.join("; ")}`);
   process.exit(1);
@@ -108,6 +121,15 @@ console.log(`| bare spawn of the same shell (\`bash -c true\`) | ${fixed(bare, 2
 console.log(`| the tool, unsandboxed | ${fixed(off, 2)} | +${fixed(off - bare, 2)} over bare (target <= +2: ${off - bare <= 2 ? "met" : "NOT met"}) |`);
 console.log(`| the tool, sandboxed, root "host" (today's sandbox) | ${fixed(host, 2)} | +${fixed(host - off, 2)} over unsandboxed |`);
 console.log(`| the tool, sandboxed, root "minimal" (limits, /etc covered) | ${fixed(minimal, 2)} | +${fixed(minimal - off, 2)} over unsandboxed (targets <= +8 / +10: ${minimal - off <= 8 ? "met" : minimal - off <= 10 ? "+10 met, +8 NOT met" : "NOT met"}); ${minimal - host >= 0 ? "+" : ""}${fixed(minimal - host, 2)} over the host root (target <= +2: ${minimal - host <= 2 ? "met" : "NOT met"}) |`);
+if (BASELINE) {
+  // Each build's runs in turn (this one first): the medians of their runs, each beside its own unsandboxed calls.
+  const of = (list, kind) => median(list.map((run) => run.ms[kind]));
+  const [baseOff, baseMinimal] = [of(runs.baseline, "off"), of(runs.baseline, "minimal")];
+  console.log(`| the baseline's build (${BASELINE}), unsandboxed | ${fixed(baseOff, 2)} | |`);
+  console.log(`| the baseline's build, root "minimal" | ${fixed(baseMinimal, 2)} | +${fixed(baseMinimal - baseOff, 2)} over its unsandboxed; this build's minimal root ${minimal - baseMinimal >= 0 ? "+" : ""}${fixed(minimal - baseMinimal, 2)} over it, ${(minimal - off) - (baseMinimal - baseOff) >= 0 ? "+" : ""}${fixed((minimal - off) - (baseMinimal - baseOff), 2)} in what the sandbox adds (target <= +2: ${(minimal - off) - (baseMinimal - baseOff) <= 2 ? "met" : "NOT met"}) |`);
+  console.log(`(runs in turn, ${PAIRS} of each build; this build's minimal root by run: ${runs.ours.map((run) => fixed(run.ms.minimal, 2)).join(", ")}; the baseline's: ${runs.baseline.map((run) => fixed(run.ms.minimal, 2)).join(", ")})`);
+}
+console.log(`(load average at the end of section 1: ${load()})`);
 const spaced = perCall.spaced;
 console.log(`\ncalls 300 ms apart, as an agent makes them (${SPACED} each, in turn, medians; the gap is not counted):\n`);
 console.log("| run | ms a call | over unsandboxed |");
@@ -120,6 +142,7 @@ const steps = Object.keys(perCall.timeline.off);
 console.log(`| step | ${Object.keys(perCall.timeline).join(" | ")} |`);
 console.log(`|---|${Object.keys(perCall.timeline).map(() => "---:").join("|")}|`);
 for (const step of steps) console.log(`| ${step} | ${Object.values(perCall.timeline).map((row) => fixed(row[step], 2)).join(" | ")} |`);
+if (process.env.BENCH_ONLY === "per-call") process.exit(0);
 
 // ---------------------------------------------------------------------------------------------
 // 3: 100 MB of output.

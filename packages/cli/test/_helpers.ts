@@ -49,11 +49,13 @@ export interface RunResult {
 /** Runs the built `toolhost` with `args` in `cwd`, feeding `input` on stdin. */
 export function toolhost(
   args: string[],
-  options: { cwd: string; input?: string; env?: Record<string, string | undefined> },
+  options: { cwd: string; input?: string; env?: Record<string, string | undefined>; prefix?: string[] },
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, FORCE_COLOR: undefined, NO_COLOR: undefined, ...options.env };
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    // A prefix runs the CLI under another program (`unshare --mount … exec "$@"`: a machine changed for the test).
+    const [file, ...rest] = [...(options.prefix ?? []), process.execPath, BIN, ...args] as [string, ...string[]];
+    const child = spawn(file, rest, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { removeDir, tempDir, toolhost, trust, writeConfig } from "./_helpers.js";
@@ -33,11 +34,15 @@ describe("toolhost config: the settings each plugin runs with", () => {
     expect(result.stdout).not.toContain("plain-value-7");
   });
 
-  it("says why there is no sandbox and how to get one (bwrap not on PATH)", async () => {
-    const result = await toolhost(["config"], { cwd: dir, env: { PATH: join(dir, "no-bin") } });
+  it("says why there is no sandbox and how to get one (bwrap not installed)", async () => {
+    // A machine without bubblewrap: a private mount namespace where the system's bwrap is a file without an execute bit.
+    const cover = join(dir, "no-bwrap");
+    writeFileSync(cover, "", { mode: 0o644 });
+    const prefix = ["unshare", "--mount", "--", "/bin/sh", "-c", 'mount --bind "$0" /usr/bin/bwrap && exec "$@"', cover];
+    const result = await toolhost(["config"], { cwd: dir, prefix });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      `      sandbox        auto → off: bubblewrap (bwrap) was not found on PATH (${join(dir, "no-bin")}). Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap;`,
+      "      sandbox        auto → off: bubblewrap (bwrap) was not found in the system's folders (/usr/bin, /bin, /usr/sbin, /sbin, /usr/local/bin, root's and written by no one else; PATH is not searched, since a command can write a folder on it). Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap;",
     );
     expect(result.stdout).toContain("      writable       not enforced (unsandboxed)\n");
     expect(result.stdout).toContain("      network        on: not enforced (unsandboxed)\n");

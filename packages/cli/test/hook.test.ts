@@ -168,8 +168,12 @@ describe("toolhost hook gemini", () => {
       decision: "allow",
       reason: expect.stringContaining("toolhost: runs in toolhost's sandbox"),
       systemMessage: expect.stringContaining("toolhost: runs in toolhost's sandbox"),
-      hookSpecificOutput: { hookEventName: "BeforeTool", tool_input: { command: expect.stringContaining(`--chdir ${join(dir, "src")} `), dir_path: join(dir, "src") } },
+      hookSpecificOutput: { hookEventName: "BeforeTool", tool_input: { command: expect.stringContaining("/bwrap --args 3 -- "), dir_path: join(dir, "src") } },
     });
+    // bwrap's arguments are in the file the line opens on descriptor 3 (NUL-separated): there, the folder the host gave.
+    const line = String((ls.answer?.hookSpecificOutput as { tool_input?: { command?: string } } | undefined)?.tool_input?.command);
+    const argsFile = / 3<(\S+)/.exec(line)?.[1] as string;
+    expect(readFileSync(argsFile, "utf8").split("\0")).toEqual(expect.arrayContaining(["--chdir", join(dir, "src")]));
     const unconfined = await run(gemini("run_shell_command", { command: "ls" }), ["--no-confine"]);
     expect(unconfined.answer).toEqual({});
     // A folder the model chose outside what the sandbox shows (it would bring that folder in) is not offered the sandbox.

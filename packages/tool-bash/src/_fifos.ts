@@ -2,13 +2,14 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { systemProgram } from "./_programs.js";
 
 /** FIFOs made per run of mkfifo: one process start serves this many calls. */
 const BATCH = 16;
 /** Fewer pairs than this left: the next batch is made while calls go on. */
 const LOW = 4;
 
-/** Set once running mkfifo failed with ENOENT: there will be no FIFOs in this process. */
+/** Set once the system has no mkfifo, or running it failed with ENOENT: there will be no FIFOs in this process. */
 let missing = false;
 let folder: string | undefined;
 let made = 0;
@@ -47,8 +48,14 @@ async function makeBatch(): Promise<void> {
     made += 1;
     return [join(where, `out-${made}`), join(where, `err-${made}`)];
   });
+  // The system's mkfifo, never one on PATH (a call can plant one in node_modules/.bin).
+  const mkfifo = systemProgram("mkfifo");
+  if (mkfifo === undefined) {
+    missing = true;
+    return;
+  }
   const ok = await new Promise<boolean>((resolve) => {
-    execFile("mkfifo", ["-m", "600", ...pairs.flat()], { timeout: 10_000 }, (error) => {
+    execFile(mkfifo, ["-m", "600", ...pairs.flat()], { timeout: 10_000 }, (error) => {
       if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") missing = true;
       resolve(error === null);
     });

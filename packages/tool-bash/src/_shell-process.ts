@@ -23,8 +23,8 @@ export interface Launch {
   args: string[];
   cwd: string;
   env: Record<string, string>;
-  /** File descriptors the program gets as 3, 4, … (a network namespace to enter). */
-  fds?: number[];
+  /** What the program reads from descriptors 3, 4, … (bwrap's arguments and seccomp filter): each a pipe, written and closed at the start. */
+  inputs?: readonly Buffer[];
 }
 
 /**
@@ -57,6 +57,7 @@ export class ShellProcess {
       return { failure, refused: false };
     }
     child.on("error", () => {});
+    giveInputs(child, 3, launch.inputs ?? []);
     return new ShellProcess(child, child.pid, marker, outputs);
   }
 
@@ -115,7 +116,7 @@ export class ShellProcess {
 
 function spawn(launch: Launch, marker: string, [out, err]: CommandOutputs["stdio"]): ChildProcess {
   const separator = marker.indexOf("=");
-  const stdio: StdioOptions = ["ignore", out, err, ...(launch.fds ?? [])];
+  const stdio: StdioOptions = ["ignore", out, err, ...(launch.inputs ?? []).map(() => "pipe" as const)];
   return spawnChild(launch.file, launch.args, {
     cwd: launch.cwd,
     env: { ...process.env, ...launch.env, [marker.slice(0, separator)]: marker.slice(separator + 1) },
@@ -123,4 +124,13 @@ function spawn(launch: Launch, marker: string, [out, err]: CommandOutputs["stdio
     detached: true,
     stdio,
   });
+}
+
+/** Writes each input to the child's descriptor `first + index` and closes it (a child that is gone reads nothing: no error). */
+export function giveInputs(child: ChildProcess, first: number, inputs: readonly Buffer[]): void {
+  for (const [index, data] of inputs.entries()) {
+    const stream = child.stdio[first + index] as NodeJS.WritableStream & { on(event: "error", listener: () => void): unknown } | null | undefined;
+    stream?.on("error", () => {});
+    stream?.end(data);
+  }
 }

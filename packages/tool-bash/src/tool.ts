@@ -88,7 +88,7 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
   const pathVariable = config.env?.PATH ?? process.env.PATH;
   let decided: Promise<SandboxUse> | undefined;
   const sandbox = (): Promise<SandboxUse> => {
-    decided ??= resolveSandbox(config, workspace, pathVariable, place.policy ?? (() => undefined)).then((use) => {
+    decided ??= resolveSandbox(config, workspace, place.policy ?? (() => undefined)).then((use) => {
       tool.description = `${tool.description} ${describeSandbox(use)}`;
       return use;
     });

@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -93,4 +94,37 @@ export function cleanupsAfterEach(): Array<() => unknown> {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
   return cleanups;
+}
+
+/** What `test/_isolated-calls.mjs` prints. */
+export interface IsolatedRun {
+  warnings: Array<{ message: string; code?: string }>;
+  results: Array<{ text: string; isError: boolean; code?: string; sandbox: BashToolDetails["sandbox"] }>;
+  access?: unknown;
+}
+
+/**
+ * Runs tool-bash (the built package) in a process of its own, on a machine changed for it: the
+ * system's bwrap covered (a private mount namespace, `unshare --mount`) by a file without an
+ * execute bit ("missing", as if bubblewrap were not installed) or by a script of the test's;
+ * started by a second uid (setpriv) when asked; with the environment given.
+ */
+export function runIsolated(
+  folder: string,
+  input: { workspace: string; options: Record<string, unknown>; commands: string[]; access?: string },
+  machine: { bwrap?: "missing" | string; nobody?: boolean; env?: Record<string, string> } = {},
+): IsolatedRun {
+  const script = new URL("./_isolated-calls.mjs", import.meta.url).pathname;
+  const inputFile = join(folder, `isolated-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(inputFile, JSON.stringify(input), { mode: 0o644 });
+  let command = [process.execPath, script, inputFile];
+  if (machine.nobody) command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...command];
+  if (machine.bwrap !== undefined) {
+    const cover = join(folder, `bwrap-cover-${Math.random().toString(36).slice(2)}`);
+    writeFileSync(cover, machine.bwrap === "missing" ? "" : machine.bwrap, { mode: machine.bwrap === "missing" ? 0o644 : 0o755 });
+    command = ["unshare", "--mount", "--", "/bin/sh", "-c", 'mount --bind "$0" /usr/bin/bwrap && exec "$@"', cover, ...command];
+  }
+  const [file, ...args] = command as [string, ...string[]];
+  const out = execFileSync(file, args, { cwd: input.workspace, env: { ...process.env, ...machine.env }, encoding: "utf8", timeout: 120_000 });
+  return JSON.parse(out) as IsolatedRun;
 }

@@ -70,17 +70,13 @@ describe("the plugin loaded from a config", () => {
     } finally {
       await host.harness.dispose();
     }
+    // A PATH in the config changes what the commands find, never which bwrap the host runs (the system's).
     writeConfig([["@toolhost/tool-bash", { sandbox: "required", env: { PATH: join(dir, "no-bin") } }]]);
-    const refusing = await createHost({ cwd: dir, resolveFrom: [packageFolder] });
+    const elsewhere = await createHost({ cwd: dir, resolveFrom: [packageFolder] });
     try {
-      expect(refusing.plugins[0]?.settings).toMatchObject({
-        sandbox: `required → none: every call is refused: bubblewrap (bwrap) was not found on PATH (${join(dir, "no-bin")}). Install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap).`,
-        writable: "not enforced (unsandboxed)",
-        network: "on: not enforced (unsandboxed)",
-        commandPrefix: null,
-      });
+      expect(elsewhere.plugins[0]?.settings).toMatchObject({ sandbox: expect.stringMatching(/^required → bwrap \d+(\.\d+)+ \(\/usr\/bin\/bwrap\)$/), writable: [dir] });
     } finally {
-      await refusing.harness.dispose();
+      await elsewhere.harness.dispose();
     }
   });
 

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentHarness, type SandboxService, Type } from "@toolhost/core";
 import policyPlugin from "@toolhost/hooks-policy";
@@ -92,6 +92,28 @@ describe("the command line another host's shell runs", () => {
     expect(ran.stderr).toContain(`[sandbox: ${join(folder.dir, "outside.txt")} is not in toolhost's sandbox`);
     expect(ran.stderr).toContain("[sandbox: the home folder is empty here");
     expect(ran.status).toBe(1);
+  });
+
+  it("holds the kernel's state and shows no host path in /proc/1/cmdline; what it opens outlives this process, in a folder of this user's alone", async () => {
+    const line = await wrap("tr '\\0' ' ' < /proc/1/cmdline; echo; : > /proc/sys/kernel/core_pattern; hostname; keyctl show @s >&2; unshare -U true; wc -c < /proc/timer_list");
+    const ran = run("/bin/bash", line);
+    const [cmdline, shown, size] = ran.stdout.split("\n");
+    expect(cmdline).toMatch(/^\S*bwrap --args 3 -- \S*prlimit .* -- \S*bash -c tr /);
+    expect(cmdline).not.toContain(folder.dir);
+    expect(shown).toBe("localhost");
+    expect(size).toBe("0");
+    expect(ran.stderr).toContain("/proc/sys/kernel/core_pattern: Read-only file system");
+    expect(ran.stderr).toContain("Unable to dump key: Operation not permitted");
+    expect(ran.stderr).toContain("unshare: unshare failed: Operation not permitted");
+    // The files bwrap reads (its arguments, the filter) are opened by the line itself, from the runtime folder: not removed when this process exits.
+    const opened = [...line.matchAll(/ ([34])<(\S+)/g)].map((match) => match[2] as string);
+    expect(opened).toHaveLength(2);
+    for (const file of opened) {
+      const runtime = file.slice(0, file.lastIndexOf("/"));
+      expect(statSync(runtime).mode & 0o777).toBe(0o700);
+      expect(statSync(runtime).uid).toBe(process.getuid?.());
+      expect(file.startsWith(workspace)).toBe(false);
+    }
   });
 
   it("gives a shell ended by a signal as shells give it: 128 + the signal's number", async () => {

@@ -9,7 +9,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { AgentHarness, definePlugin, type PolicyService } from "@toolhost/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import bashPlugin, { BashErrorCode } from "../src/index.js";
-import { cleanupsAfterEach, isRunning, runBash as bash, tempFolder } from "./_helpers.js";
+import { cleanupsAfterEach, isRunning, runBash as bash, runIsolated, tempFolder } from "./_helpers.js";
 
 let ws: string;
 let out: string;
@@ -285,82 +285,59 @@ describe("no process outlives a sandboxed call", { timeout: 60_000 }, () => {
 });
 
 describe("without a working sandbox", { timeout: 60_000 }, () => {
-  /** A PATH with bash and sh but no bwrap: bubblewrap as if it were not installed. */
-  function pathWithoutBwrap(): string {
-    const bin = join(ws, "bin");
-    mkdirSync(bin);
-    for (const name of ["bash", "sh", "echo", "cat"]) symlinkSync(execFileSync("which", [name], { encoding: "utf8" }).trim(), join(bin, name));
-    return bin;
-  }
+  // A machine of its own for each: a private mount namespace where the system's bwrap is covered
+  // (the host looks for it only in the system's folders, never on PATH).
+  const NOT_FOUND = "bubblewrap (bwrap) was not found in the system's folders (/usr/bin, /bin, /usr/sbin, /sbin, /usr/local/bin";
 
-  async function warningsDuring(action: () => Promise<unknown>): Promise<Array<{ message: string; code?: string }>> {
-    const seen: Array<{ message: string; code?: string }> = [];
-    const listener = (warning: Error & { code?: string }) => seen.push({ message: warning.message, code: warning.code });
-    process.on("warning", listener);
-    try {
-      await action();
-      await delay(50); // warnings are emitted on the next tick
-    } finally {
-      process.off("warning", listener);
-    }
-    return seen;
-  }
-
-  it('"required" refuses every call, saying what is missing and how to install it', async () => {
-    const PATH = pathWithoutBwrap();
-    let harness!: AgentHarness;
-    const warnings = await warningsDuring(async () => {
-      harness = await harnessWith({ env: { PATH } });
-    });
-    expect(warnings.filter((w) => w.code === "TOOLHOST_BASH_SANDBOX_UNAVAILABLE")).toHaveLength(1);
+  it('"required" refuses every call, saying what is missing and how to install it', () => {
     writeFileSync(join(ws, "never-written"), "");
-    for (const command of ["echo hello", "rm never-written"]) {
-      const result = await bash(harness, command);
+    const ran = runIsolated(ws, { workspace: ws, options: { sandbox: "required", root: "host" }, commands: ["echo hello", "rm never-written"] }, { bwrap: "missing" });
+    expect(ran.warnings.filter((w) => w.code === "TOOLHOST_BASH_SANDBOX_UNAVAILABLE")).toHaveLength(1);
+    for (const result of ran.results) {
       expect(result.isError).toBe(true);
-      expect(result.details.code).toBe(BashErrorCode.SANDBOX_UNAVAILABLE);
-      expect(result.text).toContain("bubblewrap (bwrap) was not found on PATH");
+      expect(result.code).toBe(BashErrorCode.SANDBOX_UNAVAILABLE);
+      expect(result.text).toContain(NOT_FOUND);
       expect(result.text).toContain("apt-get install bubblewrap");
       expect(result.text).not.toMatch(/\n\s+at /); // no stack trace
     }
     expect(existsSync(join(ws, "never-written"))).toBe(true);
   });
 
-  it('"auto" runs unsandboxed and says so once, at load', async () => {
-    const PATH = pathWithoutBwrap();
-    let harness!: AgentHarness;
-    const warnings = await warningsDuring(async () => {
-      harness = await harnessWith({ sandbox: "auto", env: { PATH } });
-    });
-    const unsandboxed = warnings.filter((w) => w.code === "TOOLHOST_BASH_UNSANDBOXED");
+  it('"auto" runs unsandboxed and says so once, at load', () => {
+    const ran = runIsolated(ws, { workspace: ws, options: { sandbox: "auto", root: "host" }, commands: [`echo x > ${out}/unsandboxed.txt && echo done`] }, { bwrap: "missing" });
+    const unsandboxed = ran.warnings.filter((w) => w.code === "TOOLHOST_BASH_UNSANDBOXED");
     expect(unsandboxed).toHaveLength(1);
-    expect(unsandboxed[0]?.message).toContain("Commands run unsandboxed: bubblewrap (bwrap) was not found");
-    const later = await warningsDuring(async () => {
-      const result = await bash(harness, `echo x > ${out}/unsandboxed.txt && echo done`);
-      expect(result.text).toBe("done");
-      expect(result.details.sandbox).toMatchObject({ mode: "auto", enforced: false });
-      expect(result.details.sandbox.reason).toContain("bubblewrap (bwrap) was not found");
-    });
-    expect(later).toEqual([]);
+    expect(unsandboxed[0]?.message).toContain(`Commands run unsandboxed: ${NOT_FOUND}`);
+    expect(ran.warnings).toHaveLength(1);
+    const [result] = ran.results;
+    expect(result?.text).toBe("done");
+    expect(result?.sandbox).toMatchObject({ mode: "auto", enforced: false });
+    expect(result?.sandbox.reason).toContain(NOT_FOUND);
   });
 
-  it("reports why bwrap cannot make a sandbox (user namespaces blocked), in words, without a stack trace", async () => {
-    const PATH = pathWithoutBwrap();
-    writeFileSync(join(PATH, "bwrap"), "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n", { mode: 0o755 });
-    let harness!: AgentHarness;
-    const warnings = await warningsDuring(async () => {
-      harness = await harnessWith({ env: { PATH } });
-    });
-    const [warning] = warnings.filter((w) => w.code === "TOOLHOST_BASH_SANDBOX_UNAVAILABLE");
-    expect(warning?.message).toContain(`${join(PATH, "bwrap")} cannot make a sandbox on this machine: bwrap: setting up uid map: Permission denied.`);
+  it("reports why bwrap cannot make a sandbox (user namespaces blocked), in words, without a stack trace", () => {
+    const broken = "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n";
+    const ran = runIsolated(ws, { workspace: ws, options: { sandbox: "required", root: "host" }, commands: ["echo never"] }, { bwrap: broken });
+    const [warning] = ran.warnings.filter((w) => w.code === "TOOLHOST_BASH_SANDBOX_UNAVAILABLE");
+    expect(warning?.message).toContain("/usr/bin/bwrap cannot make a sandbox on this machine: bwrap: setting up uid map: Permission denied.");
     expect(warning?.message).toContain("User namespaces look blocked here");
-    const result = await bash(harness, "echo never");
-    expect(result.details.code).toBe(BashErrorCode.SANDBOX_UNAVAILABLE);
-    expect(result.text).toContain("setting up uid map: Permission denied");
-    expect(result.text).not.toMatch(/\n\s+at /);
+    const [result] = ran.results;
+    expect(result?.code).toBe(BashErrorCode.SANDBOX_UNAVAILABLE);
+    expect(result?.text).toContain("setting up uid map: Permission denied");
+    expect(result?.text).not.toMatch(/\n\s+at /);
   });
 
   it('"off" probes nothing and warns nothing', async () => {
-    const warnings = await warningsDuring(() => harnessWith({ sandbox: "off" }));
+    const seen: string[] = [];
+    const listener = (warning: Error): number => seen.push(warning.message);
+    process.on("warning", listener);
+    try {
+      await harnessWith({ sandbox: "off" });
+      await delay(50); // warnings are emitted on the next tick
+    } finally {
+      process.off("warning", listener);
+    }
+    const warnings = seen;
     expect(warnings).toEqual([]);
   });
 });
@@ -442,8 +419,8 @@ describe("the bash tool's declarations", { timeout: 60_000 }, () => {
     });
     const online = await harnessWith({ network: "on" });
     expect(await online.getTool("bash")?.access?.({ command: "make" }, env)).toMatchObject({ confinement: { writable: [ws], network: true } });
-    const open = await harnessWith({ sandbox: "auto", env: { PATH: join(ws, "no-bin") } });
-    expect(await open.getTool("bash")?.access?.({ command: "make" }, env)).toEqual({ commands: [{ command: "make", cwd: ws }] });
+    const open = runIsolated(ws, { workspace: ws, options: { sandbox: "auto" }, commands: [], access: "make" }, { bwrap: "missing" });
+    expect(open.access).toEqual({ commands: [{ command: "make", cwd: ws }] });
   });
 
   it("runs commandPrefix first in every command", async () => {

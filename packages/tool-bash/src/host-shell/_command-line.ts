@@ -10,10 +10,15 @@ export function shellWord(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The descriptors the program reads its input files from: bwrap's arguments (`--args 3`), its seccomp filter (`--seccomp 4`). */
+export const FIRST_INPUT = 3;
+
 /** What the command line is made of. */
 export interface CommandLineParts {
   /** The sandbox's program and its arguments (bwrap, or nsenter then bwrap), up to and including the shell running the command. */
   program: readonly string[];
+  /** Files the program reads from descriptors `FIRST_INPUT`, `FIRST_INPUT + 1`, …, opened by the script (files that outlive this process). */
+  inputs: readonly string[];
   /** The call's cgroups to make (and remove after it), when a cgroup bounds a limit. */
   cgroup: CgroupBounds | undefined;
   /** A file to write the command's first process id to, for a holder that keeps something until it ends. */
@@ -42,11 +47,12 @@ export function commandLine(parts: CommandLineParts): string {
     for (const [file, value] of group.quiet) lines.push(`{ echo ${value} > ${folder}/${file}; } 2>/dev/null`);
   }
   // The program comes as the script's own arguments ("$@"): the command is quoted once, not twice.
+  const opened = parts.inputs.map((file, index) => ` ${FIRST_INPUT + index}<${shellWord(file)}`).join("");
   if (groups.length > 0) {
     const enter = `'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"'`;
     const procs = groups.map((_, index) => `"$c${index}/cgroup.procs"`).join(" ");
-    lines.push(`/bin/sh -c ${enter} toolhost-cgroup ${procs} -- "$@"`);
-  } else lines.push('"$@"');
+    lines.push(`/bin/sh -c ${enter} toolhost-cgroup ${procs} -- "$@"${opened}`);
+  } else lines.push(`"$@"${opened}`);
   lines.push("r=$?");
   if (groups.length > 0) {
     const folders = groups.map((_, index) => `"$c${index}"`).join(" ");

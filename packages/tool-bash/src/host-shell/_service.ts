@@ -18,9 +18,10 @@ import { emptyPlaceholders, existingReal } from "../sandbox/_hide.js";
 import { type SandboxPlan, SandboxSetupError, planSandbox } from "../sandbox/_plan.js";
 import { confinementOf } from "../sandbox/_settings.js";
 import type { SandboxUse } from "../sandbox/_use.js";
-import { commandLine } from "./_command-line.js";
+import { FIRST_INPUT, commandLine } from "./_command-line.js";
 import { Leases } from "./_leases.js";
 import { failureNotes } from "./_notes.js";
+import { lastingFile } from "./_runtime.js";
 
 type BwrapUse = Extract<SandboxUse, { kind: "bwrap" }>;
 
@@ -105,13 +106,25 @@ async function wrapped(use: BwrapUse, shell: string, command: string, place: San
     const why = error instanceof SandboxSetupError ? error.message : messageOf(error);
     throw new ToolhostError("TOOLHOST_BASH_SANDBOX_FAILED", `the command's sandbox could not be made: ${why}`);
   }
-  const args = lastingCovers(plan.args);
-  const { bwrap, limits, nsenter } = use.settings;
+  const { bwrap, limits, nsenter, seccomp } = use.settings;
+  const lasting = (content: Buffer, kind: string): string => {
+    try {
+      return lastingFile(content, kind, plan.writable);
+    } catch (error) {
+      throw new ToolhostError("TOOLHOST_BASH_SANDBOX_FAILED", `the command's sandbox could not be made: ${messageOf(error)}`);
+    }
+  };
+  const args = lastingCovers(plan.args, lasting(Buffer.alloc(0), "empty"));
   const limited = limits?.prlimit ? [limits.prlimit.path, ...limits.prlimit.args, "--"] : [];
   const inside = [...limited, shell, "-c", command];
   const notes = failureNotes(plan, command, use.settings.home);
+  // bwrap's arguments from a file (`--args`): the sandbox's /proc/1/cmdline shows only `bwrap --args 3 -- <shell>`.
+  const sandboxed = (words: readonly string[]): { program: string[]; inputs: string[] } => ({
+    program: [bwrap, "--args", String(FIRST_INPUT), "--", ...inside],
+    inputs: [lasting(Buffer.from(`${[...words, "--seccomp", String(FIRST_INPUT + 1)].join("\0")}\0`), "args"), lasting(seccomp, "seccomp")],
+  });
   if (use.settings.network !== "proxy") {
-    const line = commandLine({ program: [bwrap, ...args, "--", ...inside], cgroup: limits?.cgroup, lease: undefined, notesFile: undefined, failureNotes: notes });
+    const line = commandLine({ ...sandboxed(args), cgroup: limits?.cgroup, lease: undefined, notesFile: undefined, failureNotes: notes });
     return { commandLine: line, summary, release: () => undefined };
   }
   if (!nsenter) throw new ToolhostError("TOOLHOST_BASH_PROXY_UNAVAILABLE", 'network "proxy" needs nsenter (util-linux), which was not found');
@@ -125,23 +138,23 @@ async function wrapped(use: BwrapUse, shell: string, command: string, place: San
   const lease = leases.take(name, () => entry.release());
   notesFile = lease.notes;
   const variables = Object.entries(entry.env).flatMap(([variable, value]) => ["--setenv", variable, value]);
-  const program = [nsenter, ...network.nsenterArgsFromOutside(), "--", bwrap, ...args, ...variables, "--", ...inside];
-  const line = commandLine({ program, cgroup: limits?.cgroup, lease: lease.file, notesFile: lease.notes, failureNotes: notes });
+  const { program, inputs } = sandboxed([...args, ...variables]);
+  const line = commandLine({ program: [nsenter, ...network.nsenterArgs(), "--", ...program], inputs, cgroup: limits?.cgroup, lease: lease.file, notesFile: lease.notes, failureNotes: notes });
   return { commandLine: line, summary, release: () => leases.end(name) };
 }
 
 /**
  * The plan's covers, made of nothing this process removes when it exits (the command runs after
- * it may have): the empty placeholder file becomes `/dev/null` (reads as empty, takes no write),
- * the empty placeholder folder a read-only tmpfs of the sandbox's own.
+ * it may have): the empty placeholder file becomes the runtime folder's empty file (reads as
+ * empty, takes no write), the empty placeholder folder a read-only tmpfs of the sandbox's own.
  */
-function lastingCovers(args: readonly string[]): string[] {
+function lastingCovers(args: readonly string[], emptyFile: string): string[] {
   const empty = emptyPlaceholders();
   const lasting: string[] = [];
   for (let at = 0; at < args.length; at++) {
     const [flag, source, target] = [args[at], args[at + 1], args[at + 2]];
     if (flag === "--ro-bind" && target !== undefined && (source === empty.file || source === empty.dir)) {
-      lasting.push(...(source === empty.file ? ["--ro-bind", "/dev/null", target] : ["--tmpfs", target, "--remount-ro", target]));
+      lasting.push(...(source === empty.file ? ["--ro-bind", emptyFile, target] : ["--tmpfs", target, "--remount-ro", target]));
       at += 2;
     } else lasting.push(args[at] as string);
   }

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
-import { findOnPath } from "../_programs.js";
+import { systemProgram } from "../_programs.js";
 
 /** A cgroup controller this process may make child cgroups under: the folder, and how to move a thread there. */
 export interface CgroupController {
@@ -26,11 +26,11 @@ export type RlimitName = "nproc" | "data" | "fsize" | "cpu" | "nofile";
 let found: LimitMechanisms | undefined;
 
 /** The mechanisms, looked for at the first call (cgroup folders are tried with a probe child). */
-export function limitMechanisms(pathVariable: string | undefined): LimitMechanisms {
+export function limitMechanisms(): LimitMechanisms {
   found ??= {
     pids: controller("pids"),
     memory: controller("memory"),
-    prlimit: findOnPath("prlimit", pathVariable) ?? findOnPath("prlimit", "/usr/bin:/bin"),
+    prlimit: systemProgram("prlimit"),
     root: process.getuid?.() === 0,
     hard: hardLimits(),
   };

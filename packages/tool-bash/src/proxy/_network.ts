@@ -103,21 +103,12 @@ export class ProxyNetwork {
   }
 
   /**
-   * How a process enters the namespace: the descriptors to give it (as `first`, `first + 1`) and
-   * nsenter's arguments naming them (the user namespace first when it is not this process's).
+   * nsenter's arguments: the namespaces named through this process's own descriptors,
+   * `/proc/<pid>/fd/<n>`, which a process of the same user may open while this process lives (a
+   * child of this process, or another host's shell). No descriptor is handed down: bwrap would
+   * pass it on to the sandboxed command.
    */
-  entry(first: number): { fds: number[]; nsenterArgs: string[] } {
-    const { net, user } = this.#fds;
-    if (user === undefined) return { fds: [net], nsenterArgs: [`--net=/proc/self/fd/${first}`] };
-    return { fds: [net, user], nsenterArgs: [`--user=/proc/self/fd/${first + 1}`, `--net=/proc/self/fd/${first}`, "--preserve-credentials"] };
-  }
-
-  /**
-   * nsenter's arguments for a process that is not this one's child (another host's shell): the
-   * namespaces named through this process's own descriptors, `/proc/<pid>/fd/<n>`, which a
-   * process of the same user may open while this process lives.
-   */
-  nsenterArgsFromOutside(): string[] {
+  nsenterArgs(): string[] {
     const { net, user } = this.#fds;
     const own = (fd: number): string => `/proc/${process.pid}/fd/${fd}`;
     if (user === undefined) return [`--net=${own(net)}`];

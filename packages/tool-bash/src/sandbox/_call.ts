@@ -6,7 +6,7 @@ import { ConnectionJudge } from "../proxy/_judge.js";
 import { type ProxyEntry, type ProxyNetwork, proxyNetwork } from "../proxy/_network.js";
 import type { LimitEnding } from "../limits/_exceeded.js";
 import { type ExitStatus, type Launch, ShellProcess } from "../_shell-process.js";
-import type { LauncherRecipe, ReadyLauncher } from "./_launcher.js";
+import { LAUNCHER_INPUTS, type LauncherRecipe, type ReadyLauncher } from "./_launcher.js";
 import { sandboxNotes } from "./_notes.js";
 import { type CallPlace, type SandboxPlan, SandboxSetupError, planSandbox } from "./_plan.js";
 import type { SandboxUse } from "./_use.js";
@@ -73,7 +73,8 @@ export class SandboxedCall {
     const launcher = this.#launcher;
     this.#launcher = undefined;
     if (launcher) {
-      const started = await launcher.start(this.#program(shellArgs, 4));
+      const program = this.#program(shellArgs, LAUNCHER_INPUTS);
+      const started = await launcher.start(program.argv, program.inputs);
       if (started) return started;
       // It went away before the call: a fresh cgroup, entered by the call's own first process.
       try {
@@ -84,19 +85,25 @@ export class SandboxedCall {
       }
     }
     const program = this.#program(shellArgs, 3);
-    const [file, ...args] = [...(this.#cgroup?.launcher() ?? []), ...program] as [string, ...string[]];
-    const launch: Launch = { file, args, cwd, env, ...(this.#proxy && { fds: this.#proxy.network.entry(3).fds }) };
+    const [file, ...args] = [...(this.#cgroup?.launcher() ?? []), ...program.argv] as [string, ...string[]];
+    const launch: Launch = { file, args, cwd, env, inputs: program.inputs };
     return ShellProcess.start(launch);
   }
 
-  /** The program and its arguments, with the proxy's namespace descriptors from `firstFd` on. */
-  #program(shellArgs: readonly string[], firstFd: number): string[] {
-    const { bwrap, limits, nsenter } = this.#use.settings;
+  /**
+   * The program and its arguments, and what it reads from descriptors `firstFd` and the next:
+   * bwrap's arguments (NUL-separated, `--args`) and its seccomp filter, so that the sandbox's
+   * `/proc/1/cmdline` (bwrap's) shows no host path, only `bwrap --args N -- <the shell>`.
+   */
+  #program(shellArgs: readonly string[], firstFd: number): { argv: string[]; inputs: Buffer[] } {
+    const { bwrap, limits, nsenter, seccomp } = this.#use.settings;
     const limited = limits?.prlimit ? [limits.prlimit.path, ...limits.prlimit.args, "--", ...shellArgs] : [...shellArgs];
     const proxy = this.#proxy;
     const variables = proxy ? Object.entries(proxy.entry.env).flatMap(([name, value]) => ["--setenv", name, value]) : [];
-    const sandboxed = [bwrap, ...this.plan.args, ...variables, "--", ...limited];
-    return proxy && nsenter ? [nsenter, ...proxy.network.entry(firstFd).nsenterArgs, "--", ...sandboxed] : sandboxed;
+    const words = [...this.plan.args, ...variables, "--seccomp", String(firstFd + 1)];
+    const sandboxed = [bwrap, "--args", String(firstFd), "--", ...limited];
+    const argv = proxy && nsenter ? [nsenter, ...proxy.network.nsenterArgs(), "--", ...sandboxed] : sandboxed;
+    return { argv, inputs: [Buffer.from(`${words.join("\0")}\0`), seccomp] };
   }
 
   /** The limit a cgroup counted as reached (a fork refused, a process killed for memory), if any. */
@@ -168,11 +175,10 @@ async function cgroupsFor(use: BwrapUse, place: { env: Record<string, string> },
 
 /** What the tool's spare launchers are made with, when a cgroup enforces a limit and bash is here. */
 function recipeOf(use: BwrapUse): LauncherRecipe | undefined {
-  const { limits, bash, workspace, network, bwrap } = use.settings;
+  const { limits, bash, workspace } = use.settings;
   const bounds = limits?.cgroup;
   if (!bounds || !bash) return undefined;
-  const fds = async (): Promise<number[]> => (network === "proxy" ? (await proxyNetwork(bwrap)).entry(4).fds : []);
-  return { bash, bounds, cwd: workspace, fds };
+  return { bash, bounds, cwd: workspace };
 }
 
 function checkProxy(nsenter: string | undefined, execution: ToolExecution | undefined): void {

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { type CommandOutputs, commandOutputs } from "../_pipes.js";
 import { CallCgroup, type CgroupBounds } from "../limits/_cgroup.js";
-import { CALL_MARKER, ShellProcess } from "../_shell-process.js";
+import { CALL_MARKER, ShellProcess, giveInputs } from "../_shell-process.js";
 
 /**
  * Enters the cgroups named before `--`, says so on fd 3, then reads from stdin (NUL-separated
@@ -28,11 +28,15 @@ exec "\${argv[@]}" </dev/null
 /** How long a call waits for a launcher still entering its cgroups before it starts its own. */
 const READY_WAIT_MS = 2000;
 
+/** The descriptors from which the program run reads its inputs (bwrap's arguments, its seccomp filter): 4 and 5, after the ready signal's 3. */
+export const LAUNCHER_INPUTS = 4;
+const INPUT_COUNT = 2;
+
 /**
  * A process already inside the next call's cgroups, waiting to be told what to run: moving into a
  * cgroup waits for an RCU grace period when none happened lately (8–10 ms measured on a loaded
  * machine), so the tool keeps one spare launcher that paid it before the call came. Made with the
- * call's output pipes, environment marker and (network proxy) namespace descriptors.
+ * call's output pipes, environment marker and the pipes its program's inputs come through.
  */
 export class ReadyLauncher {
   readonly cgroup: CallCgroup;
@@ -65,11 +69,11 @@ export class ReadyLauncher {
     child.on("error", () => {});
     // A spare keeps no one waiting: this process may exit with it idle (its stdin then ends, and it leaves).
     child.unref();
-    for (const stream of [child.stdin, child.stdio[3]] as Array<{ unref?: () => void } | null>) stream?.unref?.();
+    for (const stream of child.stdio.slice(0, 1).concat(child.stdio.slice(3)) as Array<{ unref?: () => void } | null>) stream?.unref?.();
   }
 
   /** Starts one; undefined when it cannot be (its cgroups, its pipes, bash). */
-  static async prepare(bash: string, bounds: CgroupBounds, env: Record<string, string>, cwd: string, fds: readonly number[]): Promise<ReadyLauncher | undefined> {
+  static async prepare(bash: string, bounds: CgroupBounds, env: Record<string, string>, cwd: string): Promise<ReadyLauncher | undefined> {
     let cgroup: CallCgroup;
     try {
       cgroup = new CallCgroup(bounds);
@@ -79,7 +83,7 @@ export class ReadyLauncher {
     const outputs = await commandOutputs();
     const marker = randomUUID();
     const environment = launcherEnvironment({ ...process.env, ...env });
-    const stdio: Array<"pipe" | number> = ["pipe", ...numbers(outputs.stdio), "pipe", ...fds];
+    const stdio: Array<"pipe" | number> = ["pipe", ...numbers(outputs.stdio), "pipe", ...Array.from({ length: INPUT_COUNT }, () => "pipe" as const)];
     let child: ChildProcess;
     try {
       // --norc: its stdin is a socket (Node's pipes are), and bash then reads /etc/bash.bashrc and
@@ -116,8 +120,8 @@ export class ReadyLauncher {
     return this.#changes !== undefined;
   }
 
-  /** Runs `argv` (the call's program) in it, in the environment it was claimed for; undefined when it is gone. */
-  async start(argv: readonly string[]): Promise<ShellProcess | undefined> {
+  /** Runs `argv` (the call's program, reading `inputs` from descriptors 4 and 5) in it, in the environment it was claimed for; undefined when it is gone. */
+  async start(argv: readonly string[], inputs: readonly Buffer[]): Promise<ShellProcess | undefined> {
     const words = this.#changes ?? [];
     this.#used = true;
     // From now on it runs a call: what it does is waited for (this process must not exit meanwhile).
@@ -132,6 +136,7 @@ export class ReadyLauncher {
       return undefined;
     }
     stdin.on("error", () => {});
+    giveInputs(this.#child, LAUNCHER_INPUTS, inputs);
     stdin.end(`${[...words, "--", ...argv].join("\0")}\0`);
     return ShellProcess.adopt(this.#child, `${CALL_MARKER}=${this.#marker}`, this.#outputs);
   }
@@ -141,7 +146,7 @@ export class ReadyLauncher {
     if (!this.#used) this.#outputs.abandon();
     this.#used = true;
     this.#child.stdin?.end();
-    (this.#child.stdio[3] as Readable | null)?.destroy();
+    for (const stream of this.#child.stdio.slice(3) as Array<Readable | null>) stream?.destroy();
   }
 }
 
@@ -195,8 +200,6 @@ export interface LauncherRecipe {
   bash: string;
   bounds: CgroupBounds;
   cwd: string;
-  /** The descriptors given from 4 on (the proxy's namespace), when there are any. */
-  fds: () => Promise<number[]>;
 }
 
 /**
@@ -231,10 +234,7 @@ export class LauncherPool {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       if (this.#disposed || this.#spare) return;
-      this.#spare = recipe.fds().then(
-        (fds) => ReadyLauncher.prepare(recipe.bash, recipe.bounds, env, recipe.cwd, fds),
-        () => undefined,
-      );
+      this.#spare = ReadyLauncher.prepare(recipe.bash, recipe.bounds, env, recipe.cwd).catch(() => undefined);
     }, REFILL_MS);
     this.#timer.unref();
   }

@@ -2,6 +2,7 @@ import { join, sep } from "node:path";
 import { isInside } from "@toolhost/core";
 import { type HardLinks } from "./_hard-links.js";
 import { SandboxSetupError, askPolicy, emptyPlaceholders, existingReal, exists, hardLinksOf, outermost, outermostHidden, statIf, unique } from "./_hide.js";
+import { isolationArgs, procArgs } from "./_kernel.js";
 import { mountAliases } from "./_mount-aliases.js";
 import { systemView } from "./_system.js";
 import type { SandboxSettings, SandboxUse } from "./_use.js";
@@ -53,7 +54,7 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
   const roots = outermost([existingReal(settings.workspace) ?? settings.workspace, ...writable]);
   const policyPaths = await askPolicy(use.policy(), roots);
   const args = minimal ? [...systemView().args] : ["--ro-bind", "/", "/"];
-  args.push("--dev", "/dev", "--proc", "/proc", ...tmpfs(TMP, settings));
+  args.push("--dev", "/dev", ...procArgs(emptyPlaceholders().file), ...tmpfs(TMP, settings));
   const folders = visibleFolders(settings, place, writable);
   if (minimal) args.push(...homeMount(settings, folders));
   for (const { path, write } of byDepth(folders)) args.push(write ? "--bind" : "--ro-bind", path, path);
@@ -63,7 +64,7 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
   const hidden = coverHidden(args, { ...policyPaths, roots: minimal ? [...roots, ...folders.filter((f) => !f.system && !f.write).map((f) => f.path)] : roots }, folders, minimal);
   // The minimal root's own folders (mount points, parents of the home folder) take no write either.
   if (minimal) args.push("--remount-ro", "/");
-  args.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  args.push("--unshare-pid", ...isolationArgs(), "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (minimal) args.push("--unshare-ipc");
   if (settings.network === "off") args.push("--unshare-net");
   args.push("--setenv", "TMPDIR", TMP, "--chdir", place.cwd);

@@ -23,12 +23,15 @@ function cacheFile(): string {
   return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "toolhost", "sandbox-probe.json");
 }
 
-/** What the answer holds for: the bwrap file as it is, this user, this boot. */
+/** Changed whenever the flags every call uses change: an answer for other flags is probed again. */
+const FLAGS = "2: --remount-ro /proc, uts, cgroup, user namespaces, seccomp";
+
+/** What the answer holds for: the bwrap file as it is, this user, this boot, the sandbox's flags. */
 function keyOf(bwrap: string): string | undefined {
   try {
     const info = statSync(bwrap);
     const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-    return [bwrap, info.ino, info.size, info.mtimeMs, info.ctimeMs, process.getuid?.() ?? "", boot].join(" ");
+    return [bwrap, info.ino, info.size, info.mtimeMs, info.ctimeMs, process.getuid?.() ?? "", boot, FLAGS].join(" ");
   } catch {
     return undefined;
   }

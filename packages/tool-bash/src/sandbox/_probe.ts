@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { findOnPath } from "../_programs.js";
+import { SYSTEM_FOLDERS_TEXT, systemProgram } from "../_programs.js";
+import { isolationArgs } from "./_kernel.js";
 import { cachedProbe, keepProbe } from "./_probe-cache.js";
 
 /** Whether bubblewrap can make a sandbox here: its path, or why not and what to do. */
@@ -13,8 +14,10 @@ const PROBE_ARGS = [
   "--ro-bind", "/", "/",
   "--dev", "/dev",
   "--proc", "/proc",
+  "--remount-ro", "/proc",
   "--tmpfs", "/tmp",
   "--unshare-pid",
+  ...isolationArgs(),
   "--unshare-net",
   "--die-with-parent",
   "--new-session",
@@ -25,22 +28,22 @@ const PROBE_ARGS = [
 const probes = new Map<string, Promise<SandboxProbe>>();
 
 /**
- * Finds `bwrap` on `pathVariable` and runs it once with the sandbox's flags. Cached per bwrap
- * path for the life of the process, and a success on disk for the next process (_probe-cache.ts);
- * never throws: a failure is a reason a user can act on.
+ * Finds the system's `bwrap` (never one on PATH: `_programs.ts`) and runs it once with the
+ * sandbox's flags. Cached per bwrap path for the life of the process, and a success on disk for
+ * the next process (_probe-cache.ts); never throws: a failure is a reason a user can act on.
  */
-export function probeSandbox(pathVariable: string | undefined): Promise<SandboxProbe> {
+export function probeSandbox(): Promise<SandboxProbe> {
   if (process.platform !== "linux") {
     return Promise.resolve({
       ok: false,
       reason: `the sandbox uses bubblewrap, which runs on Linux only (this is ${process.platform}).`,
     });
   }
-  const bwrap = findOnPath("bwrap", pathVariable);
+  const bwrap = systemProgram("bwrap");
   if (bwrap === undefined) {
     return Promise.resolve({
       ok: false,
-      reason: `bubblewrap (bwrap) was not found on PATH (${pathVariable ?? "unset"}). ${INSTALL}.`,
+      reason: `bubblewrap (bwrap) was not found in the system's folders (${SYSTEM_FOLDERS_TEXT}, root's and written by no one else; PATH is not searched, since a command can write a folder on it). ${INSTALL}.`,
     });
   }
   let probe = probes.get(bwrap);

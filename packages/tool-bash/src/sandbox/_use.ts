@@ -6,8 +6,9 @@ import { type EffectiveLimits, defaultLimits, effectiveLimits, limitsSummary } f
 import { limitMechanisms } from "../limits/_mechanisms.js";
 import { HardLinkScan } from "./_hard-links.js";
 import { LauncherPool } from "./_launcher.js";
-import { findOnPath } from "../_programs.js";
+import { systemProgram } from "../_programs.js";
 import { type SandboxProbe, probeSandbox } from "./_probe.js";
+import { seccompProgram, seccompUnsupported } from "./_seccomp.js";
 
 /** What a sandboxed call may do, from the tool's options, decided once per tool. */
 export interface SandboxSettings {
@@ -32,6 +33,8 @@ export interface SandboxSettings {
   sizedTmpfs: boolean;
   /** bash, which waits in the next call's cgroups (see `LauncherPool`); none: each call enters them itself. */
   bash: string | undefined;
+  /** The seccomp filter every call runs under (`_seccomp.ts`). */
+  seccomp: Buffer;
 }
 
 /** How the calls of a tool run, decided once (the probe) and given to each call. */
@@ -75,17 +78,17 @@ export function resolveFolders(entries: readonly string[], workspace: string, ho
 export async function resolveSandbox(
   options: SandboxOptions,
   workspace: string,
-  pathVariable: string | undefined,
   policy: () => PolicyService | undefined,
 ): Promise<SandboxUse> {
   const mode = options.sandbox;
   if (mode === "off") return { kind: "off", details: { mode, enforced: false } };
-  const probe = await probeSandbox(pathVariable);
+  const unsupported = seccompUnsupported();
+  const probe = unsupported ? { ok: false as const, reason: `${unsupported}: no sandbox is made without it.` } : await probeSandbox();
   if (!probe.ok) {
     const details = { mode, enforced: false, reason: probe.reason };
     return mode === "required" ? { kind: "refuse", reason: probe.reason, details } : { kind: "off", details };
   }
-  const settings = sandboxSettings(options, probe, workspace, pathVariable);
+  const settings = sandboxSettings(options, probe, workspace);
   const { root, writable, readable, network, limits } = settings;
   const details: BashSandboxDetails = {
     mode,
@@ -100,7 +103,7 @@ export async function resolveSandbox(
   return { kind: "bwrap", settings, policy, hardLinkScan: new HardLinkScan(), launchers: new LauncherPool(), details };
 }
 
-function sandboxSettings(options: SandboxOptions, probe: Extract<SandboxProbe, { ok: true }>, workspace: string, pathVariable: string | undefined): SandboxSettings {
+function sandboxSettings(options: SandboxOptions, probe: Extract<SandboxProbe, { ok: true }>, workspace: string): SandboxSettings {
   const home = options.env?.HOME ?? process.env.HOME ?? homedir();
   const root = options.root;
   // The minimal root bounds every call; the host root keeps the sandbox as it was, bounded only when asked.
@@ -115,10 +118,11 @@ function sandboxSettings(options: SandboxOptions, probe: Extract<SandboxProbe, {
     home,
     network: options.network === "on" ? "host" : options.network,
     destinations: [...options.destinations],
-    limits: asked ? effectiveLimits(asked, limitMechanisms(pathVariable)) : undefined,
+    limits: asked ? effectiveLimits(asked, limitMechanisms()) : undefined,
     hardLinks: options.hardLinks,
-    nsenter: options.network === "proxy" ? (findOnPath("nsenter", pathVariable) ?? findOnPath("nsenter", "/usr/bin:/bin")) : undefined,
-    bash: findOnPath("bash", "/usr/bin:/bin") ?? findOnPath("bash", pathVariable),
+    nsenter: options.network === "proxy" ? systemProgram("nsenter") : undefined,
+    bash: systemProgram("bash"),
+    seccomp: seccompProgram(),
   };
 }
 
