@@ -4,7 +4,7 @@ import { type Admission, admit } from "./_admit.js";
 import { bound } from "./_bound.js";
 import { type CallJob, type Delivery, deliveryOf, errorResult, workerLostResult } from "./_job.js";
 import { type QueueKeys, isProcessId } from "./_keys.js";
-import { doneRecord, isRecordOf, readRecord } from "./_records.js";
+import { doneRecord, doneRecordHead, isRecordOf, queuedRecord, readRecord } from "./_records.js";
 import { type RedisClient, recover } from "./_redis.js";
 import type { Replicas } from "./_replicas.js";
 import { type ReplyBody, type ReplyTo, recordedResult, sealReply } from "./_replies.js";
@@ -148,7 +148,7 @@ async function startOf(worker: WorkerContext, taken: Taken, call: CallJob, deliv
   const start =
     before === null
       ? { kind: "first" as const, starts: 1 }
-      : await worker.scripts.restart({ run: runKey, record: taken.queue.call(call.call.id) }, { at: call.at, nonce: call.nonce, retry: delivery === "retry", ttlMs, digest: call.digest });
+      : await worker.scripts.restart({ run: runKey, record: taken.queue.call(call.call.id) }, { at: call.at, nonce: call.nonce, retry: delivery === "retry", ttlMs, record: { queued: queuedRecord(call.digest), doneHead: doneRecordHead(call.digest) } });
   if (start.kind === "older") {
     return { result: errorResult(QueueErrorCode.JOB_REPLAYED, "Not run: a newer job of this call id was started already; this one is an older copy put back into the queue."), keep: "-" };
   }

@@ -1,5 +1,4 @@
 import { GROUP } from "./_keys.js";
-import { doneRecordHead, queuedRecord } from "./_records.js";
 import type { RedisClient } from "./_redis.js";
 
 /*
@@ -226,7 +225,10 @@ export interface Scripts {
   /** Hands a job back to the queue, its start not counted. */
   requeue(keys: { jobs: string; run: string }, entry: string, job: Signed): Promise<void>;
   /** Counts a start of a job whose call id was started before: how this start relates to the one counted, and the starts. */
-  restart(keys: { run: string; record: string }, job: { at: number; nonce: string; retry: boolean; ttlMs: number; digest: string }): Promise<{ kind: RestartKind; starts: number }>;
+  restart(
+    keys: { run: string; record: string },
+    job: { at: number; nonce: string; retry: boolean; ttlMs: number; record: { queued: string; doneHead: string } },
+  ): Promise<{ kind: RestartKind; starts: number }>;
   /** Renews this worker's hold on the entries it runs; returns those another worker took. */
   renew(jobs: string, worker: string, entries: string[]): Promise<string[]>;
   /** Removes a job no worker has taken yet, with its record: true; false when a worker has it (or it was answered). */
@@ -253,7 +255,7 @@ export function scriptsOf(client: RedisClient): Scripts {
       await run[REQUEUE.name]!(...positional(REQUEUE, keys, { entry, job: job.text, sig: job.sig, group: GROUP }));
     },
     async restart(keys, job) {
-      const args = { at: job.at, nonce: job.nonce, retry: job.retry ? "1" : "0", ttl: job.ttlMs, queued: queuedRecord(job.digest), done: doneRecordHead(job.digest) };
+      const args = { at: job.at, nonce: job.nonce, retry: job.retry ? "1" : "0", ttl: job.ttlMs, queued: job.record.queued, done: job.record.doneHead };
       const [kind, starts] = (await run[RESTART.name]!(...positional(RESTART, keys, args))) as [RestartKind, number];
       return { kind, starts };
     },
