@@ -6,7 +6,7 @@ import { keysOf, shardOf } from "./_keys.js";
 import { Pending, type PendingHooks, type QueueLink } from "./_pending.js";
 import { type CallRecord, isRecordOf, queuedRecord, readRecord } from "./_records.js";
 import { type RedisClient, type RedisTarget, isReady, openClient, recover } from "./_redis.js";
-import { badResult, openReply, parseReply } from "./_replies.js";
+import { openReply, parseReply, recordedResult } from "./_replies.js";
 import { ReplyReader } from "./_reply-reader.js";
 import { type Scripts, type Signed, scriptsOf } from "./_scripts.js";
 import { type Keyring, canonicalJson, sign } from "./_signing.js";
@@ -26,10 +26,6 @@ const CANCEL_REPEAT_MS = 500;
 const CANCEL_GIVE_UP_MS = 60_000;
 const POLL_MS = 500;
 const RESEND_MS = 250;
-/** How far a worker's clock may be behind this host's when the age of a record's answer is judged. */
-const CLOCK_SKEW_MS = 60_000;
-/** The longest a worker keeps a record (a refusal's), beside the job's own retention. */
-const REFUSAL_KEEP_MS = 3_600_000;
 
 /** The producing side: sends calls to the queues and turns the workers' answers back into results and updates. */
 export class Producer {
@@ -245,26 +241,9 @@ export class Producer {
       );
       return;
     }
-    if (record.state === "done") return pending.settle(this.#recordAnswer(pending, record.answer));
+    if (record.state === "done") return pending.settle(recordedResult(this.#signer.keyring, record.answer, { callId: pending.id, digest: pending.digest, retention: this.#options.retention }));
     // In flight from elsewhere (another host, or this one before a restart): its answer goes there; watch the record.
     pending.polling = setTimeout(() => void this.#poll(pending), POLL_MS);
-  }
-
-  /** The answer a call's record holds: another job's (this call sent before), so bound by its age instead of a nonce. */
-  #recordAnswer(pending: Pending, answer: Signed): AgentToolResult {
-    const { completedSeconds, failedSeconds } = this.#options.retention;
-    const keptMs = Math.max(completedSeconds * 1000, failedSeconds * 1000, REFUSAL_KEEP_MS);
-    const expected = { callId: pending.id, digest: pending.digest, notBefore: Date.now() - keptMs - CLOCK_SKEW_MS };
-    const opened = openReply(this.#signer.keyring, answer, parseReply(answer.text), expected);
-    if (opened && "result" in opened) return opened.result;
-    if (opened && "stale" in opened) {
-      return errorResult(
-        QueueErrorCode.REPLY_REPLAYED,
-        `Not run: the record of call id "${pending.id}" in Redis holds an answer that ${opened.stale}: a copy put back, not this call's answer. Give the call a new id.`,
-        { refused: true },
-      );
-    }
-    return badResult();
   }
 
   async #poll(pending: Pending): Promise<void> {

@@ -18,7 +18,12 @@ export function queuedRecord(digest: string): string {
 }
 
 export function doneRecord(digest: string, answer: Signed): string {
-  return `d:${recordHash(digest)}:${answer.sig}:${answer.text}`;
+  return `${doneRecordHead(digest)}${answer.sig}:${answer.text}`;
+}
+
+/** How an answered record of the call with this digest starts. */
+export function doneRecordHead(digest: string): string {
+  return `d:${recordHash(digest)}:`;
 }
 
 /** Whether a record is of the call with this digest. */

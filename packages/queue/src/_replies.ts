@@ -122,6 +122,36 @@ function claimedCode(body: ReadReply): Record<string, unknown> {
   return typeof code === "string" && code.startsWith("TOOLHOST_") ? { claimed: code.slice(0, 80) } : {};
 }
 
+/** How far a worker's clock may be behind a host's when the age of a record's answer is judged. */
+const CLOCK_SKEW_MS = 60_000;
+/** The longest a worker keeps a record (a refusal's), beside the job's own retention. */
+const REFUSAL_KEEP_MS = 3_600_000;
+
+/**
+ * The answer a call's record holds, for a job of the call sent after it (the host sending the call
+ * again, or a worker given a job of a call answered meanwhile): another job's answer, so bound by
+ * its age (the call's retention) instead of a nonce. A copy put back (older than that) is refused.
+ */
+export function recordedResult(
+  keyring: Keyring | undefined,
+  answer: Signed,
+  call: { callId: string; digest: string; retention: { completedSeconds: number; failedSeconds: number } },
+): AgentToolResult {
+  const { completedSeconds, failedSeconds } = call.retention;
+  const keptMs = Math.max(completedSeconds * 1000, failedSeconds * 1000, REFUSAL_KEEP_MS);
+  const expected = { callId: call.callId, digest: call.digest, notBefore: Date.now() - keptMs - CLOCK_SKEW_MS };
+  const opened = openReply(keyring, answer, parseReply(answer.text), expected);
+  if (opened && "result" in opened) return opened.result;
+  if (opened && "stale" in opened) {
+    return errorResult(
+      QueueErrorCode.REPLY_REPLAYED,
+      `Not run: the record of call id "${call.callId}" in Redis holds an answer that ${opened.stale}: a copy put back, not this call's answer. Give the call a new id.`,
+      { refused: true },
+    );
+  }
+  return badResult();
+}
+
 export function badResult(): AgentToolResult {
   return errorResult(QueueErrorCode.BAD_JOB, "The worker's answer was not a tool result; the worker may run another program's version.");
 }

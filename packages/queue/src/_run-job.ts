@@ -4,10 +4,10 @@ import { type Admission, admit } from "./_admit.js";
 import { bound } from "./_bound.js";
 import { type CallJob, type Delivery, deliveryOf, errorResult, workerLostResult } from "./_job.js";
 import { type QueueKeys, isProcessId } from "./_keys.js";
-import { doneRecord, isRecordOf, readRecord } from "./_records.js";
+import { doneRecord, doneRecordHead, isRecordOf, queuedRecord, readRecord } from "./_records.js";
 import { type RedisClient, recover } from "./_redis.js";
 import type { Replicas } from "./_replicas.js";
-import { type ReplyBody, type ReplyTo, sealReply } from "./_replies.js";
+import { type ReplyBody, type ReplyTo, recordedResult, sealReply } from "./_replies.js";
 import { REPLY_STREAM_MAX, type Scripts, type Signed } from "./_scripts.js";
 import { refusedMark, signatureKeyId } from "./_signing.js";
 import { forwardUpdates } from "./_updates.js";
@@ -82,7 +82,8 @@ export async function runJob(worker: WorkerContext, taken: Taken): Promise<void>
     const delivery: Delivery = call.delivery === "retry" && deliveryOf(worker.harness.getTool(call.call.name)) === "retry" ? "retry" : "at-most-once";
     const stop = await startOf(worker, taken, call, delivery);
     if (stop) {
-      worker.counts.failed += 1;
+      // (An answer found in the call's record is no run of this worker's; a refusal counts as failed.)
+      if (stop.result.isError) worker.counts.failed += 1;
       return await answer(worker, taken, targetOf(worker, call), { body: { result: stop.result }, keyId }, stop.keep);
     }
     if (running.controller.signal.aborted) return await notStarted(worker, taken, { call, delivery, job, keyId, running });
@@ -144,9 +145,20 @@ async function startOf(worker: WorkerContext, taken: Taken, call: CallJob, deliv
   const ttlMs = Math.max(1_000, call.at + worker.admission.maxAgeMs + 60_000 - Date.now());
   const counted = `${call.at}:${call.nonce}:1`;
   const before = await worker.client.set(runKey, counted, "PX", ttlMs, "NX", "GET");
-  const start = before === null ? { kind: "first" as const, starts: 1 } : await worker.scripts.restart(runKey, { at: call.at, nonce: call.nonce, retry: delivery === "retry", ttlMs });
+  const start =
+    before === null
+      ? { kind: "first" as const, starts: 1 }
+      : await worker.scripts.restart({ run: runKey, record: taken.queue.call(call.call.id) }, { at: call.at, nonce: call.nonce, retry: delivery === "retry", ttlMs, record: { queued: queuedRecord(call.digest), doneHead: doneRecordHead(call.digest) } });
   if (start.kind === "older") {
     return { result: errorResult(QueueErrorCode.JOB_REPLAYED, "Not run: a newer job of this call id was started already; this one is an older copy put back into the queue."), keep: "-" };
+  }
+  if (start.kind === "answered") return { result: await answered(worker, taken, call), keep: "-" };
+  if (start.kind === "covered") {
+    // The host sent the call again (its connection was lost) while an earlier job of it runs again (a failover handed it out anew).
+    return {
+      result: errorResult(QueueErrorCode.JOB_REPLAYED, "Not run: an earlier job of this call was started twice already and has not answered yet; its answer is the call's."),
+      keep: "-",
+    };
   }
   if (start.starts >= 2) {
     const record = readRecord(await worker.client.get(taken.queue.call(call.call.id)));
@@ -166,6 +178,20 @@ async function startOf(worker: WorkerContext, taken: Taken, call: CallJob, deliv
     };
   }
   return undefined;
+}
+
+/**
+ * The answer of a call answered while this newer job of it waited (the host sent it again): the
+ * one its record holds, checked as the host checks a record's answer (signature, content, age), and
+ * sent again for this job, so that a host that missed it still gets it. Not a run of its own.
+ */
+async function answered(worker: WorkerContext, taken: Taken, call: CallJob): Promise<AgentToolResult> {
+  const record = readRecord(await worker.client.get(taken.queue.call(call.call.id)));
+  if (record?.state === "done" && isRecordOf(record, call.digest)) {
+    return recordedResult(worker.admission.keyring, record.answer, { callId: call.call.id, digest: call.digest, retention: call.retention });
+  }
+  // Gone since (its retention ran out): the host had its answer long ago.
+  return errorResult(QueueErrorCode.JOB_REPLAYED, "Not run again: this call was answered already, while this job of it waited.");
 }
 
 /** What `execute` runs: the admitted call, its delivery, the job as it came, and its hold on this worker. */

@@ -120,11 +120,26 @@ return 1
  * worker's job taken over, a failover, a copy); a newer job of the call id is the host's own
  * (a retryable call sent again counts on; a new call under a reused id starts at 1); an older
  * job than the one counted is a copy put back, never run.
+ *
+ * A newer job of a call that is answered already (its record holds the answer for this content)
+ * is not run: "answered", its answer is the record's. Nor is a newer job of a retryable call
+ * started twice already by an earlier job that is not answered yet (the record still queued):
+ * "covered", the earlier job (re-delivered after a failover, say) is running, and its answer (or,
+ * if its worker stops, its third start's "may or may not have run") is the call's. Neither
+ * changes the count, so the earlier job's re-delivery still counts as itself.
  */
 export const RESTART = script(
   "toolhostRestart",
-  ["run"],
-  ["at", "nonce", "retry", "ttl"],
+  ["run", "record"],
+  [
+    "at",
+    "nonce",
+    "retry",
+    "ttl",
+    /** The call's record while queued (`q:<digest>`), and the head of its record once answered (`d:<digest>:`). */
+    "queued",
+    "done",
+  ],
   `
 local old = redis.call("GET", key.run)
 if not old then
@@ -139,6 +154,9 @@ if nonce == arg.nonce then
   return {"again", starts + 1}
 end
 if tonumber(at) >= tonumber(arg.at) then return {"older", starts} end
+local record = redis.call("GET", key.record)
+if record and string.sub(record, 1, #arg.done) == arg.done then return {"answered", starts} end
+if arg.retry == "1" and starts >= 2 and record == arg.queued then return {"covered", starts} end
 local next = 1
 if arg.retry == "1" then next = starts + 1 end
 redis.call("SET", key.run, arg.at .. ":" .. arg.nonce .. ":" .. next, "PX", arg.ttl)
@@ -186,6 +204,9 @@ return 1
 
 const SCRIPTS = [ADD, FINISH, REQUEUE, RESTART, RENEW, WITHDRAW] as const;
 
+/** How a start relates to the call's count (see RESTART). */
+export type RestartKind = "first" | "again" | "newer" | "older" | "answered" | "covered";
+
 /** The answer to `add`: the job's entry id, or the record the call id already has. */
 export type Added = { added: true; entry: string } | { added: false; record: string };
 
@@ -204,7 +225,10 @@ export interface Scripts {
   /** Hands a job back to the queue, its start not counted. */
   requeue(keys: { jobs: string; run: string }, entry: string, job: Signed): Promise<void>;
   /** Counts a start of a job whose call id was started before: how this start relates to the one counted, and the starts. */
-  restart(run: string, job: { at: number; nonce: string; retry: boolean; ttlMs: number }): Promise<{ kind: "first" | "again" | "newer" | "older"; starts: number }>;
+  restart(
+    keys: { run: string; record: string },
+    job: { at: number; nonce: string; retry: boolean; ttlMs: number; record: { queued: string; doneHead: string } },
+  ): Promise<{ kind: RestartKind; starts: number }>;
   /** Renews this worker's hold on the entries it runs; returns those another worker took. */
   renew(jobs: string, worker: string, entries: string[]): Promise<string[]>;
   /** Removes a job no worker has taken yet, with its record: true; false when a worker has it (or it was answered). */
@@ -230,9 +254,9 @@ export function scriptsOf(client: RedisClient): Scripts {
     async requeue(keys, entry, job) {
       await run[REQUEUE.name]!(...positional(REQUEUE, keys, { entry, job: job.text, sig: job.sig, group: GROUP }));
     },
-    async restart(runKey, job) {
-      const args = { at: job.at, nonce: job.nonce, retry: job.retry ? "1" : "0", ttl: job.ttlMs };
-      const [kind, starts] = (await run[RESTART.name]!(...positional(RESTART, { run: runKey }, args))) as ["first" | "again" | "newer" | "older", number];
+    async restart(keys, job) {
+      const args = { at: job.at, nonce: job.nonce, retry: job.retry ? "1" : "0", ttl: job.ttlMs, queued: job.record.queued, done: job.record.doneHead };
+      const [kind, starts] = (await run[RESTART.name]!(...positional(RESTART, keys, args))) as [RestartKind, number];
       return { kind, starts };
     },
     async renew(jobs, worker, entries) {

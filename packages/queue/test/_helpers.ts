@@ -204,7 +204,8 @@ export function killGroup(pid: number): void {
  * A plugin of the test's own, for workers: `slow_read` says it only reads; the first attempt of a
  * call waits (so the test can kill its worker), later attempts answer at once. Each attempt adds
  * its worker's pid to `attempts.log` in the call's folder. `held_echo` (read-only) logs each attempt
- * to `echoes.log` and, on its first attempt, waits while a file `hold` exists. `remote_echo` echoes
+ * to `echoes.log` and, on its first attempt, waits while a file `hold` exists. `gated_read` (read-only)
+ * logs each attempt to `gated.log`, and every attempt waits while a file `gate` exists. `remote_echo` echoes
  * its text; the plugin's policy asks about the text "ask me".
  */
 export function writeProbePlugin(dir: string): string {
@@ -245,6 +246,18 @@ export default definePlugin({
         appendFileSync(log, text + " " + process.pid + "\\n");
         while (first && existsSync(join(harness.cwd, "hold")) && !signal.aborted) await new Promise((resolve) => setTimeout(resolve, 50));
         return { content: [{ type: "text", text: "echo: " + text }], details: {} };
+      },
+    });
+    harness.registerTool({
+      name: "gated_read",
+      label: "Gated read",
+      description: "Says it only reads; logs each attempt to gated.log, and every attempt waits while the file gate exists.",
+      parameters: Type.Object({ text: Type.String() }),
+      annotations: { readOnly: true },
+      async execute(_id, { text }, signal) {
+        appendFileSync(join(harness.cwd, "gated.log"), text + " " + process.pid + "\\n");
+        while (existsSync(join(harness.cwd, "gate")) && !signal.aborted) await new Promise((resolve) => setTimeout(resolve, 50));
+        return { content: [{ type: "text", text: "read: " + text }], details: {} };
       },
     });
     harness.registerTool({

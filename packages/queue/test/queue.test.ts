@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "@toolhost/core";
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import {
   BASH_PLUGIN,
@@ -199,5 +200,72 @@ describe("calls on a pool of workers", () => {
     const running = await bed.worker();
     const [result] = await harness.executeToolCalls([{ id: "late-1", name: "remote_echo", arguments: { text: "late" } }]);
     expect(textOf(result!)).toBe(`echo from ${running.pid}: late`);
+  });
+});
+
+/** Drops the host's connection that reads its answers (what a failover or a network cut does to it): the host sends its read-only calls again. */
+async function cutReplyConnection(db: Redis): Promise<void> {
+  const list = (await db.client("LIST")) as string;
+  const ids = [...list.matchAll(/^id=(\d+) .*name=toolhost-replies:/gm)].map((match) => match[1]!);
+  expect(ids).toHaveLength(1);
+  await db.client("KILL", "ID", ids[0]!);
+}
+
+/** How many jobs the queue was given, and how many are in it now. */
+async function jobCounts(db: Redis): Promise<{ added: number; left: number }> {
+  const info = (await db.xinfo("STREAM", "{toolhost:calls}:jobs")) as Array<string | number>;
+  return { added: Number(info[info.indexOf("entries-added") + 1]), left: Number(info[info.indexOf("length") + 1]) };
+}
+
+describe("a read-only call sent again while its first job still runs", () => {
+  it("is answered by its earlier job when that job was handed out a second time (a failover's re-delivery): the job sent again does not run a third time", async () => {
+    const first = await bed.worker(["--lock-duration", "1000"]);
+    const second = await bed.worker(["--lock-duration", "1000"]);
+    const { harness } = await bed.host();
+    const gated = join(bed.workerDir, "gated.log");
+    const attempts = () => (existsSync(gated) ? readFileSync(gated, "utf8").trim().split("\n") : []);
+    writeFileSync(join(bed.workerDir, "gate"), "");
+    const pending = harness.executeToolCalls([{ id: "resent", name: "gated_read", arguments: { text: "r" } }]);
+    await waitUntil(() => attempts().length === 1);
+    // Its worker stops renewing its hold (as while its Redis fails over): the other worker takes the job over.
+    const holder = [first, second].find((worker) => attempts()[0] === `r ${worker.pid}`)!;
+    const other = holder === first ? second : first;
+    process.kill(holder.pid, "SIGSTOP");
+    try {
+      await waitUntil(() => attempts().length === 2);
+      expect(attempts()[1]).toBe(`r ${other.pid}`);
+      // The host's connection is cut: it sends the call again, and the other worker is given that job too.
+      const db = new Redis({ port: bed.redis.port, host: "127.0.0.1" });
+      await cutReplyConnection(db);
+      for (let counts = await jobCounts(db); counts.added < 2 || counts.left > 1; counts = await jobCounts(db)) await new Promise((resolve) => setTimeout(resolve, 25));
+      db.disconnect();
+    } finally {
+      process.kill(holder.pid, "SIGCONT");
+    }
+    rmSync(join(bed.workerDir, "gate"));
+    const [result] = await pending;
+    expect(textOf(result!)).toBe("read: r");
+    expect(attempts()).toHaveLength(2);
+  });
+
+  it("is given the answer its record holds when the call was answered while the job sent again waited: it runs once", async () => {
+    await bed.worker(["--concurrency", "1"]);
+    const { harness } = await bed.host();
+    const gated = join(bed.workerDir, "gated.log");
+    const attempts = () => (existsSync(gated) ? readFileSync(gated, "utf8").trim().split("\n") : []);
+    writeFileSync(join(bed.workerDir, "gate"), "");
+    const pending = harness.executeToolCalls([{ id: "answered", name: "gated_read", arguments: { text: "a" } }]);
+    await waitUntil(() => attempts().length === 1);
+    // Sent again while the worker's one slot runs its first job: the second job waits in the queue.
+    const db = new Redis({ port: bed.redis.port, host: "127.0.0.1" });
+    await cutReplyConnection(db);
+    for (let counts = await jobCounts(db); counts.added < 2; counts = await jobCounts(db)) await new Promise((resolve) => setTimeout(resolve, 25));
+    rmSync(join(bed.workerDir, "gate"));
+    const [result] = await pending;
+    expect(textOf(result!)).toBe("read: a");
+    // The worker then takes the job sent again, and answers it from the record, without a second run.
+    for (let counts = await jobCounts(db); counts.left > 0; counts = await jobCounts(db)) await new Promise((resolve) => setTimeout(resolve, 25));
+    db.disconnect();
+    expect(attempts()).toEqual([expect.stringMatching(/^a \d+$/)]);
   });
 });

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { type Cli, type CommandModule, UsageError } from "../cli.js";
-import { SERVER_ENV } from "../hook/args.js";
+import { DEFAULT_HOOK_TIMEOUT, SERVER_ENV } from "../hook/args.js";
 import { TOKEN_ENV, tokenFile } from "../hook/token.js";
 import { ExitCode } from "../_output.js";
 
@@ -62,14 +62,17 @@ function registerServe(group: Command, cli: Cli): void {
     .option("--no-token", "on loopback only: take requests without a token (any local user can then send calls to judge)")
     .option("--on-allow <mode>", 'on allow: "defer" (default) or "allow"', "defer")
     .option("--no-confine", "answer allowed shell calls as they are, to run unconfined (default: rewritten to run in toolhost's sandbox; a request's ?confine=off does this for its call)")
+    .option("--on-ask <mode>", 'on ask: "host" hands it back to the host (default); "page" asks on the approvals page; a request\'s ?on-ask= overrides it (the forwarding hook sends its --on-ask)')
+    .option("--timeout <seconds>", "asking on the page: the hosts' timeout for a hook, when a request does not say (?timeout-ms=); the ask ends shortly before it (default 30)")
     .action(
-      cli.action(async (options: { http: string; token?: string | false; onAllow: string; confine: boolean }) => {
+      cli.action(async (options: { http: string; token?: string | false; onAllow: string; confine: boolean; onAsk?: string; timeout?: string }) => {
         const { parseListen, serveHooks } = await import("../hook/serve.js");
         const { serverToken } = await import("../hook/token.js");
         if (options.onAllow !== "defer" && options.onAllow !== "allow") throw new UsageError(`--on-allow takes "defer" or "allow", not "${options.onAllow}".`);
+        const asking = askingOptions(options.onAsk, options.timeout);
         const listen = parseListen(options.http);
         const token = options.token === false ? undefined : serverToken(options.token);
-        const server = await serveHooks({ ...listen, token: token?.token ?? false, config: cli.globals.config, onAllow: options.onAllow, confine: options.confine });
+        const server = await serveHooks({ ...listen, token: token?.token ?? false, config: cli.globals.config, onAllow: options.onAllow, confine: options.confine, ...asking });
         const address = server.address();
         const port = typeof address === "object" && address ? address.port : listen.port;
         const shown = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
@@ -83,6 +86,14 @@ function registerServe(group: Command, cli: Cli): void {
         return ExitCode.OK;
       }),
     );
+}
+
+/** `--on-ask` and `--timeout` of `hook serve` and `hook install`. */
+function askingOptions(onAsk: string | undefined, timeout: string | undefined): { onAsk: "host" | "page"; timeoutSeconds: number } {
+  if (onAsk !== undefined && onAsk !== "host" && onAsk !== "page") throw new UsageError(`--on-ask takes "host" or "page", not "${onAsk}".`);
+  const seconds = Number(timeout ?? DEFAULT_HOOK_TIMEOUT);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86_400) throw new UsageError(`--timeout takes the host's timeout for the hook in whole seconds (1 to 86400), not "${timeout}".`);
+  return { onAsk: onAsk ?? "host", timeoutSeconds: seconds };
 }
 
 /** Where the server's token is, and how each client gets it; the token itself only when it was just made. */
@@ -100,6 +111,8 @@ interface InstallOptions {
   yes?: boolean;
   server?: string;
   httpHook?: boolean;
+  onAsk?: string;
+  timeout?: string;
 }
 
 function registerInstall(group: Command, cli: Cli): void {
@@ -113,6 +126,8 @@ function registerInstall(group: Command, cli: Cli): void {
     .option("-y, --yes", "with --write: do not ask")
     .option("--server <url>", "the hook forwards each call to this running `toolhost hook serve` (deciding itself when it cannot be used)")
     .option("--http-hook", "with --server, Claude Code only: its own http hook posts to the server, no process per call (a call goes ahead when the server is down)")
+    .option("--on-ask <mode>", '"page": the hook asks on the approvals page (toolhost approvals serve) instead of handing the ask back, for a headless host; default "host"')
+    .option("--timeout <seconds>", "the host's timeout for the hook, written in its entry (and given to the hook, which ends an ask on the page shortly before it); default 30")
     .action(cli.action((hostText: string, options: InstallOptions) => install(cli, hostId(hostText), options)));
 }
 
@@ -122,20 +137,26 @@ async function install(cli: Cli, host: HostId, options: InstallOptions): Promise
   const { planHookConfig } = await import("../hook/install-config.js");
   if (options.project && options.user) throw new UsageError("Give --project or --user, not both.");
   const scope = options.user ? "user" : "project";
-  const handler = hookHandler(host, scope, options.server, options.httpHook === true);
+  const asking = askingOptions(options.onAsk, options.timeout);
+  const handler = hookHandler(host, scope, options.server, options.httpHook === true, asking);
   const file = settingsPath(host, scope, cli.globals.cwd);
   const { settings, changed } = mergeSettings(await readSettings(file), host, handler, file);
   // The hook must find a config with a policy where it runs, or it would refuse every call.
   const { create, notes } = await planHookConfig(cli.globals.cwd, cli.globals.config, scope);
   for (const note of notes) await cli.note(note);
   if (!changed && create === undefined) {
-    await cli.note(`${file} already runs toolhost's ${host} hook; nothing to change. To change its form (--server, --http-hook), edit or remove that entry first.`);
+    await cli.note(`${file} already runs toolhost's ${host} hook; nothing to change. To change its form (--server, --http-hook, --on-ask, --timeout), edit or remove that entry first.`);
     return ExitCode.OK;
   }
   if (handler.type === "http") {
     await cli.note(`Claude Code lets a call through when its http hook gets no answer: keep \`toolhost hook serve\` running at ${options.server}, or install without --http-hook (the command decides itself when the server is down).`);
   }
   if (options.server !== undefined) await cli.note(tokenHint(handler.type));
+  if (asking.onAsk === "page") {
+    await cli.note(
+      `The hook asks on the approvals page, waiting up to ${asking.timeoutSeconds} s (--timeout) less 2 s: name "@toolhost/approvals" in a config of this project or in yours, and keep \`toolhost approvals serve\` running (an ask is refused while none runs).`,
+    );
+  }
   const created = create ? `\n${create.file} does not exist; the hook needs a config with a policy, so this is written too:\n${create.text}` : "";
   if (!options.write) {
     if (changed) await cli.out(`${JSON.stringify(settings, null, 2)}\n`);

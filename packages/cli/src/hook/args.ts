@@ -46,19 +46,18 @@ export function hookRunOptions(host: HookHost["id"], args: string[], env: NodeJS
   if (onAllow !== "defer" && onAllow !== "allow") throw new HookUsageError(`--on-allow takes "defer" or "allow", not "${onAllow}".`);
   const asking = askingOptions(values["on-ask"], values.timeout);
   const confine = values["no-confine"] !== true;
-  if (asking.onAsk === "page") return { host, onAllow, confine, config: values.config, ...asking };
   if (values.server !== undefined && values.config !== undefined) {
     throw new HookUsageError(
       `--server and --config cannot go together: the server decides with the config it finds from each call's cwd. Give --config to \`toolhost hook serve\` instead, or drop --server.`,
     );
   }
-  if (values.server !== undefined) return { host, onAllow, confine, server: serverUrl(values.server, "--server") };
+  if (values.server !== undefined) return { host, onAllow, confine, server: serverUrl(values.server, "--server"), ...asking };
   const fromEnv = env[SERVER_ENV];
-  if (fromEnv !== undefined && fromEnv !== "" && values.config === undefined) return { host, onAllow, confine, server: serverUrl(fromEnv, SERVER_ENV) };
-  return { host, onAllow, confine, config: values.config };
+  if (fromEnv !== undefined && fromEnv !== "" && values.config === undefined) return { host, onAllow, confine, server: serverUrl(fromEnv, SERVER_ENV), ...asking };
+  return { host, onAllow, confine, config: values.config, ...asking };
 }
 
-/** `--on-ask` and `--timeout`: an ask on the page is decided in this process, and ends before the host's timeout. */
+/** `--on-ask` and `--timeout`: an ask on the page (here, or on the server the hook forwards to) ends before the host's timeout. */
 function askingOptions(onAsk: string | undefined, timeout: string | undefined): { onAsk: "host" | "page"; timeoutSeconds: number } {
   if (onAsk !== undefined && onAsk !== "host" && onAsk !== "page") throw new HookUsageError(`--on-ask takes "host" or "page", not "${onAsk}".`);
   const seconds = Number(timeout ?? DEFAULT_HOOK_TIMEOUT);

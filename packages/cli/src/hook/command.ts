@@ -1,7 +1,7 @@
 // `toolhost hook claude-code|gemini`, as bin.ts starts it: read the options; with a server, forward
 // the payload to it; decide in-process (_hook-fast.js, core and the policy) only without one, or
 // when the server cannot be used. build.mjs bundles this entry into one file that loads no core.
-import { hookRunOptions, HookUsageError, type HookRunOptions } from "./args.js";
+import { DEFAULT_HOOK_TIMEOUT, hookRunOptions, HookUsageError, type HookRunOptions } from "./args.js";
 import { askServer } from "./forward.js";
 import { HOOK_HOSTS, type HookHost } from "./hosts.js";
 import { type HookCall, HookInputError, parsePayload } from "./payload.js";
@@ -41,10 +41,20 @@ async function forward(options: HookRunOptions & { server: URL }): Promise<numbe
     if (error instanceof HookInputError) return decideHere({ ...options, input });
     throw error;
   }
-  const asked = { onAllow: options.onAllow, confine: options.confine, tool: call.tool, input: call.input };
-  const reply = await askServer(options.server, hookHost, input, asked, clientToken());
+  const onPage = options.onAsk === "page";
+  const asked = { onAllow: options.onAllow, confine: options.confine, tool: call.tool, input: call.input, onAsk: onPage ? ("page" as const) : ("host" as const) };
+  // The host's timeout runs from when it started this process.
+  const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT;
+  const page = onPage ? { hostTimeLeftMs: timeoutSeconds * 1000 - (Date.now() - performance.timeOrigin) } : undefined;
+  const reply = await askServer(options.server, hookHost, input, asked, clientToken(), page);
   if ("answer" in reply) {
     await print(process.stdout, `${JSON.stringify(reply.answer)}\n`);
+    return 0;
+  }
+  if (onPage && reply.late === true) {
+    // The server may have been waiting on the approvals page: no time is left to decide here.
+    const reason = `toolhost refused this call: the hook server at ${options.server.href} gave no answer (${reply.notUsed}) while it could be asking on the approvals page, and the hook's ${timeoutSeconds} s (--timeout) are nearly over (TOOLHOST_HOOK_SERVER_LATE).`;
+    await print(process.stdout, `${JSON.stringify(hookHost.answer({ decision: "deny", reason, onAllow: options.onAllow }))}\n`);
     return 0;
   }
   await print(process.stderr, `toolhost hook: the server at ${options.server.href} was not used (${reply.notUsed}); decided here instead.\n`);

@@ -1,6 +1,7 @@
 import { ErrorCode, ToolhostError, Type, messageOf, toolError, type AgentHarness, type AnyAgentTool, type SandboxOffer, type ToolAccess, type ToolConfinement, type WrappedCommand } from "@toolhost/core";
 import type { Host } from "@toolhost/core/config";
 import type { HookHost } from "./hosts.js";
+import { askOnPage, type PageAsk } from "./page.js";
 import type { HookCall } from "./payload.js";
 
 // Read by hook/serve.ts from here; the payload's own module loads no core (the forwarding client reads it too).
@@ -14,6 +15,8 @@ export interface HookVerdict {
   updatedInput?: Record<string, unknown>;
   /** For the user: that an allowed shell call runs unconfined, and why. */
   note?: string;
+  /** A person approved it on the approvals page: the host gets an allow outright (its own prompt would ask again, or refuse). */
+  approvedOnPage?: boolean;
 }
 
 /** How a judge decides: whether it lives on while the host runs the command (`hook serve`), which the proxy needs. */
@@ -28,9 +31,14 @@ interface Pending {
   access?: ToolAccess;
   /** A shell call offered the sandbox: its command and place; once allowed, the command line that runs it there. */
   confined?: { command: string; cwd: string; wrapped?: WrappedCommand };
+  /** Asked on the approvals page instead of back to the host; and whether a person approved it there. */
+  page?: PageAsk;
+  approvedOnPage?: boolean;
 }
 
 const HOOK_TAP = { name: "toolhost hook", stage: -100_000 };
+/** Before the judge's own tap, which hands every ask back to the host. */
+const PAGE_TAP = { name: "toolhost hook (approvals page)", stage: -200_000 };
 
 /** The services a confining hook loads plugins for: the policy that judges, the sandbox that holds shell calls. */
 export const HOOK_SERVICES: readonly string[] = ["policy", "sandbox"];
@@ -54,6 +62,14 @@ export class HookJudge {
     this.#holds = options.holds;
     const hooks = host.harness.hooks;
     hooks.resolveTool.tap(HOOK_TAP, (call) => this.#pending.get(call.id)?.tool);
+    // A call to be asked on the approvals page is asked there; every other ask goes back to the host.
+    hooks.approve.tapPromise(PAGE_TAP, async (request, signal) => {
+      const pending = this.#pending.get(request.toolCall.id);
+      if (!pending?.page) return undefined;
+      const answer = await askOnPage(host, request, signal, pending.page);
+      if (answer.approved) pending.approvedOnPage = true;
+      return answer;
+    });
     hooks.approve.tap(HOOK_TAP, (request) => {
       const pending = this.#pending.get(request.toolCall.id);
       if (pending) pending.asked = `${request.reason} (asked by ${request.askedBy})`;
@@ -111,8 +127,9 @@ export class HookJudge {
    * The verdict on one call. Never throws: a failure anywhere is a deny that says what failed. With
    * `confine`, a shell call the sandbox can hold is judged as confined and, allowed, comes back
    * rewritten to run there; one it cannot hold is judged unconfined, and the verdict says why.
+   * With `page`, an ask goes to the approvals page (see `askOnPage`) instead of back to the host.
    */
-  async decide(hookHost: HookHost, call: HookCall, confine = false): Promise<HookVerdict> {
+  async decide(hookHost: HookHost, call: HookCall, confine = false, page?: PageAsk): Promise<HookVerdict> {
     const harness: AgentHarness = this.host.harness;
     // A host that left something out refuses every call itself (Host.refused), saying what and why.
     if (this.host.refused.length === 0 && !harness.getService("policy")) {
@@ -127,12 +144,13 @@ export class HookJudge {
     const offered = await this.#offer(hookHost, call, confine);
     if (offered && "refused" in offered.offer) return { decision: "deny", reason: `toolhost refused this call: ${offered.offer.refused} (TOOLHOST_BASH_SANDBOX_UNAVAILABLE).` };
     const confinement = offered && "confinement" in offered.offer ? offered.offer.confinement : undefined;
-    const pending: Pending = { tool: foreignTool(hookHost, call.tool, confinement) };
+    const pending: Pending = { tool: foreignTool(hookHost, call.tool, confinement), ...(page && { page }) };
     if (offered && confinement) pending.confined = { command: offered.command, cwd: offered.cwd };
     this.#pending.set(id, pending);
     const unconfined = offered && "unconfined" in offered.offer ? offered.offer.unconfined : undefined;
     try {
-      const verdict = await this.#judge(hookHost, call, id, pending);
+      const judged = await this.#judge(hookHost, call, id, pending);
+      const verdict = judged.decision === "allow" && pending.approvedOnPage ? { ...judged, approvedOnPage: true } : judged;
       if (unconfined === undefined) return verdict;
       const note = `toolhost: this ${call.tool} command runs unconfined: ${unconfined}.`;
       return verdict.decision === "allow" ? { ...verdict, note } : { ...verdict, reason: `${verdict.reason} (judged unconfined: ${unconfined})` };

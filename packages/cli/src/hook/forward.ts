@@ -9,10 +9,21 @@ import { readCapped } from "../_read-stream.js";
 
 /** How long the server has to answer, connecting included, before the hook decides in-process. */
 export const SERVER_TIMEOUT_MS = 5_000;
+/**
+ * Asking on the approvals page, the server may wait for a person until shortly before the host's
+ * timeout; the hook waits for it until this long before that timeout, then refuses the call itself
+ * (no time is left to decide in-process), so that the host reads a refusal, never a killed hook.
+ */
+export const PAGE_CLIENT_MARGIN_MS = 1_000;
 const MAX_ANSWER = 1024 * 1024;
 
-/** The server's answer, checked against the host's protocol; or why it cannot be used. */
-export type ServerReply = { answer: Record<string, unknown> } | { notUsed: string };
+/** The server's answer, checked against the host's protocol; or why it cannot be used (`late`: it gave none in the time there was). */
+export type ServerReply = { answer: Record<string, unknown> } | { notUsed: string; late?: boolean };
+
+/** An ask on the approvals page, through the server: how long the host still gives this hook, in ms. */
+export interface ServerPageAsk {
+  hostTimeLeftMs: number;
+}
 
 /**
  * Sends one payload to `<server>/<host>?on-allow=<onAllow>` (and `&confine=off` for a hook given
@@ -20,13 +31,18 @@ export type ServerReply = { answer: Record<string, unknown> } | { notUsed: strin
  * timeout, a status other than 200, or a body that is not an answer of that host's shape for what
  * was asked (`HookHost.isAnswer`) come back as `notUsed`, saying which.
  */
-export async function askServer(server: URL, hookHost: HookHost, payload: string, asked: AnswerShape, token: string | undefined): Promise<ServerReply> {
+export async function askServer(server: URL, hookHost: HookHost, payload: string, asked: AnswerShape, token: string | undefined, page?: ServerPageAsk): Promise<ServerReply> {
   const target = new URL(server.href);
   target.pathname = `${target.pathname.replace(/\/+$/, "")}/${hookHost.id}`;
   target.searchParams.set("on-allow", asked.onAllow);
   if (!asked.confine) target.searchParams.set("confine", "off");
+  if (page) {
+    target.searchParams.set("on-ask", "page");
+    target.searchParams.set("timeout-ms", String(Math.max(0, Math.floor(page.hostTimeLeftMs))));
+  }
+  const waitMs = page ? Math.max(1, page.hostTimeLeftMs - PAGE_CLIENT_MARGIN_MS) : SERVER_TIMEOUT_MS;
   try {
-    const { status, body } = await post(target, payload, token);
+    const { status, body } = await post(target, payload, token, waitMs);
     if (status !== 200) return { notUsed: `it answered HTTP ${status}` };
     let answer: unknown;
     try {
@@ -37,11 +53,13 @@ export async function askServer(server: URL, hookHost: HookHost, payload: string
     if (!hookHost.isAnswer(answer, asked)) return { notUsed: `its answer is not a ${hookHost.title} ${hookHost.event} answer` };
     return { answer: answer as Record<string, unknown> };
   } catch (error) {
-    return { notUsed: (error as Error).message };
+    return { notUsed: (error as Error).message, ...(error instanceof LateError && { late: true }) };
   }
 }
 
-async function post(url: URL, payload: string, token: string | undefined): Promise<{ status: number; body: string }> {
+class LateError extends Error {}
+
+async function post(url: URL, payload: string, token: string | undefined, waitMs: number): Promise<{ status: number; body: string }> {
   const request = url.protocol === "https:" ? (await import("node:https")).request : (await import("node:http")).request;
   const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(payload) };
   if (token) headers.authorization = `Bearer ${token}`;
@@ -52,9 +70,9 @@ async function post(url: URL, payload: string, token: string | undefined): Promi
       readCapped(response, MAX_ANSWER, "its answer is over 1 MiB").then((body) => resolve({ status: response.statusCode ?? 0, body }), reject);
     });
     timer = setTimeout(() => {
-      reject(new Error(`no answer within ${SERVER_TIMEOUT_MS / 1000} s`));
+      reject(new LateError(`no answer within ${Math.round(waitMs / 100) / 10} s`));
       sent.destroy();
-    }, SERVER_TIMEOUT_MS);
+    }, waitMs);
     sent.on("error", reject);
     sent.end(payload);
   });

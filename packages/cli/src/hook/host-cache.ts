@@ -72,7 +72,8 @@ export class HostCache {
   async #load(cwd: string, known: readonly string[]): Promise<Loaded> {
     const found = this.configPath === undefined ? findConfigFile(cwd) : undefined;
     const before = statesOf([...known, ...(found ? [found] : [])]);
-    const host = await createHost({ ...cliHostOptions(cwd, this.configPath), onlyProviding: HOOK_SERVICES });
+    // The approvals plugin too, for the calls asked on the page (it taps no hook: it only offers the service).
+    const host = await createHost({ ...cliHostOptions(cwd, this.configPath), onlyProviding: [...HOOK_SERVICES, "approvals"] });
     // The server lives on while the hosts run what it allowed: it holds the sandbox's proxy for them.
     return { host, judge: new HookJudge(host, { holds: true }), watch: watchHost(host, cwd, this.configPath, before), busy: 0, retired: false };
   }
@@ -96,11 +97,11 @@ function lease(loaded: Loaded): Judge {
   loaded.busy += 1;
   let used = false;
   return {
-    async decide(hookHost, call, confine) {
+    async decide(hookHost, call, confine, page) {
       if (used) throw new Error("a judge from HostCache decides one call");
       used = true;
       try {
-        return await loaded.judge.decide(hookHost, call, confine);
+        return await loaded.judge.decide(hookHost, call, confine, page);
       } finally {
         loaded.busy -= 1;
         if (loaded.retired && loaded.busy === 0) void loaded.host.harness.dispose().catch(() => undefined);

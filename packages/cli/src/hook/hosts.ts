@@ -22,7 +22,8 @@ export interface HookHost {
    * Whether `value` is an answer `answer` could have given for `asked`: what the forwarding client
    * (`toolhost hook <id> --server`) checks a server's reply against before printing it. An outright
    * allow while `onAllow` is `defer` is not, unless it runs the shell call confined (and confining
-   * was asked): it would let through more than asked. A rewrite may change only the shell call's
+   * was asked), or the hook asks on the approvals page (where a person approved it): it would let
+   * through more than asked. A rewrite may change only the shell call's
    * `command`, and must carry the original command whole, quoted as the sandbox quotes it.
    */
   isAnswer(value: unknown, asked: AnswerShape): boolean;
@@ -36,6 +37,13 @@ export interface AnswerShape {
   /** The call's tool and input as the payload gave them. */
   tool: string;
   input: Record<string, unknown>;
+  /** `page`: an ask goes to the approvals page, and an approval there comes back as an outright allow. */
+  onAsk?: "host" | "page";
+}
+
+/** Whether an outright allow answers what was asked: with `--on-allow allow`, or a call approved on the approvals page. */
+function allowsOutright(asked: AnswerShape): boolean {
+  return asked.onAllow === "allow" || asked.onAsk === "page";
 }
 
 /** What toolhost decided about one call of another host. */
@@ -160,7 +168,7 @@ export const claudeCode: HookHost = {
     }
     if (!hasKeys(output, ["hookEventName", "permissionDecision", "permissionDecisionReason"])) return false;
     const decision = output.permissionDecision;
-    return decision === "deny" || decision === "ask" || (decision === "allow" && asked.onAllow === "allow");
+    return decision === "deny" || decision === "ask" || (decision === "allow" && allowsOutright(asked));
   },
 };
 
@@ -200,7 +208,7 @@ export const gemini: HookHost = {
     const { systemMessage, ...rest } = value;
     if (systemMessage !== undefined && typeof systemMessage !== "string") return false;
     if (hasKeys(rest, [])) return true;
-    if (hasKeys(rest, ["decision"])) return rest.decision === "allow" && asked.onAllow === "allow";
+    if (hasKeys(rest, ["decision"])) return rest.decision === "allow" && allowsOutright(asked);
     if (hasKeys(rest, ["decision", "reason", "hookSpecificOutput"])) {
       const output = rest.hookSpecificOutput;
       return (

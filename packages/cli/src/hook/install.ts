@@ -15,51 +15,62 @@ export function settingsPath(host: HookHost["id"], scope: HookScope, cwd: string
 }
 
 /** What the host's settings run per call: toolhost's command, or (Claude Code) its http hook posting to a `toolhost hook serve`. */
-export type HookHandler = { type: "command"; command: string } | { type: "http"; url: string };
+export type HookHandler = ({ type: "command"; command: string } | { type: "http"; url: string }) & { timeoutSeconds: number };
 
 /**
  * The command the host runs per call. A project's settings are shared, so they name the project's
  * own install (through the host's project-folder variable); a user's name this very CLI. With a
  * server, the command forwards each call to it (deciding in-process when it cannot be used).
  */
-function hookCommand(host: HookHost["id"], scope: HookScope, server?: URL): string {
+function hookCommand(host: HookHost["id"], scope: HookScope, server: URL | undefined, asking: HookAsking): string {
   const forward = server === undefined ? "" : ` --server ${shellWord(server.href)}`;
+  const page = asking.onAsk === "page" ? ` --on-ask page --timeout ${asking.timeoutSeconds}` : "";
   if (scope === "project") {
     const variable = host === "claude-code" ? "CLAUDE_PROJECT_DIR" : "GEMINI_PROJECT_DIR";
-    return `"$${variable}"/node_modules/.bin/toolhost hook ${host}${forward}`;
+    return `"$${variable}"/node_modules/.bin/toolhost hook ${host}${forward}${page}`;
   }
-  return `"${process.execPath}" "${join(CLI_DIR, "dist", "bin.js")}" hook ${host}${forward}`;
+  return `"${process.execPath}" "${join(CLI_DIR, "dist", "bin.js")}" hook ${host}${forward}${page}`;
+}
+
+/** Where the installed hook's asks go (`--on-ask`), and the host's timeout for it (`--timeout`, seconds). */
+export interface HookAsking {
+  onAsk: "host" | "page";
+  timeoutSeconds: number;
 }
 
 /**
  * What `hook install` writes: the command (forwarding to `server` when given one), or with
  * `httpHook` Claude Code's own http hook posting to the server's `/claude-code`.
  */
-export function hookHandler(host: HookHost["id"], scope: HookScope, serverText: string | undefined, httpHook: boolean): HookHandler {
+export function hookHandler(host: HookHost["id"], scope: HookScope, serverText: string | undefined, httpHook: boolean, asking: HookAsking = { onAsk: "host", timeoutSeconds: 30 }): HookHandler {
   let server: URL | undefined;
   try {
     server = serverText === undefined ? undefined : serverUrl(serverText, "--server");
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (!httpHook) return { type: "command", command: hookCommand(host, scope, server) };
+  const { timeoutSeconds } = asking;
+  if (!httpHook) return { type: "command", command: hookCommand(host, scope, server, asking), timeoutSeconds };
   if (host !== "claude-code" || server === undefined) {
     throw new UsageError("--http-hook is Claude Code's http hook: give it with `hook install claude-code --server <url>` (Gemini CLI's hooks are commands: use --server alone).");
   }
-  return { type: "http", url: `${server.href.replace(/\/+$/, "")}/claude-code` };
+  // The server asks on the page for this hook, counting the host's timeout from each request's arrival.
+  const page = asking.onAsk === "page" ? `?on-ask=page&timeout-ms=${timeoutSeconds * 1000}` : "";
+  return { type: "http", url: `${server.href.replace(/\/+$/, "")}/claude-code${page}`, timeoutSeconds };
 }
 
 /** The hook entry for the host's settings: every tool, before it runs. */
 function entry(host: HookHost["id"], handler: HookHandler): { event: string; group: Record<string, unknown> } {
   if (handler.type === "http") {
     // The token, when the server wants one, comes from the user's environment, never from the file.
-    const hook = { type: "http", url: handler.url, headers: { Authorization: "Bearer $TOOLHOST_HOOK_TOKEN" }, allowedEnvVars: ["TOOLHOST_HOOK_TOKEN"], timeout: 30 };
+    const hook = { type: "http", url: handler.url, headers: { Authorization: "Bearer $TOOLHOST_HOOK_TOKEN" }, allowedEnvVars: ["TOOLHOST_HOOK_TOKEN"], timeout: handler.timeoutSeconds };
     return { event: "PreToolUse", group: { matcher: "*", hooks: [hook] } };
   }
   if (host === "claude-code") {
-    return { event: "PreToolUse", group: { matcher: "*", hooks: [{ type: "command", command: handler.command, timeout: 30 }] } };
+    return { event: "PreToolUse", group: { matcher: "*", hooks: [{ type: "command", command: handler.command, timeout: handler.timeoutSeconds }] } };
   }
-  return { event: "BeforeTool", group: { matcher: ".*", hooks: [{ type: "command", name: "toolhost-policy", command: handler.command, timeout: 30000 }] } };
+  // Gemini CLI's timeout is in milliseconds.
+  return { event: "BeforeTool", group: { matcher: ".*", hooks: [{ type: "command", name: "toolhost-policy", command: handler.command, timeout: handler.timeoutSeconds * 1000 }] } };
 }
 
 type Json = Record<string, unknown>;
@@ -78,7 +89,7 @@ export function mergeSettings(existing: unknown, host: HookHost["id"], handler: 
   const groups = hooks[event] ?? [];
   if (!Array.isArray(groups)) throw new UsageError(`"hooks.${event}" in ${file} is not a list; fix it by hand, then run this again.`);
   const ours = new RegExp(`(toolhost|bin\\.js)"? hook ${host}\\b`);
-  const oursOver = new RegExp(`/${host}/*$`);
+  const oursOver = new RegExp(`/${host}/*(\\?[^#]*)?$`);
   const isOurs = (hook: Json): boolean =>
     (typeof hook.command === "string" && ours.test(hook.command)) || (hook.type === "http" && typeof hook.url === "string" && oursOver.test(hook.url));
   const present = groups.some((item) => isObject(item) && Array.isArray(item.hooks) && item.hooks.some((hook) => isObject(hook) && isOurs(hook)));

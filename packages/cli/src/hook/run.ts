@@ -1,10 +1,10 @@
 import { messageOf } from "@toolhost/core";
 import { createHost } from "@toolhost/core/config";
 import { cliHostOptions } from "../_defaults.js";
-import type { HookRunOptions } from "./args.js";
+import { DEFAULT_HOOK_TIMEOUT, type HookRunOptions } from "./args.js";
 import { HOOK_SERVICES, HookJudge, type HookVerdict } from "./decide.js";
 import { HOOK_HOSTS } from "./hosts.js";
-import { askThroughPage } from "./page.js";
+import type { PageAsk } from "./page.js";
 import { parsePayload } from "./payload.js";
 import { readStdin } from "../_input.js";
 import { write } from "../_output.js";
@@ -31,10 +31,14 @@ export async function runHook(options: HookRunOptions): Promise<number> {
     const services = [...(options.confine ? HOOK_SERVICES : ["policy"]), ...(onPage ? ["approvals"] : [])];
     const host = await createHost({ ...cliHostOptions(call.cwd, options.config), onlyProviding: services });
     closeHost = () => host.harness.dispose();
-    const page = onPage ? askThroughPage(host, hookHost, call, options) : undefined;
+    // The host's timeout runs from when it started this process.
+    const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT;
+    const page: PageAsk | undefined = onPage
+      ? { hostDeadline: performance.timeOrigin + timeoutSeconds * 1000, timeout: `the hook's ${timeoutSeconds} s (--timeout)`, asker: `toolhost hook ${hookHost.id}`, session: call.session }
+      : undefined;
     // This process exits once it has answered: it holds nothing for the command (see SandboxPlace.holds).
-    const verdict: HookVerdict = await new HookJudge(host, { holds: false }).decide(hookHost, call, options.confine);
-    const onAllow = page?.approved() ? "allow" : options.onAllow;
+    const verdict: HookVerdict = await new HookJudge(host, { holds: false }).decide(hookHost, call, options.confine, page);
+    const onAllow = verdict.approvedOnPage ? "allow" : options.onAllow;
     await write(process.stdout, `${JSON.stringify(hookHost.answer({ ...verdict, onAllow }))}\n`);
     return 0;
   } catch (error) {

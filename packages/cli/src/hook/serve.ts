@@ -4,7 +4,9 @@ import { messageOf } from "@toolhost/core";
 import { UsageError } from "../usage-error.js";
 import { parsePayload } from "./decide.js";
 import { HostCache } from "./host-cache.js";
+import { DEFAULT_HOOK_TIMEOUT } from "./args.js";
 import { HOOK_HOSTS, type HookDecision, type HookHost } from "./hosts.js";
+import type { PageAsk } from "./page.js";
 import { type BoundedBody, readBounded } from "../_read-stream.js";
 
 /** `toolhost hook serve`'s settings. */
@@ -20,6 +22,10 @@ export interface HookServeOptions {
   onAllow: HookDecision["onAllow"];
   /** Whether allowed shell calls are rewritten to run in toolhost's sandbox (a request's `confine=off` turns it off for that call). */
   confine: boolean;
+  /** Where an ask goes (a request's `on-ask` overrides it): back to the host (default), or to the approvals page. */
+  onAsk?: "host" | "page";
+  /** The host's timeout for a hook, in seconds, when a request asking on the page does not say (`timeout-ms`); default 30. */
+  timeoutSeconds?: number;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -74,6 +80,8 @@ export async function serveHooks(options: HookServeOptions): Promise<Server> {
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse, options: HookServeOptions, hosts: HostCache): Promise<void> {
+  // The host's timeout for the hook runs from about now (a forwarding hook says how much of it is left).
+  const arrived = Date.now();
   const refuse = async (status: number, body: Record<string, unknown>): Promise<void> => {
     await readBounded(request, 0, HARD_BOUND).catch(() => undefined);
     answer(request, response, status, body);
@@ -98,6 +106,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   if (onAllow === undefined) return deny('toolhost hook serve: the on-allow query parameter takes "defer" or "allow" (once), so the call is refused.');
   const confine = confineOf(request.url, options.confine);
   if (confine === undefined) return deny('toolhost hook serve: the confine query parameter takes "off" (once), so the call is refused.');
+  const asking = askingOf(request.url, options);
+  if (typeof asking === "string") return deny(`toolhost hook serve: ${asking}, so the call is refused.`);
   let body: BoundedBody;
   try {
     body = await readBounded(request, MAX_BODY, HARD_BOUND);
@@ -110,9 +120,12 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   }
   try {
     const call = await parsePayload(hookHost, body.text);
+    const page: PageAsk | undefined = asking.onAsk === "page"
+      ? { hostDeadline: arrived + asking.timeoutMs, timeout: asking.timeout, asker: `toolhost hook serve (${hookHost.id})`, session: call.session }
+      : undefined;
     const judge = await hosts.judgeFor(call.cwd);
-    const verdict = await judge.decide(hookHost, call, confine);
-    answer(request, response, 200, hookHost.answer({ ...verdict, onAllow }));
+    const verdict = await judge.decide(hookHost, call, confine, page);
+    answer(request, response, 200, hookHost.answer({ ...verdict, onAllow: verdict.approvedOnPage ? "allow" : onAllow }));
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     return deny(`toolhost refused this call: ${messageOf(error)}${typeof code === "string" ? ` (${code})` : ""}`, true);
@@ -135,6 +148,25 @@ function confineOf(url: string | undefined, serverDefault: boolean): boolean | u
   const given = new URLSearchParams(/\?(.*)$/.exec(url ?? "")?.[1] ?? "").getAll("confine");
   if (given.length === 0) return serverDefault;
   return given.length === 1 && given[0] === "off" ? false : undefined;
+}
+
+/**
+ * Where a request's ask goes: its `on-ask` query parameter (`host` or `page`, once), else the
+ * server's; asking on the page, how long the host gives the hook from the request's arrival: its
+ * `timeout-ms` (a forwarding hook sends what is left of its `--timeout`), else the server's
+ * `--timeout`. A string: why the parameters are refused.
+ */
+function askingOf(url: string | undefined, options: HookServeOptions): { onAsk: "host" } | { onAsk: "page"; timeoutMs: number; timeout: string } | string {
+  const query = new URLSearchParams(/\?(.*)$/.exec(url ?? "")?.[1] ?? "");
+  const given = query.getAll("on-ask");
+  if (given.length > 1 || (given.length === 1 && given[0] !== "host" && given[0] !== "page")) return 'the on-ask query parameter takes "host" or "page" (once)';
+  const onAsk = (given[0] as "host" | "page" | undefined) ?? options.onAsk ?? "host";
+  const times = query.getAll("timeout-ms");
+  if (times.length > 1 || (times.length === 1 && !/^\d{1,9}$/.test(times[0] as string))) return "the timeout-ms query parameter takes the host's time left for this hook in whole milliseconds (once)";
+  if (onAsk === "host") return { onAsk: "host" };
+  if (times.length === 1) return { onAsk: "page", timeoutMs: Number(times[0]), timeout: `the hook's ${Math.round(Number(times[0]) / 100) / 10} s left (timeout-ms)` };
+  const seconds = options.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT;
+  return { onAsk: "page", timeoutMs: seconds * 1000, timeout: `the hook's ${seconds} s (the server's --timeout)` };
 }
 
 /** The host a request's path is for: `/claude-code` or `/gemini` (a query is ignored); undefined for any other path. */
