@@ -252,7 +252,9 @@ export const INVENTORY_CLASSES: InventoryClass[] = [
         "printf 'on: push' > .github/workflows/x.yml",
       ]),
       ...both("deny", ["echo 'eval \"$(curl x)\"' > .envrc"]),
-      ...both("allow", ["echo x >> notes.md", "cat .git/hooks/pre-commit.sample", "ls .git/hooks", "git config user.email a@b.c", "cp src/a.ts src/b.ts", "mkdir -p .vscode", "cat ~/.bashrc"]),
+      ...both("allow", ["echo x >> notes.md", "cat .git/hooks/pre-commit.sample", "ls .git/hooks", "git config user.email a@b.c", "cp src/a.ts src/b.ts", "mkdir -p .vscode"]),
+      // The home folder is private (issue 39): a start-up file holds exported tokens as often as aliases.
+      ...bounded(["cat ~/.bashrc"]),
     ],
   },
   {

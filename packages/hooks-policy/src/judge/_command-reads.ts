@@ -24,7 +24,12 @@ type Add = (rule: CompiledRule, decision: Decision, why: string) => void;
  * .env`, `dd if=.env`, a symlink to it) denies it; a word known only at run time that could name
  * such a file asks; a tree it reads recursively that holds such a file asks.
  */
-export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: PolicyMatch[], notes: string[], entry?: InventoryEntry): void {
+export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: PolicyMatch[], notes: string[], entry?: InventoryEntry): string[] {
+  /** Paths it reads in a place a `place` rule judges (outside the workspace): each is judged as a read of its own. */
+  const placed: string[] = [];
+  const place = (path: string) => {
+    if (rules.readPlaces.length > 0 && !placed.includes(path) && rules.readPlaces.some((rule) => (rule.path as (path: string) => boolean)(path))) placed.push(path);
+  };
   const seen = new Set<string>();
   const add: Add = (rule, decision, why) => {
     const key = `${rule.id}:${decision}`;
@@ -37,6 +42,9 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
     if (word.value === undefined) {
       // A process substitution is a pipe (`<(curl …)`): what runs in it is judged as a command.
       if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined || /^[<>]\(/.test(word.text)) continue;
+      const glob = globPath(scope, word, cwd);
+      if (glob !== undefined) place(glob);
+      if (rules.readCaution.length === 0) continue;
       const rule = couldName(scope, word, rules.readCaution, cwd);
       if (rule) {
         add(rule, "ask", `${word.text} is known only at run time and could name a file ${rule.id} ${rule.decision === "deny" ? "denies" : "asks for"}`);
@@ -45,21 +53,31 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
       continue;
     }
     const value = word.value;
-    if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.rules.length === 0 || NO_FILE_ARGUMENTS.has(program)) continue;
+    if (value === "" || value.startsWith("-") || value.length > 4096 || NO_FILE_ARGUMENTS.has(program)) continue;
     for (const base of cwds) {
       if (base === undefined) continue;
       const through = procAlias(resolve(base, value), base);
-      if (through === undefined) {
+      if (through === undefined && rules.readCaution.length > 0) {
         const first = rules.readCaution[0] as CompiledRule;
         add(first, "ask", `${showWord(word)} reaches a file through another process's folder or a descriptor, which may be one the read rules deny`);
         continue;
       }
+      if (through === undefined) continue;
       for (const path of variants(scope, through === resolve(base, value) ? value : through, base, word.tilde)) {
         for (const rule of rules.readDeny.matching(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
+        place(path);
       }
     }
   }
-  for (const touch of part.trees ?? []) treeOfCommand(touch, rules, cwd, add, notes);
+  for (const touch of part.trees ?? []) treeOfCommand(scope, touch, rules, cwd, add, notes, place);
+  return placed;
+}
+
+/** The absolute path of a word that is a glob alone (`~/.*_history`, `/run/secrets/*`): where it reads is judged by its place. */
+function globPath(scope: JudgeScope, word: ShellWord, cwd: string): string | undefined {
+  const text = word.text.replace(/^(["'])(.*)\1$/, "$2");
+  if (/[$`]/.test(text) || !/[*?[]/.test(text)) return undefined;
+  return resolve(cwd, text === "~" || text.startsWith("~/") ? (scope.anchors.homes[0] as string) + text.slice(1) : text);
 }
 
 /** The words of a command that may name a file it reads: its arguments (an option's `=value` alone), the files its options read, xargs' input. */
@@ -117,8 +135,15 @@ function gitFiles(args: ParsedArguments): ShellWord[] {
   return [...operands, ...inHistory];
 }
 
-function treeOfCommand(touch: Touch, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[]): void {
+function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[], place: (path: string) => void): void {
   const word = touch.path;
+  if (word.value !== undefined && cwd !== undefined) {
+    const normalized = normalizePath(word.value, cwd, word.tilde);
+    if (normalized.ok) for (const root of unique([normalized.lexical, normalized.real])) place(root);
+  } else if (cwd !== undefined) {
+    const glob = globPath(scope, word, cwd);
+    if (glob !== undefined) place(glob);
+  }
   if (rules.readDeny.rules.length === 0) return;
   const first = rules.readDeny.rules[0] as CompiledRule;
   if (word.value === undefined || cwd === undefined) {

@@ -10,7 +10,7 @@ import { kindMatches } from "../inventory/_kinds.js";
 import { readsOfCommand } from "./_command-reads.js";
 import { type CommandKnowledge, knowledgeOf } from "./_knowledge.js";
 import { foldedOperands } from "./_spellings.js";
-import { judgeFile } from "./_files.js";
+import { judgeFile, judgePath } from "./_files.js";
 import { type JudgeScope, LIFTED } from "./_scope.js";
 import { lifts, type ToolRules } from "./_tool-rules.js";
 
@@ -26,7 +26,12 @@ export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: Too
   const cwds = cwdsOf(parsed, where);
   const before = parts.length;
   for (const part of parsed.parts) {
-    if (part.kind === "command") parts.push(judgeCommand(scope, part, rules, cwds));
+    if (part.kind === "command") {
+      const placed: string[] = [];
+      parts.push(judgeCommand(scope, part, rules, cwds, placed));
+      // What it reads outside the workspace, where a place rule judges: a read of its own, by the read rules.
+      for (const path of placed) parts.push(judgePath(scope, "read", path, rules.read, rules.readWhole, where));
+    }
     else if (part.kind === "unknown") parts.push(judgeUnknown(scope, part.subject, part.reason, rules));
     else if (part.kind === "write") parts.push(judgeFile(scope, part, rules.write, rules.writeWhole, cwds, rules.lifting));
     else parts.push(judgeFile(scope, part, rules.read, rules.readWhole, cwds));
@@ -57,7 +62,7 @@ function candidatesOf(name: ShellWord, rules: ToolRules): { candidates: Compiled
   return { candidates: rules.forProgram.get(program) ?? rules.anyProgram, program };
 }
 
-function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRules, cwds: Array<string | undefined>): PolicyPart {
+function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRules, cwds: Array<string | undefined>, placed: string[]): PolicyPart {
   const words = part.words;
   const subject = words.map(showWord).join(" ") + (part.tail ? " …" : "");
   const { candidates, program } = candidatesOf(words[0] as ShellWord, rules);
@@ -91,7 +96,7 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
     atLeastAsk = true;
     notes.push(`runs the script ${showWord(part.script)}, which the policy cannot read (a rule naming it decides)`);
   }
-  if (rules.readCaution.length > 0) readsOfCommand(scope, part, program, rules, cwds, matched, notes, knowledge?.entry);
+  if (rules.readCaution.length > 0 || rules.readPlaces.length > 0) placed.push(...readsOfCommand(scope, part, program, rules, cwds, matched, notes, knowledge?.entry));
   if (knowledge) atLeastAsk = judgeKind(knowledge, rules, matched, notes) || atLeastAsk;
   if (part.via) notes.push(`judged as ${part.via}`);
   if (maybes.length > 0) notes.push(`words known only at run time may match ${maybes.join(", ")}`);

@@ -7,6 +7,7 @@ import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
 import { parseArguments, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
+import { environmentDump } from "./_environment.js";
 
 /** What the inventory says of one simple command. */
 export interface CommandKnowledge {
@@ -34,6 +35,11 @@ export function knowledgeOf(inventory: Inventory, part: ShellCommandPart, cwd: s
   const module = PYTHON.test(program) ? pythonModule(inventory, part.words, args) : undefined;
   if (module) return module;
   const entry = inventory.lookup(program);
+  const dump = environmentDump(program, part);
+  if (dump !== undefined) {
+    const why = `${dump}, and the host redacts only the variables it knows by name`;
+    return { ...(entry && { entry }), kind: { kind: "system", role: "secrets" }, note: why, atLeastAsk: why };
+  }
   if (!entry) return unknownProgram(program);
   const { kind, by } = rowKind(entry, args, part.words);
   const known: CommandKnowledge = { entry, kind, note: described(by, kind, entry) };
