@@ -223,8 +223,9 @@ const DESTRUCTIVE: PolicyRule[] = [
   "fdisk",
   "parted",
   "wipefs",
-  "truncate",
-  "chmod",
+  // Issue 39: a workspace's own edits (`chmod +x`, `truncate -s 0`) are judged by their paths; a set-ID bit still asks.
+  "truncate ** /dev/*",
+  "chmod *+*s* **",
   "chown",
   "chgrp",
   "kill",
@@ -267,7 +268,8 @@ const NETWORK: PolicyRule[] = [
   "ssh",
   "scp",
   "sftp",
-  "rsync",
+  // A local rsync is a copy (judged by its paths); to or from a host it reaches the network.
+  "rsync ** *:* **",
   "nc",
   "ncat",
   "netcat",

@@ -119,8 +119,10 @@ export const INVENTORY_CLASSES: InventoryClass[] = [
       ]),
       ...bounded(["curl -s https://api.github.com/repos/o/r", "wget https://example.com/file.tgz", "git fetch origin", "git clone https://github.com/o/r", "dig example.com", "ssh example.net uptime"], "example.com:443"),
       ...bounded(["python3 -m http.server 8000", "npx http-server -p 8080", "php -S localhost:8000"]),
-      // recommended's own rules name curl, rsync, scp and git remote: they ask unconfined, whatever their options.
-      ...bounded(["curl --version", "git remote -v", "rsync -a src/ build/", "scp --help"]),
+      // recommended's own rules name curl, scp and git remote: they ask unconfined, whatever their options.
+      ...bounded(["curl --version", "git remote -v", "scp --help"]),
+      // Issue 39: a local rsync is a copy, judged by its paths; to a host it asks (above).
+      ...both("allow", ["rsync -a src/ build/"]),
       ...both("allow", ["git log --oneline -5", "ls ~/.ssh", "python3 -m json.tool package.json", "node --version"]),
       // Issue 39: the network CLIs' reads ask a service and change nothing there (confined, the proxy judges the connection).
       ...both("allow", ["gh pr view 12", "gh pr diff 12", "gh run list", "gh api repos/o/r/pulls", "glab mr list", "kubectl get pods", "npm view react", "aws ec2 describe-instances", "gcloud compute instances list"]),

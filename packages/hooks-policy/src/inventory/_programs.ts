@@ -51,7 +51,10 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["getent", "read-only | operands none"],
   ["journalctl dmesg", "read-only | operands none"],
   ["zcat zless zmore zgrep bzcat bzless xzcat xzless zstdcat lz4cat", "read-only"],
-  ["openssl", "read-only | sub s_client,s_server,s_time=network:client"],
+  ["openssl", "read-only | sub s_client,s_server,s_time=network:client | writes -out,-keyout"],
+  // Key generators: a key they write anew is a write, not a read of a secret (one that exists is read too: `ssh-keygen -y -f KEY`).
+  ["ssh-keygen", "writes | writes -f"],
+  ["age-keygen", "writes | writes -o,--output"],
   ["gpg gpg2", "system:secrets | when --list-keys,-k,--list-public-keys,--verify,--version,--fingerprint=read-only"],
   ["age rage", "system:secrets"],
   ["pass gopass vault op bw lpass keepassxc-cli secret-tool security infisical chamber", "system:secrets"],

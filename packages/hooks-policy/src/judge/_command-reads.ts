@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
@@ -11,6 +12,7 @@ import type { ParsedArguments } from "../shell/_options.js";
 import type { Touch } from "../shell/_effect-types.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
+import { WRITES_WITHOUT_READING } from "./_operations.js";
 import { type JudgeScope, unique } from "./_scope.js";
 import type { ToolRules } from "./_tool-rules.js";
 
@@ -27,6 +29,7 @@ type Add = (rule: CompiledRule, decision: Decision, why: string) => void;
 export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: PolicyMatch[], notes: string[], entry?: InventoryEntry): string[] {
   /** Paths it reads in a place a `place` rule judges (outside the workspace): each is judged as a read of its own. */
   const placed: string[] = [];
+  // Whether the file exists or not: what is judged is where the call may read, not what is there now.
   const place = (path: string) => {
     if (rules.readPlaces.length > 0 && !placed.includes(path) && rules.readPlaces.some((rule) => (rule.path as (path: string) => boolean)(path))) placed.push(path);
   };
@@ -38,7 +41,8 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
     matched.push({ id: rule.id, decision, reason: rule.reason ?? why });
   };
   const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
-  for (const word of entry ? fileWords(part, entry) : argumentWords(part)) {
+  const words = WRITES_WITHOUT_READING.has(program) && entry !== undefined ? [] : entry ? fileWords(scope, part, entry, cwd) : argumentWords(part);
+  for (const word of words) {
     if (word.value === undefined) {
       // A process substitution is a pipe (`<(curl …)`): what runs in it is judged as a command.
       if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined || /^[<>]\(/.test(word.text)) continue;
@@ -94,8 +98,8 @@ function argumentWords(part: ShellCommandPart): ShellWord[] {
   return words;
 }
 
-/** Git subcommands that print names, never contents: a secret's name given to them reads nothing (`git check-ignore .env`). */
-const GIT_NAMES_ONLY = new Set(["status", "ls-files", "check-ignore", "check-attr", "add", "rm", "mv", "restore", "checkout", "switch", "stash", "commit", "reset", "clean", "branch", "tag", "fetch", "pull", "push", "clone", "init", "config", "remote", "submodule", "worktree", "sparse-checkout", "update-index", "merge", "rebase", "cherry-pick", "revert"]);
+/** Git subcommands that print names, never contents: a secret's name given to them reads nothing (`git check-ignore .env`); `add`, `commit` and `stash` read what they store. */
+const GIT_NAMES_ONLY = new Set(["status", "ls-files", "check-ignore", "check-attr", "rm", "mv", "restore", "checkout", "switch", "reset", "clean", "branch", "tag", "fetch", "pull", "push", "clone", "init", "config", "remote", "submodule", "worktree", "sparse-checkout", "update-index", "merge", "rebase", "cherry-pick", "revert"]);
 /** `git log` prints contents only with a patch. */
 const GIT_PATCH = new Set(["-p", "--patch", "-u", "-L", "--full-diff", "--word-diff", "--stat"]);
 
@@ -104,11 +108,20 @@ const GIT_PATCH = new Set(["-p", "--patch", "-u", "-L", "--full-diff", "--word-d
  * says (none for `ls` and `echo`, all but the first for `grep` and `jq`), the values of its options
  * but those that are patterns, and the files its options read.
  */
-function fileWords(part: ShellCommandPart, entry: InventoryEntry): ShellWord[] {
+function fileWords(scope: JudgeScope, part: ShellCommandPart, entry: InventoryEntry, cwd: string | undefined): ShellWord[] {
   const { row } = entry;
   const args = part.args;
   if (!args) return argumentWords(part);
-  const values = args.options.filter((option) => option.value && !row.patterns.includes(option.name) && !row.patterns.includes(option.spelling)).map((option) => option.value as ShellWord);
+  // A file its options write that does not exist yet is a write part alone (a new key is no read); one that exists may be read too (`ssh-keygen -y -f KEY`).
+  const fresh = (word: ShellWord) => word.value !== undefined && cwd !== undefined && variants(scope, word.value, cwd, word.tilde).every((path) => lstatSync(path, { throwIfNoEntry: false }) === undefined);
+  const named = (list: readonly string[], option: { name: string; spelling: string }) => list.includes(option.name) || list.includes(option.spelling);
+  const values = args.options.filter((option) => option.value && !named(row.patterns, option) && !(named(row.writes, option) && fresh(option.value))).map((option) => option.value as ShellWord);
+  // An option the row says writes, when its table does not say it takes a value (`age-keygen -o KEY`): the next word is its file.
+  const written = new Set<ShellWord>();
+  part.words.forEach((word, index) => {
+    const next = part.words[index + 1];
+    if (next !== undefined && word.value !== undefined && row.writes.includes(word.value) && fresh(next)) written.add(next);
+  });
   const words = [...values, ...(part.reads ?? []).map((touch) => touch.path)];
   if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
   if (entry.name === "git") return [...words, ...gitFiles(args)];
@@ -117,7 +130,7 @@ function fileWords(part: ShellCommandPart, entry: InventoryEntry): ShellWord[] {
   const sub = subcommandOf(row, args);
   const operands = sub === undefined ? args.operands : args.operands.slice(sub.words.split(" ").length);
   const unless = row.operandsUnless.some((name) => args.options.some((option) => option.name === name || option.spelling === name));
-  return [...words, ...(row.operands === "after-first" && !unless ? operands.slice(1) : operands)];
+  return [...words, ...(row.operands === "after-first" && !unless ? operands.slice(1) : operands).filter((word) => !written.has(word))];
 }
 
 /** The files a git command prints: the paths of `REV:path`, and the operands of the subcommands that show contents. */
