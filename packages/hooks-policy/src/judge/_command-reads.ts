@@ -30,8 +30,10 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
   /** Paths it reads in a place a `place` rule judges (outside the workspace): each is judged as a read of its own. */
   const placed: string[] = [];
   // Whether the file exists or not: what is judged is where the call may read, not what is there now.
+  // A symbolic link's target is a name, not a read: reading through the link is judged where it leads.
+  const symbolic = program === "ln" && part.words.some((word) => word.value === "--symbolic" || /^-[a-zA-Z]*s/.test(word.value ?? ""));
   const place = (path: string) => {
-    if (rules.readPlaces.length > 0 && !placed.includes(path) && rules.readPlaces.some((rule) => (rule.path as (path: string) => boolean)(path))) placed.push(path);
+    if (!symbolic && rules.readPlaces.length > 0 && !placed.includes(path) && rules.readPlaces.some((rule) => (rule.path as (path: string) => boolean)(path))) placed.push(path);
   };
   const seen = new Set<string>();
   const add: Add = (rule, decision, why) => {

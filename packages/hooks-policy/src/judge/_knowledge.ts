@@ -9,7 +9,7 @@ import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
 import { environmentDump } from "./_environment.js";
 import { apiRead, cloudCall, npmCredential } from "./_network-reads.js";
-import { setsId } from "./_operations.js";
+import { archiveEscape, setsId } from "./_operations.js";
 
 /** What the inventory says of one simple command. */
 export interface CommandKnowledge {
@@ -102,6 +102,8 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
   if (program === "aws" || program === "gcloud" || program === "az") return cloudCall(known, program, part.words);
   if (program === "npm") return npmCredential(known, part.words);
+  const escape = archiveEscape(program, part.words, cwd, workspace);
+  if (escape !== undefined) return { ...known, kind: { kind: "destroys", role: "host" }, note: `${known.note}; ${escape}`, atLeastAsk: escape };
   if (program === "chmod" && !hasAny(args, part.words, ["--reference"]) && setsId(args.operands[0]?.value)) {
     const mode = args.operands[0]?.value;
     const why = `${mode === undefined ? "chmod's mode is known only at run time and may set" : `chmod ${mode} sets`} a set-user-ID or set-group-ID bit: the program runs with its owner's rights`;

@@ -1,4 +1,7 @@
 import { lstatSync } from "node:fs";
+import { resolve } from "node:path";
+import { isInside } from "@toolhost/core";
+import type { ShellWord } from "../shell/_words.js";
 import type { CompiledRule } from "../rules/_rules.js";
 import { READ } from "./_scope.js";
 
@@ -45,4 +48,26 @@ export function setsId(mode: string | undefined): boolean {
   if (mode === undefined) return true;
   if (/^[0-7]+$/.test(mode)) return mode.length >= 4 && /[2-7]/.test(mode.charAt(mode.length - 4));
   return mode.split(",").some((clause) => /[+=][^+=-]*s/.test(clause));
+}
+
+/**
+ * An archive extracted where its own names say (`tar -xP`, `tar --absolute-names`, `unzip -:`), or
+ * into a folder outside the workspace (`7z x a.7z -o/etc`): it writes wherever the archive's author
+ * chose, which no path of the command names. Undefined when it extracts into the workspace.
+ */
+export function archiveEscape(program: string, words: readonly ShellWord[], cwd: string | undefined, workspace: string): string | undefined {
+  const values = words.slice(1).map((word) => word.value);
+  if (program === "tar" || program === "bsdtar" || program === "gtar") {
+    const extracts = values.some((value) => value !== undefined && (/^(-[A-Za-z]*x|x[A-Za-z]*$|--extract$|--get$)/.test(value)));
+    const absolute = values.some((value) => value === "--absolute-names" || (value !== undefined && /^-[A-Za-z]*P/.test(value)) || (value !== undefined && /^[A-Za-z]*P[A-Za-z]*$/.test(value) && value === values[0]));
+    return extracts && absolute ? `${program} keeps the archive's absolute names: it writes wherever the archive says` : undefined;
+  }
+  if (program === "unzip" && values.includes("-:")) return "unzip -: keeps the archive's ../ names: it writes wherever the archive says";
+  if (/^7z[ar]?$/.test(program)) {
+    const output = values.find((value) => value !== undefined && value.startsWith("-o"));
+    if (output === undefined || cwd === undefined) return undefined;
+    const folder = resolve(cwd, output.slice(2) || ".");
+    return isInside(folder, workspace) ? undefined : `${program} extracts into ${folder}, outside the workspace`;
+  }
+  return undefined;
 }

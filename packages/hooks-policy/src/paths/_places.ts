@@ -28,6 +28,8 @@ const PUBLIC_DEVICES = /^\/dev\/(null|zero|full|random|urandom|tty|stdin|stdout|
 /** /proc: the system's own files are public; another process's folder, and the call's own environment and memory, are not. */
 const PROC_PRIVATE = /^\/proc\/(\d+|self\/(task\/\d+\/)?(environ|mem|auxv|pagemap)|thread-self\/(environ|mem|auxv|pagemap)|kcore|kmsg|kpage[a-z]*|sysrq-trigger|keys|key-users|\d+\/.*)(\/|$)/;
 
+const OWN_PROC = new RegExp(`^/proc/${process.pid}(?=/|$)`);
+
 /** The home folder's places that hold downloaded packages and toolchains, nothing the user wrote. */
 const HOME_PUBLIC = [
   ".npm/_cacache",
@@ -69,7 +71,8 @@ export function placeOf(path: string, anchors: PathAnchors): Place {
   if (anchors.workspaces.some((workspace) => isInside(path, workspace))) return "workspace";
   const top = path.split("/")[1] ?? "";
   if (top === "dev") return PUBLIC_DEVICES.test(path) ? "public" : "private";
-  if (top === "proc") return PROC_PRIVATE.test(path) ? "private" : "public";
+  // `/proc/self` as the policy's process resolves it is its own folder: judged as the call's own.
+  if (top === "proc") return PROC_PRIVATE.test(path.replace(OWN_PROC, "/proc/self")) ? "private" : "public";
   for (const home of anchors.homes) {
     if (isInside(path, home)) return HOME_PUBLIC.some((place) => isInside(path, `${home}/${place}`)) && !secretNamed(path.slice(home.length)) ? "public" : "private";
   }
