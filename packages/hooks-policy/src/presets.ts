@@ -370,8 +370,6 @@ const WORKSPACE_SECRETS: PolicyRule[] = [
   ".dev.vars",
   "secrets.toml",
   "credentials.json",
-  "client_secret*.json",
-  "service-account*.json",
   ".htpasswd",
   "*.keytab",
 ].map((path) => ({ tool: "*", path, decision: "deny" as const, reason: "it holds secrets" }));

@@ -117,13 +117,15 @@ function fileWords(scope: JudgeScope, part: ShellCommandPart, entry: InventoryEn
   // A file its options write that does not exist yet is a write part alone (a new key is no read); one that exists may be read too (`ssh-keygen -y -f KEY`).
   const fresh = (word: ShellWord) => word.value !== undefined && cwd !== undefined && variants(scope, word.value, cwd, word.tilde).every((path) => lstatSync(path, { throwIfNoEntry: false }) === undefined);
   const named = (list: readonly string[], option: { name: string; spelling: string }) => list.includes(option.name) || list.includes(option.spelling);
-  const values = args.options.filter((option) => option.value && !named(row.patterns, option) && !(named(row.writes, option) && fresh(option.value))).map((option) => option.value as ShellWord);
+  const values = args.options.filter((option) => option.value && !named(row.patterns, option) && !(row.writes.length > 0 && named(row.writes, option) && fresh(option.value))).map((option) => option.value as ShellWord);
   // An option the row says writes, when its table does not say it takes a value (`age-keygen -o KEY`): the next word is its file.
   const written = new Set<ShellWord>();
-  part.words.forEach((word, index) => {
-    const next = part.words[index + 1];
-    if (next !== undefined && word.value !== undefined && row.writes.includes(word.value) && fresh(next)) written.add(next);
-  });
+  if (row.writes.length > 0) {
+    part.words.forEach((word, index) => {
+      const next = part.words[index + 1];
+      if (next !== undefined && word.value !== undefined && row.writes.includes(word.value) && fresh(next)) written.add(next);
+    });
+  }
   const words = [...values, ...(part.reads ?? []).map((touch) => touch.path)];
   if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
   if (entry.name === "git") return [...words, ...gitFiles(args)];
@@ -132,7 +134,8 @@ function fileWords(scope: JudgeScope, part: ShellCommandPart, entry: InventoryEn
   const sub = subcommandOf(row, args);
   const operands = sub === undefined ? args.operands : args.operands.slice(sub.words.split(" ").length);
   const unless = row.operandsUnless.some((name) => args.options.some((option) => option.name === name || option.spelling === name));
-  return [...words, ...(row.operands === "after-first" && !unless ? operands.slice(1) : operands).filter((word) => !written.has(word))];
+  const files = row.operands === "after-first" && !unless ? operands.slice(1) : operands;
+  return [...words, ...(written.size === 0 ? files : files.filter((word) => !written.has(word)))];
 }
 
 /** The files a git command prints: the paths of `REV:path`, and the operands of the subcommands that show contents. */
@@ -152,21 +155,19 @@ function gitFiles(args: ParsedArguments): ShellWord[] {
 
 function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[], place: (path: string) => void): void {
   const word = touch.path;
-  if (word.value !== undefined && cwd !== undefined) {
-    const normalized = normalizePath(word.value, cwd, word.tilde);
-    if (normalized.ok) for (const root of unique([normalized.lexical, normalized.real])) place(root);
-  } else if (cwd !== undefined) {
+  const normalized = word.value !== undefined && cwd !== undefined ? normalizePath(word.value, cwd, word.tilde) : undefined;
+  if (normalized?.ok) for (const root of unique([normalized.lexical, normalized.real])) place(root);
+  else if (word.value === undefined && cwd !== undefined) {
     const glob = globPath(scope, word, cwd);
     if (glob !== undefined) place(glob);
   }
   if (rules.readDeny.rules.length === 0) return;
   const first = rules.readDeny.rules[0] as CompiledRule;
-  if (word.value === undefined || cwd === undefined) {
+  if (normalized === undefined) {
     add(first, "ask", `reads a tree known only at run time, which may hold files the read rules deny`);
     notes.push(`reads the tree ${word.text}, known only at run time`);
     return;
   }
-  const normalized = normalizePath(word.value, cwd, word.tilde);
   if (!normalized.ok) return;
   rules.guard ??= new TreeGuard((path) => rules.readDeny.any(path), LINK_TTL_MS, true);
   for (const root of unique([normalized.lexical, normalized.real])) {

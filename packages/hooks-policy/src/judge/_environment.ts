@@ -13,11 +13,15 @@ import type { ShellCommandPart } from "../shell/_parse.js";
 /** Names that hold secrets: the redactor's default globs, and the common ones they miss. */
 const SECRET_VARIABLE = picomatch([...DEFAULT_REDACT_ENV, "*_SECRET_ACCESS_KEY", "*TOKEN*", "*SECRET*", "*PASSW*", "*_AUTH", "*CREDENTIAL*", "*_PAT", "DATABASE_URL", "*_DSN", "*PRIVATE*"], { nocase: true });
 
+/** The programs this file judges: every other one is no dump. */
+const DUMPERS = new Set(["printenv", "env", "set", "export", "declare", "typeset", "jq", "gojq", "yq", "awk", "gawk", "mawk", "nawk", "ps", "echo", "printf", "print"]);
+
 /** Printers: what they are given goes to the output. */
 const PRINTERS = new Set(["echo", "printf", "print"]);
 
 /** Why a command prints the environment's values, or undefined. */
 export function environmentDump(program: string, part: ShellCommandPart): string | undefined {
+  if (!DUMPERS.has(program)) return undefined;
   const rest = part.words.slice(1);
   const values = rest.map((word) => word.value);
   if (program === "printenv") {

@@ -50,12 +50,15 @@ export function setsId(mode: string | undefined): boolean {
   return mode.split(",").some((clause) => /[+=][^+=-]*s/.test(clause));
 }
 
+const ARCHIVERS = new Set(["tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr"]);
+
 /**
  * An archive extracted where its own names say (`tar -xP`, `tar --absolute-names`, `unzip -:`), or
  * into a folder outside the workspace (`7z x a.7z -o/etc`): it writes wherever the archive's author
  * chose, which no path of the command names. Undefined when it extracts into the workspace.
  */
 export function archiveEscape(program: string, words: readonly ShellWord[], cwd: string | undefined, workspace: string): string | undefined {
+  if (!ARCHIVERS.has(program)) return undefined;
   const values = words.slice(1).map((word) => word.value);
   if (program === "tar" || program === "bsdtar" || program === "gtar") {
     const extracts = values.some((value) => value !== undefined && (/^(-[A-Za-z]*x|x[A-Za-z]*$|--extract$|--get$)/.test(value)));
