@@ -1,5 +1,11 @@
 import type { ShellWord } from "../shell/_words.js";
-import type { CommandKnowledge } from "./_knowledge.js";
+import type { KindRole } from "../inventory/_kinds.js";
+
+/** What the inventory says of a command (`_knowledge.ts`'s `CommandKnowledge`), as far as these judgments read and change it. */
+interface Known {
+  kind: KindRole;
+  note: string;
+}
 
 /*
  * The cloud CLIs' reads (issue 39), too many to list as subcommands: a call whose verb reads
@@ -16,8 +22,8 @@ const VERB_READ = /^(list|describe|show|get|info|version|get-value)$/;
 /** A group or verb of gcloud / az that holds or prints credentials. */
 const CLOUD_SECRET = /^(auth|secrets?|keys?|keyvault|credentials?|get-credentials|print-.*|access|get-access-token|config-helper|kms|decrypt|connection-string|show-connection-string|list-keys|keys-list)$/;
 
-const remote = (known: CommandKnowledge, by: string): CommandKnowledge => ({ ...known, kind: { kind: "read-only", role: "remote" }, note: `${known.note}; ${by} reads from the cloud and changes nothing there (read-only:remote)` });
-const secret = (known: CommandKnowledge, by: string): CommandKnowledge => ({ ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; ${by} prints a credential (system:secrets)` });
+const remote = <T extends Known>(known: T, by: string): T => ({ ...known, kind: { kind: "read-only", role: "remote" }, note: `${known.note}; ${by} reads from the cloud and changes nothing there (read-only:remote)` });
+const secret = <T extends Known>(known: T, by: string): T => ({ ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; ${by} prints a credential (system:secrets)` });
 
 /** The words after the program before its first option: the command's groups, verb and names. */
 function path(words: readonly ShellWord[]): string[] {
@@ -30,7 +36,7 @@ function path(words: readonly ShellWord[]): string[] {
 }
 
 /** What an aws, gcloud or az call does, by its verb; the row's kind when the verb says nothing. */
-export function cloudCall(known: CommandKnowledge, program: string, words: readonly ShellWord[]): CommandKnowledge {
+export function cloudCall<T extends Known>(known: T, program: string, words: readonly ShellWord[]): T {
   if (known.kind.kind !== "system" || known.kind.role !== "cloud") return known;
   const groups = path(words);
   if (program === "aws") {
@@ -47,13 +53,13 @@ export function cloudCall(known: CommandKnowledge, program: string, words: reado
 }
 
 /** `gh api` with GET (no method, fields or input) to GitHub itself reads; to another host it is the row's kind. */
-export function apiRead(known: CommandKnowledge, words: readonly ShellWord[]): CommandKnowledge {
+export function apiRead<T extends Known>(known: T, words: readonly ShellWord[]): T {
   if (words.some((word) => word.value === undefined || /^--hostname(=|$)/.test(word.value))) return known;
   return { ...known, kind: { kind: "read-only", role: "remote" }, note: `${known.note}; gh api with GET reads from GitHub (read-only:remote)` };
 }
 
 /** `npm config get KEY` / `npm get KEY` of an auth setting prints a credential. */
-export function npmCredential(known: CommandKnowledge, words: readonly ShellWord[]): CommandKnowledge {
+export function npmCredential<T extends Known>(known: T, words: readonly ShellWord[]): T {
   const groups = path(words);
   const keys = (groups[0] === "config" || groups[0] === "c") && groups[1] === "get" ? groups.slice(2) : groups[0] === "get" ? groups.slice(1) : [];
   const found = keys.find((key) => /_auth|token|password|passwd|cert|key/i.test(key));
