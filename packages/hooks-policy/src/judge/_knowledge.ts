@@ -40,7 +40,8 @@ export function knowledgeOf(inventory: Inventory, part: ShellCommandPart, cwd: s
   const dump = environmentDump(program, part);
   if (dump !== undefined) {
     const why = `${dump}, and the host redacts only the variables it knows by name`;
-    return { ...(entry && { entry }), kind: { kind: "system", role: "secrets" }, note: why, atLeastAsk: why };
+    // A kind, not an ask whatever the rules say: a policy that allows secret stores (or every call) decides.
+    return { ...(entry && { entry }), kind: { kind: "system", role: "secrets" }, note: why };
   }
   if (!entry) return onlyAsksItsVersion(part.words) ?? unknownProgram(program);
   const { kind, by } = rowKind(entry, args, part.words);
@@ -103,11 +104,11 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
   if (program === "aws" || program === "gcloud" || program === "az") return cloudCall(known, program, part.words);
   if (program === "npm") return npmCredential(known, part.words);
   const escape = archiveEscape(program, part.words, cwd, workspace);
-  if (escape !== undefined) return { ...known, kind: { kind: "destroys", role: "host" }, note: `${known.note}; ${escape}`, atLeastAsk: escape };
+  if (escape !== undefined) return { ...known, kind: { kind: "destroys", role: "host" }, note: `${known.note}; ${escape}` };
   if (program === "chmod" && !hasAny(args, part.words, ["--reference"]) && setsId(args.operands[0]?.value)) {
     const mode = args.operands[0]?.value;
     const why = `${mode === undefined ? "chmod's mode is known only at run time and may set" : `chmod ${mode} sets`} a set-user-ID or set-group-ID bit: the program runs with its owner's rights`;
-    return { ...known, kind: { kind: "system", role: "privileges" }, note: `${known.note}; ${why}`, atLeastAsk: why };
+    return { ...known, kind: { kind: "system", role: "privileges" }, note: `${known.note}; ${why}` };
   }
   if (program === "scp" || program === "rsync") return copyDirection(known, program, args);
   if (program === "npx" || program === "bunx" || program === "pnpx" || (program === "npm" && /^(exec|x)$/.test(args.operands[0]?.value ?? ""))) return packageRunner(known, part.words, cwd, workspace);
