@@ -101,7 +101,7 @@ describe("recommended with tool-bash's sandbox", () => {
     expect(explanation.decision).toBe("ask");
     expect(explanation.rules).not.toContain("recommended:rules[99]");
     // 20 more since issue 33 added secret stores at any depth (.env.*, *.env, .envrc, *.p12, …).
-    expect(explanation.reason).toContain("no sandbox can hide what .env, .env.local, .env.production, *.pem, and 20 more name outside the workspace");
+    expect(explanation.reason).toContain("no sandbox can hide what .env, .env.local, .env.production, *.pem, and 27 more name outside the workspace");
     // What it can hide, it hides, for a call the user lets run.
     const result = await run(["call", "bash", JSON.stringify({ command: "cat ~/.ssh/id_rsa | wc -c" }), "--approve", "bash:cat ~/.ssh/id_rsa"]);
     expect(result.stdout).not.toContain(KEY);

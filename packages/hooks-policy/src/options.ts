@@ -62,6 +62,12 @@ export const RuleSchema = Type.Object(
           "Matches every write to a control file, wherever a call writes it (a declared write, a redirect, a program's target): toolhost's configs and .toolhost/, the agent hosts' settings and MCP configs (.claude/, .mcp.json, .gemini/, …), git's hooks and config, .envrc, shell start-up files, CI workflows (core's CONTROL_FILES, listed in the README). Judges writes only.",
       }),
     ),
+    place: Type.Optional(
+      Type.Union([Type.Literal("private"), Type.Literal("public")], {
+        description:
+          "Matches every read outside the workspace by where it is: `public`, the places known to hold nothing private (the system's programs and libraries, /etc less its secrets, /proc's own files, the harmless devices, the package managers' caches in the home folder); `private`, every other place (the rest of the home folder, other users' files, /root, /run, /var, /tmp, another process's /proc, a folder no list names). Judges reads only: declared reads, the files a command reads, the trees it reads.",
+      }),
+    ),
     kind: Type.Optional(
       Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
         description:
@@ -103,7 +109,7 @@ export const RuleSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `address`, `inline`, `control`, `kind`, `args`), whether only (un)sandboxed calls or (un)trusted workspaces, and the decision. */
+/** One rule: which tools, what to match (at most one of `command`, `path`, `url`, `host`, `address`, `inline`, `control`, `place`, `kind`, `args`), whether only (un)sandboxed calls or (un)trusted workspaces, and the decision. */
 export type PolicyRule = Static<typeof RuleSchema>;
 
 export const RedactSchema = Type.Object(

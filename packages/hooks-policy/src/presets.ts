@@ -223,8 +223,9 @@ const DESTRUCTIVE: PolicyRule[] = [
   "fdisk",
   "parted",
   "wipefs",
-  "truncate",
-  "chmod",
+  // Issue 39: a workspace's own edits (`chmod +x`, `truncate -s 0`) are judged by their paths; a set-ID bit still asks.
+  "truncate ** /dev/*",
+  "chmod *+*s* **",
   "chown",
   "chgrp",
   "kill",
@@ -267,7 +268,8 @@ const NETWORK: PolicyRule[] = [
   "ssh",
   "scp",
   "sftp",
-  "rsync",
+  // A local rsync is a copy (judged by its paths); to or from a host it reaches the network.
+  "rsync ** *:* **",
   "nc",
   "ncat",
   "netcat",
@@ -348,6 +350,30 @@ const LOCAL_ADDRESSES: PolicyRule[] = [
   },
 ];
 
+/**
+ * Reads outside the workspace by place (issue 39), not by a list of secrets: the places known to
+ * hold nothing private are read silently; every other place asks unconfined (a confined call does
+ * not see them: its root shows the system's folders and the workspace).
+ */
+const PLACES: PolicyRule[] = [
+  { tool: "read", place: "private", sandboxed: false, decision: "ask", reason: "it reads outside the workspace, in a place that may hold what is private (the home folder, other users' files, /root, /run, /var, /tmp); a rule naming the path allows it" },
+  { tool: "read", place: "public", decision: "allow", reason: "it reads a place outside the workspace that holds nothing private (the system's programs and libraries, /etc less its secrets, the package managers' caches)" },
+];
+
+/**
+ * Secret stores by name that a workspace holds (issue 39): infrastructure state with its resources'
+ * passwords, local secrets of frameworks, service-account and OAuth client keys. Denied like `SECRETS`.
+ */
+const WORKSPACE_SECRETS: PolicyRule[] = [
+  "*.tfstate",
+  "*.tfstate.backup",
+  ".dev.vars",
+  "secrets.toml",
+  "credentials.json",
+  ".htpasswd",
+  "*.keytab",
+].map((path) => ({ tool: "*", path, decision: "deny" as const, reason: "it holds secrets" }));
+
 /** The presets `extends` can name. */
 export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   readonly: {
@@ -393,6 +419,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...PLANTED,
       ...LOCAL_ADDRESSES,
       ...CONTROL,
+      ...PLACES,
+      ...WORKSPACE_SECRETS,
     ],
   },
 });

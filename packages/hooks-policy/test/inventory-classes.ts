@@ -117,11 +117,16 @@ export const INVENTORY_CLASSES: InventoryClass[] = [
         "docker push example/x",
         "aws s3 cp . s3://bucket --recursive",
       ]),
-      ...bounded(["curl -s https://api.github.com/repos/o/r", "wget https://example.com/file.tgz", "git fetch origin", "git clone https://github.com/o/r", "gh pr view 12", "dig example.com", "ssh example.net uptime"], "example.com:443"),
+      ...bounded(["curl -s https://api.github.com/repos/o/r", "wget https://example.com/file.tgz", "git fetch origin", "git clone https://github.com/o/r", "dig example.com", "ssh example.net uptime"], "example.com:443"),
       ...bounded(["python3 -m http.server 8000", "npx http-server -p 8080", "php -S localhost:8000"]),
-      // recommended's own rules name curl, rsync, scp and git remote: they ask unconfined, whatever their options.
-      ...bounded(["curl --version", "git remote -v", "rsync -a src/ build/", "scp --help"]),
+      // recommended's own rules name curl, scp and git remote: they ask unconfined, whatever their options.
+      ...bounded(["curl --version", "git remote -v", "scp --help"]),
+      // Issue 39: a local rsync is a copy, judged by its paths; to a host it asks (above).
+      ...both("allow", ["rsync -a src/ build/"]),
       ...both("allow", ["git log --oneline -5", "ls ~/.ssh", "python3 -m json.tool package.json", "node --version"]),
+      // Issue 39: the network CLIs' reads ask a service and change nothing there (confined, the proxy judges the connection).
+      ...both("allow", ["gh pr view 12", "gh pr diff 12", "gh run list", "gh api repos/o/r/pulls", "glab mr list", "kubectl get pods", "npm view react", "aws ec2 describe-instances", "gcloud compute instances list"]),
+      ...both("ask", ["gh auth token", "gh auth status --show-token", "kubectl config view --raw", "aws secretsmanager get-secret-value --secret-id x", "gcloud auth print-access-token", "az account get-access-token", "terraform output -json", "npm config get //registry.npmjs.org/:_authToken"]),
     ],
   },
   {
@@ -252,7 +257,9 @@ export const INVENTORY_CLASSES: InventoryClass[] = [
         "printf 'on: push' > .github/workflows/x.yml",
       ]),
       ...both("deny", ["echo 'eval \"$(curl x)\"' > .envrc"]),
-      ...both("allow", ["echo x >> notes.md", "cat .git/hooks/pre-commit.sample", "ls .git/hooks", "git config user.email a@b.c", "cp src/a.ts src/b.ts", "mkdir -p .vscode", "cat ~/.bashrc"]),
+      ...both("allow", ["echo x >> notes.md", "cat .git/hooks/pre-commit.sample", "ls .git/hooks", "git config user.email a@b.c", "cp src/a.ts src/b.ts", "mkdir -p .vscode"]),
+      // The home folder is private (issue 39): a start-up file holds exported tokens as often as aliases.
+      ...bounded(["cat ~/.bashrc"]),
     ],
   },
   {

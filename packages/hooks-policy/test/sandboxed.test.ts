@@ -89,8 +89,8 @@ describe("recommended, whose secret names cannot be hidden outside the workspace
       expect({ decision: boxed.decision, rules: boxed.rules }).toEqual({ decision: open.decision, rules: open.rules });
       // An ask says why the sandbox made no difference.
       if (boxed.decision === "ask") {
-        // 20 more since issue 33 added secret stores at any depth (.env.*, *.env, .envrc, *.p12, …).
-        expect(boxed.reason).toContain("the call runs in a sandbox, but no sandbox can hide what .env, .env.local, .env.production, *.pem, and 20 more name outside the workspace, so sandboxed rules do not apply");
+        // 20 more since issue 33 added secret stores at any depth (.env.*, *.env, .envrc, *.p12, …), 7 more of issue 39 (*.tfstate, credentials.json, …).
+        expect(boxed.reason).toContain("the call runs in a sandbox, but no sandbox can hide what .env, .env.local, .env.production, *.pem, and 27 more name outside the workspace, so sandboxed rules do not apply");
       } else {
         expect(boxed).toEqual(open);
       }

@@ -15,6 +15,7 @@ export const UNKNOWN = "unknown";
 /** Roles refine a kind; a rule's `kind:` may name a role instead of its kind. */
 export const ROLES: Readonly<Record<string, ProgramKind>> = {
   pager: "read-only",
+  remote: "read-only",
   wrapper: "runner",
   interpreter: "runs-code",
   shell: "runs-code",
@@ -57,6 +58,7 @@ export const KIND_WORDS: Readonly<Record<ProgramKind | typeof UNKNOWN, string>> 
 /** How a role reads in an explanation: `(an interpreter)`. */
 export const ROLE_WORDS: Readonly<Record<string, string>> = {
   pager: "a pager with a command language",
+  remote: "it asks a service over the network and changes nothing there",
   wrapper: "a wrapper",
   interpreter: "an interpreter",
   shell: "a shell",

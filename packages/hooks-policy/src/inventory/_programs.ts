@@ -1,3 +1,5 @@
+import { NETWORK_CLIS } from "./_network-clis.js";
+
 /**
  * The inventory: what toolhost knows of programs, as data. Each entry is the programs it names
  * (separated by spaces) and a row in the grammar of `_row.ts`:
@@ -49,7 +51,10 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["getent", "read-only | operands none"],
   ["journalctl dmesg", "read-only | operands none"],
   ["zcat zless zmore zgrep bzcat bzless xzcat xzless zstdcat lz4cat", "read-only"],
-  ["openssl", "read-only | sub s_client,s_server,s_time=network:client"],
+  ["openssl", "read-only | sub s_client,s_server,s_time=network:client | writes -out,-keyout"],
+  // Key generators: a key they write anew is a write, not a read of a secret (one that exists is read too: `ssh-keygen -y -f KEY`).
+  ["ssh-keygen", "writes | writes -f"],
+  ["age-keygen", "writes | writes -o,--output"],
   ["gpg gpg2", "system:secrets | when --list-keys,-k,--list-public-keys,--verify,--version,--fingerprint=read-only"],
   ["age rage", "system:secrets"],
   ["pass gopass vault op bw lpass keepassxc-cli secret-tool security infisical chamber", "system:secrets"],
@@ -119,7 +124,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   // Package managers: installing runs the packages' scripts; their scripts are the project's build.
   [
     "npm",
-    "runs-code:build | program --script-shell | sub install,i,in,ins,inst,insta,instal,isnt,isnta,isntal,isntall,ci,clean-install,add,update,up,upgrade,dedupe,rebuild,audit.fix,link,ln=installs:installer exec,x,init,create=installs:fetch-run publish,unpublish,deprecate,dist-tag,owner,access,token,adduser,login,logout,star,team,org,hook=network:publisher ls,list,ll,la,help,config.get,config.list,get,prefix,root,bin,explain,why,fund,query=read-only view,info,show,v,outdated,audit,search,doctor,ping,whoami=network:client uninstall,remove,rm,r,un,unlink,pack,pkg,cache,prune,shrinkwrap=writes",
+    "runs-code:build | program --script-shell | sub install,i,in,ins,inst,insta,instal,isnt,isnta,isntal,isntall,ci,clean-install,add,update,up,upgrade,dedupe,rebuild,audit.fix,link,ln=installs:installer exec,x,init,create=installs:fetch-run publish,unpublish,deprecate,dist-tag,owner,access,token,adduser,login,logout,star,team,org,hook=network:publisher ls,list,ll,la,help,config.get,config.list,get,prefix,root,bin,explain,why,fund,query=read-only view,info,show,v,outdated,audit,search,doctor,ping,whoami=read-only:remote uninstall,remove,rm,r,un,unlink,pack,pkg,cache,prune,shrinkwrap=writes",
   ],
   [
     "pnpm",
@@ -130,7 +135,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
     "runs-code:build | sub install,add,up,upgrade,upgrade-interactive,import,link,rebuild=installs:installer dlx,create=installs:fetch-run exec=runner:wrapper publish,npm.publish=network:publisher list,info,why,outdated,audit,config.get,help,bin,npm.info=read-only remove,unlink,pack=writes",
   ],
   ["npx bunx pnpx uvx", "installs:fetch-run"],
-  ["pip pip3", "installs:installer | sub list,show,freeze,check,search,help,config,debug,inspect,hash,--version,-V=read-only uninstall,cache=writes"],
+  ["pip pip3", "installs:installer | sub list,show,freeze,check,search,help,config,debug,inspect,hash,--version,-V=read-only index=read-only:remote uninstall,cache=writes"],
   ["pipx", "installs:installer | sub run=installs:fetch-run list,environment=read-only uninstall=writes"],
   ["uv", "installs:installer | sub run=runner:wrapper tool.run=installs:fetch-run venv,init=writes pip.list,pip.show,pip.freeze,pip.check,tree,version,--version=read-only"],
   ["poetry", "installs:installer | sub run=runner:wrapper shell=runs-code:shell build=runs-code:build publish=network:publisher show,check,env.info,env.list,version,--version,about=read-only"],
@@ -170,8 +175,8 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["nginx caddy httpd apache2 lighttpd", "network:server"],
   ["redis-server mongod postgres mysqld", "network:server"],
   ["psql mysql mariadb mongosh mongo redis-cli cqlsh sqlcmd clickhouse-client", "network:client"],
-  ["gh", "network:client | sub *.create,*.merge,*.close,*.reopen,*.comment,*.edit,*.review,*.upload,*.ready,*.lock,*.transfer,*.archive,*.rename,*.sync,*.fork,*.cancel,*.rerun,*.run,*.set,*.add,*.enable,*.disable,*.develop=network:publisher *.delete=destroys extension.install=installs:installer pr.checkout,repo.clone=network:client"],
-  ["glab hub", "network:client | sub *.create,*.merge,*.close,*.reopen,*.note,*.update,*.approve,*.upload,*.set,*.run,*.retry=network:publisher *.delete=destroys"],
+  // The git hosts' CLIs, containers, clusters and clouds: _network-clis.ts.
+  ...NETWORK_CLIS,
   ["twine vsce ovsx", "network:publisher"],
   ["git-lfs", "network:client | sub push=network:publisher"],
   [
@@ -192,16 +197,8 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["sysctl", "read-only | when -w,--write,-p,--load=system:privileges"],
   ["iptables ip6tables nft ufw firewall-cmd", "system:privileges"],
   ["useradd usermod userdel groupadd groupdel groupmod passwd chpasswd chsh visudo", "system:privileges"],
-  ["docker podman nerdctl", "system:containers | sub ps,images,inspect,logs,version,info,stats,top,port,history,search,events,diff,network.ls,network.inspect,volume.ls,volume.inspect,image.ls,image.inspect,container.ls,container.inspect,context.ls,compose.ps,compose.logs,compose.config=read-only rm,rmi,system.prune,volume.rm,volume.prune,image.prune,image.rm,container.prune,container.rm,network.rm,network.prune,builder.prune,compose.down,compose.rm=destroys"],
-  ["docker-compose podman-compose", "system:containers | sub ps,logs,config,ls,images=read-only down,rm=destroys"],
-  ["kubectl oc", "system:cluster | sub get,describe,logs,explain,api-resources,api-versions,version,config.view,config.get-contexts,config.current-context,top,events,auth.can-i,cluster-info,diff=read-only delete,drain,cordon=destroys"],
-  ["helm", "system:cluster | sub list,ls,status,get,show,template,lint,search,history,version,repo.list,env=read-only uninstall,delete,del,un=destroys"],
   ["minikube kind k3d k9s kubectx kubens", "system:cluster"],
   ["kustomize", "read-only"],
-  ["terraform tofu terragrunt", "system:cloud | sub fmt=writes validate,version,providers,show,output,state.list,state.show,graph,console=read-only destroy,state.rm=destroys:infrastructure init,get=installs:installer | when -destroy=destroys:infrastructure"],
   ["pulumi cdk cdktf sam serverless sls ansible ansible-playbook vagrant packer", "system:cloud | sub destroy,remove,rm,delete=destroys:infrastructure"],
-  ["aws", "system:cloud | sub s3.rb,s3.rm,*.delete-bucket,*.delete-stack,*.terminate-instances,*.delete-function,*.delete-db-instance,*.delete-cluster,*.delete-repository,*.delete-secret=destroys:infrastructure"],
-  ["gsutil", "system:cloud | sub rm,rb=destroys:infrastructure ls,cat,du,stat=read-only"],
-  ["gcloud az doctl flyctl fly heroku vercel netlify wrangler firebase oci ibmcloud linode-cli hcloud railway supabase", "system:cloud | sub *.delete,*.destroy,delete,destroy,remove,rm=destroys:infrastructure"],
   ["wipefs fdisk sfdisk cfdisk gdisk sgdisk parted mkfs mkswap", "destroys"],
 ];

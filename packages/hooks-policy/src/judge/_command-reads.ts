@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
@@ -11,6 +12,7 @@ import type { ParsedArguments } from "../shell/_options.js";
 import type { Touch } from "../shell/_effect-types.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
+import { WRITES_WITHOUT_READING } from "./_operations.js";
 import { type JudgeScope, unique } from "./_scope.js";
 import type { ToolRules } from "./_tool-rules.js";
 
@@ -24,7 +26,15 @@ type Add = (rule: CompiledRule, decision: Decision, why: string) => void;
  * .env`, `dd if=.env`, a symlink to it) denies it; a word known only at run time that could name
  * such a file asks; a tree it reads recursively that holds such a file asks.
  */
-export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: PolicyMatch[], notes: string[], entry?: InventoryEntry): void {
+export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, program: string, rules: ToolRules, cwds: Array<string | undefined>, matched: PolicyMatch[], notes: string[], entry?: InventoryEntry): string[] {
+  /** Paths it reads in a place a `place` rule judges (outside the workspace): each is judged as a read of its own. */
+  const placed: string[] = [];
+  // Whether the file exists or not: what is judged is where the call may read, not what is there now.
+  // A symbolic link's target is a name, not a read: reading through the link is judged where it leads.
+  const symbolic = program === "ln" && part.words.some((word) => word.value === "--symbolic" || /^-[a-zA-Z]*s/.test(word.value ?? ""));
+  const place = (path: string) => {
+    if (!symbolic && rules.readPlaces.length > 0 && !placed.includes(path) && rules.readPlaces.some((rule) => (rule.path as (path: string) => boolean)(path))) placed.push(path);
+  };
   const seen = new Set<string>();
   const add: Add = (rule, decision, why) => {
     const key = `${rule.id}:${decision}`;
@@ -33,10 +43,14 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
     matched.push({ id: rule.id, decision, reason: rule.reason ?? why });
   };
   const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
-  for (const word of entry ? fileWords(part, entry) : argumentWords(part)) {
+  const words = WRITES_WITHOUT_READING.has(program) && entry !== undefined ? [] : entry ? fileWords(scope, part, entry, cwd) : argumentWords(part);
+  for (const word of words) {
     if (word.value === undefined) {
       // A process substitution is a pipe (`<(curl …)`): what runs in it is judged as a command.
       if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined || /^[<>]\(/.test(word.text)) continue;
+      const glob = globPath(scope, word, cwd);
+      if (glob !== undefined) place(glob);
+      if (rules.readCaution.length === 0) continue;
       const rule = couldName(scope, word, rules.readCaution, cwd);
       if (rule) {
         add(rule, "ask", `${word.text} is known only at run time and could name a file ${rule.id} ${rule.decision === "deny" ? "denies" : "asks for"}`);
@@ -45,21 +59,31 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
       continue;
     }
     const value = word.value;
-    if (value === "" || value.startsWith("-") || value.length > 4096 || rules.readDeny.rules.length === 0 || NO_FILE_ARGUMENTS.has(program)) continue;
+    if (value === "" || value.startsWith("-") || value.length > 4096 || NO_FILE_ARGUMENTS.has(program)) continue;
     for (const base of cwds) {
       if (base === undefined) continue;
       const through = procAlias(resolve(base, value), base);
-      if (through === undefined) {
+      if (through === undefined && rules.readCaution.length > 0) {
         const first = rules.readCaution[0] as CompiledRule;
         add(first, "ask", `${showWord(word)} reaches a file through another process's folder or a descriptor, which may be one the read rules deny`);
         continue;
       }
+      if (through === undefined) continue;
       for (const path of variants(scope, through === resolve(base, value) ? value : through, base, word.tilde)) {
         for (const rule of rules.readDeny.matching(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
+        place(path);
       }
     }
   }
-  for (const touch of part.trees ?? []) treeOfCommand(touch, rules, cwd, add, notes);
+  for (const touch of part.trees ?? []) treeOfCommand(scope, touch, rules, cwd, add, notes, place);
+  return placed;
+}
+
+/** The absolute path of a word that is a glob alone (`~/.*_history`, `/run/secrets/*`): where it reads is judged by its place. */
+function globPath(scope: JudgeScope, word: ShellWord, cwd: string): string | undefined {
+  const text = word.text.replace(/^(["'])(.*)\1$/, "$2");
+  if (/[$`]/.test(text) || !/[*?[]/.test(text)) return undefined;
+  return resolve(cwd, text === "~" || text.startsWith("~/") ? (scope.anchors.homes[0] as string) + text.slice(1) : text);
 }
 
 /** The words of a command that may name a file it reads: its arguments (an option's `=value` alone), the files its options read, xargs' input. */
@@ -76,8 +100,8 @@ function argumentWords(part: ShellCommandPart): ShellWord[] {
   return words;
 }
 
-/** Git subcommands that print names, never contents: a secret's name given to them reads nothing (`git check-ignore .env`). */
-const GIT_NAMES_ONLY = new Set(["status", "ls-files", "check-ignore", "check-attr", "add", "rm", "mv", "restore", "checkout", "switch", "stash", "commit", "reset", "clean", "branch", "tag", "fetch", "pull", "push", "clone", "init", "config", "remote", "submodule", "worktree", "sparse-checkout", "update-index", "merge", "rebase", "cherry-pick", "revert"]);
+/** Git subcommands that print names, never contents: a secret's name given to them reads nothing (`git check-ignore .env`); `add`, `commit` and `stash` read what they store. */
+const GIT_NAMES_ONLY = new Set(["status", "ls-files", "check-ignore", "check-attr", "rm", "mv", "restore", "checkout", "switch", "reset", "clean", "branch", "tag", "fetch", "pull", "push", "clone", "init", "config", "remote", "submodule", "worktree", "sparse-checkout", "update-index", "merge", "rebase", "cherry-pick", "revert"]);
 /** `git log` prints contents only with a patch. */
 const GIT_PATCH = new Set(["-p", "--patch", "-u", "-L", "--full-diff", "--word-diff", "--stat"]);
 
@@ -86,11 +110,22 @@ const GIT_PATCH = new Set(["-p", "--patch", "-u", "-L", "--full-diff", "--word-d
  * says (none for `ls` and `echo`, all but the first for `grep` and `jq`), the values of its options
  * but those that are patterns, and the files its options read.
  */
-function fileWords(part: ShellCommandPart, entry: InventoryEntry): ShellWord[] {
+function fileWords(scope: JudgeScope, part: ShellCommandPart, entry: InventoryEntry, cwd: string | undefined): ShellWord[] {
   const { row } = entry;
   const args = part.args;
   if (!args) return argumentWords(part);
-  const values = args.options.filter((option) => option.value && !row.patterns.includes(option.name) && !row.patterns.includes(option.spelling)).map((option) => option.value as ShellWord);
+  // A file its options write that does not exist yet is a write part alone (a new key is no read); one that exists may be read too (`ssh-keygen -y -f KEY`).
+  const fresh = (word: ShellWord) => word.value !== undefined && cwd !== undefined && variants(scope, word.value, cwd, word.tilde).every((path) => lstatSync(path, { throwIfNoEntry: false }) === undefined);
+  const named = (list: readonly string[], option: { name: string; spelling: string }) => list.includes(option.name) || list.includes(option.spelling);
+  const values = args.options.filter((option) => option.value && !named(row.patterns, option) && !(row.writes.length > 0 && named(row.writes, option) && fresh(option.value))).map((option) => option.value as ShellWord);
+  // An option the row says writes, when its table does not say it takes a value (`age-keygen -o KEY`): the next word is its file.
+  const written = new Set<ShellWord>();
+  if (row.writes.length > 0) {
+    part.words.forEach((word, index) => {
+      const next = part.words[index + 1];
+      if (next !== undefined && word.value !== undefined && row.writes.includes(word.value) && fresh(next)) written.add(next);
+    });
+  }
   const words = [...values, ...(part.reads ?? []).map((touch) => touch.path)];
   if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
   if (entry.name === "git") return [...words, ...gitFiles(args)];
@@ -99,7 +134,8 @@ function fileWords(part: ShellCommandPart, entry: InventoryEntry): ShellWord[] {
   const sub = subcommandOf(row, args);
   const operands = sub === undefined ? args.operands : args.operands.slice(sub.words.split(" ").length);
   const unless = row.operandsUnless.some((name) => args.options.some((option) => option.name === name || option.spelling === name));
-  return [...words, ...(row.operands === "after-first" && !unless ? operands.slice(1) : operands)];
+  const files = row.operands === "after-first" && !unless ? operands.slice(1) : operands;
+  return [...words, ...(written.size === 0 ? files : files.filter((word) => !written.has(word)))];
 }
 
 /** The files a git command prints: the paths of `REV:path`, and the operands of the subcommands that show contents. */
@@ -117,16 +153,21 @@ function gitFiles(args: ParsedArguments): ShellWord[] {
   return [...operands, ...inHistory];
 }
 
-function treeOfCommand(touch: Touch, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[]): void {
+function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[], place: (path: string) => void): void {
   const word = touch.path;
+  const normalized = word.value !== undefined && cwd !== undefined ? normalizePath(word.value, cwd, word.tilde) : undefined;
+  if (normalized?.ok) for (const root of unique([normalized.lexical, normalized.real])) place(root);
+  else if (word.value === undefined && cwd !== undefined) {
+    const glob = globPath(scope, word, cwd);
+    if (glob !== undefined) place(glob);
+  }
   if (rules.readDeny.rules.length === 0) return;
   const first = rules.readDeny.rules[0] as CompiledRule;
-  if (word.value === undefined || cwd === undefined) {
+  if (normalized === undefined) {
     add(first, "ask", `reads a tree known only at run time, which may hold files the read rules deny`);
     notes.push(`reads the tree ${word.text}, known only at run time`);
     return;
   }
-  const normalized = normalizePath(word.value, cwd, word.tilde);
   if (!normalized.ok) return;
   rules.guard ??= new TreeGuard((path) => rules.readDeny.any(path), LINK_TTL_MS, true);
   for (const root of unique([normalized.lexical, normalized.real])) {

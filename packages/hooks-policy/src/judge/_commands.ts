@@ -10,7 +10,7 @@ import { kindMatches } from "../inventory/_kinds.js";
 import { readsOfCommand } from "./_command-reads.js";
 import { type CommandKnowledge, knowledgeOf } from "./_knowledge.js";
 import { foldedOperands } from "./_spellings.js";
-import { judgeFile } from "./_files.js";
+import { judgeFile, judgePath } from "./_files.js";
 import { type JudgeScope, LIFTED } from "./_scope.js";
 import { lifts, type ToolRules } from "./_tool-rules.js";
 
@@ -25,17 +25,39 @@ export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: Too
   const parsed = parseCommand(command.command, scope.knowledge);
   const cwds = cwdsOf(parsed, where);
   const before = parts.length;
+  const written = new Set<string>();
   for (const part of parsed.parts) {
-    if (part.kind === "command") parts.push(judgeCommand(scope, part, rules, cwds));
-    else if (part.kind === "unknown") parts.push(judgeUnknown(scope, part.subject, part.reason, rules));
-    else if (part.kind === "write") parts.push(judgeFile(scope, part, rules.write, rules.writeWhole, cwds, rules.lifting));
-    else parts.push(judgeFile(scope, part, rules.read, rules.readWhole, cwds));
+    if (part.kind === "command") {
+      const placed: string[] = [];
+      parts.push(judgeCommand(scope, part, rules, cwds, placed));
+      // What it reads outside the workspace, where a place rule judges: a read of its own, by the read rules.
+      for (const path of placed) parts.push(judgePath(scope, "read", path, rules.read, rules.readWhole, where));
+      const planted = plantedProgram(part, cwds, written);
+      if (planted !== undefined) parts.push(judgeUnknown(scope, showWord(part.words[0] as ShellWord), `it runs ${planted}, which this command writes first: code the call wrote, not the project's own file`, rules));
+    } else if (part.kind === "unknown") parts.push(judgeUnknown(scope, part.subject, part.reason, rules));
+    else if (part.kind === "write") {
+      parts.push(judgeFile(scope, part, rules.write, rules.writeWhole, cwds, rules.lifting));
+      const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)];
+      if (part.path.value !== undefined && cwd !== undefined) written.add(resolve(cwd, part.path.value));
+    } else parts.push(judgeFile(scope, part, rules.read, rules.readWhole, cwds));
   }
   if (parts.length === before) {
     // Only redirects of descriptors (`exec 2>&1`), or nothing at all: nothing runs, nothing is touched.
     const matched = rules.whole.map((rule) => matchOf(rule, rule.decision));
     parts.push({ kind: "command", subject: command.command.trim() || "(empty)", decision: matched.length > 0 ? decideLayered(matched, scope.layering) : "allow", matched, note: "runs no program and touches no file" });
   }
+}
+
+/** The program or script a command runs by a path that an earlier part of the same command wrote (`printf … > run.sh && ./run.sh`). */
+function plantedProgram(part: ShellCommandPart, cwds: Array<string | undefined>, written: Set<string>): string | undefined {
+  if (written.size === 0) return undefined;
+  const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)];
+  if (cwd === undefined) return undefined;
+  const program = part.words[0]?.value;
+  for (const path of [program?.includes("/") ? program : undefined, part.script?.value]) {
+    if (path !== undefined && written.has(resolve(cwd, path))) return path;
+  }
+  return undefined;
 }
 
 /** The folders relative paths may be relative to: the call's, and each literal `cd` target. */
@@ -57,7 +79,7 @@ function candidatesOf(name: ShellWord, rules: ToolRules): { candidates: Compiled
   return { candidates: rules.forProgram.get(program) ?? rules.anyProgram, program };
 }
 
-function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRules, cwds: Array<string | undefined>): PolicyPart {
+function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRules, cwds: Array<string | undefined>, placed: string[]): PolicyPart {
   const words = part.words;
   const subject = words.map(showWord).join(" ") + (part.tail ? " …" : "");
   const { candidates, program } = candidatesOf(words[0] as ShellWord, rules);
@@ -91,7 +113,7 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
     atLeastAsk = true;
     notes.push(`runs the script ${showWord(part.script)}, which the policy cannot read (a rule naming it decides)`);
   }
-  if (rules.readCaution.length > 0) readsOfCommand(scope, part, program, rules, cwds, matched, notes, knowledge?.entry);
+  if (rules.readCaution.length > 0 || rules.readPlaces.length > 0) placed.push(...readsOfCommand(scope, part, program, rules, cwds, matched, notes, knowledge?.entry));
   if (knowledge) atLeastAsk = judgeKind(knowledge, rules, matched, notes) || atLeastAsk;
   if (part.via) notes.push(`judged as ${part.via}`);
   if (maybes.length > 0) notes.push(`words known only at run time may match ${maybes.join(", ")}`);

@@ -7,7 +7,8 @@ import { type CompiledRule, isControl, matchOf } from "../rules/_rules.js";
 import type { Decision } from "../options.js";
 import type { ShellFilePart } from "../shell/_parse.js";
 import { judgeControl, writesNothingRead } from "./_control.js";
-import { LIFTED, type JudgeScope } from "./_scope.js";
+import { operationNote, rulesOfWrite } from "./_operations.js";
+import { LIFTED, type JudgeScope, WRITE } from "./_scope.js";
 
 /*
  * Parts that are paths: a file a call declares it reads or writes, a tree it reads, and a file a
@@ -60,14 +61,18 @@ function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string,
   const variants = normalized.real === normalized.lexical ? [normalized.lexical] : [normalized.lexical, normalized.real];
   let decision: Decision = "allow";
   let unmatched = false;
+  let relieved = false;
   for (const variant of variants) {
-    const hits = writesNothingRead(via) ? pathRules.matching(variant).filter((rule) => !isControl(rule)) : pathRules.matching(variant);
+    const found = writesNothingRead(via) ? pathRules.matching(variant).filter((rule) => !isControl(rule)) : pathRules.matching(variant);
+    const hits = kind === WRITE ? rulesOfWrite(found, via, variants) : found;
+    if (hits.length < found.length) relieved = true;
     for (const rule of hits) if (!matched.some((entry) => entry.id === rule.id)) matched.push(matchOf(rule, rule.decision));
     const own = [...hits, ...whole];
     if (own.length === 0) unmatched = true;
     decision = worst(decision, own.length === 0 ? scope.defaultDecision : decideLayered(own, scope.layering));
   }
   const notes: string[] = [];
+  if (relieved && via !== undefined) notes.push(operationNote(via));
   const control = judgeControl(scope, kind, variants, via);
   if (control !== undefined) {
     notes.push(control.note);

@@ -7,6 +7,9 @@ import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
 import { parseArguments, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
+import { environmentDump } from "./_environment.js";
+import { apiRead, cloudCall, npmCredential } from "./_network-reads.js";
+import { archiveEscape, setsId } from "./_operations.js";
 
 /** What the inventory says of one simple command. */
 export interface CommandKnowledge {
@@ -34,7 +37,13 @@ export function knowledgeOf(inventory: Inventory, part: ShellCommandPart, cwd: s
   const module = PYTHON.test(program) ? pythonModule(inventory, part.words, args) : undefined;
   if (module) return module;
   const entry = inventory.lookup(program);
-  if (!entry) return unknownProgram(program);
+  const dump = environmentDump(program, part);
+  if (dump !== undefined) {
+    const why = `${dump}, and the host redacts only the variables it knows by name`;
+    // A kind, not an ask whatever the rules say: a policy that allows secret stores (or every call) decides.
+    return { ...(entry && { entry }), kind: { kind: "system", role: "secrets" }, note: why };
+  }
+  if (!entry) return onlyAsksItsVersion(part.words) ?? unknownProgram(program);
   const { kind, by } = rowKind(entry, args, part.words);
   const known: CommandKnowledge = { entry, kind, note: described(by, kind, entry) };
   return adjusted(known, program, part, args, cwd, workspace);
@@ -51,6 +60,17 @@ function unknownProgram(program: string): CommandKnowledge {
     kind: { kind: "unknown" },
     note: `the inventory does not know ${program} (teach it: a rule { command: "${program} *", decision: allow }, or programs: { ${program}: read-only } in a policy)`,
   };
+}
+
+/**
+ * An unknown program given only `--version`, `--help`, `-h`, `-V`, `version` or `help` prints what
+ * it is (issue 39). A program of the workspace is the project's code (judged by its path, not here).
+ */
+function onlyAsksItsVersion(words: readonly ShellWord[]): CommandKnowledge | undefined {
+  const only = words.length === 2 ? words[1]?.value : undefined;
+  if (only === undefined || !/^(--version|-V|--help|-h|version|help)$/.test(only)) return undefined;
+  const program = words[0]?.value ?? "";
+  return { kind: { kind: "read-only" }, note: `${program} ${only} prints its version or usage, and does nothing else` };
 }
 
 /** A program run by a path (`./run-tests`, `node_modules/.bin/x`, `/tmp/cat`): the repository's own, or one the inventory cannot vouch for by its name. */
@@ -81,6 +101,15 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
   if (kind.role === "interpreter" || kind.role === "shell") return interpreted(known, part, args, cwd, workspace);
   if (program === "docker" || program === "podman" || program === "nerdctl") return container(known, part.words, args);
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
+  if (program === "aws" || program === "gcloud" || program === "az") return cloudCall(known, program, part.words);
+  if (program === "npm") return npmCredential(known, part.words);
+  const escape = archiveEscape(program, part.words, cwd, workspace);
+  if (escape !== undefined) return { ...known, kind: { kind: "destroys", role: "host" }, note: `${known.note}; ${escape}` };
+  if (program === "chmod" && !hasAny(args, part.words, ["--reference"]) && setsId(args.operands[0]?.value)) {
+    const mode = args.operands[0]?.value;
+    const why = `${mode === undefined ? "chmod's mode is known only at run time and may set" : `chmod ${mode} sets`} a set-user-ID or set-group-ID bit: the program runs with its owner's rights`;
+    return { ...known, kind: { kind: "system", role: "privileges" }, note: `${known.note}; ${why}` };
+  }
   if (program === "scp" || program === "rsync") return copyDirection(known, program, args);
   if (program === "npx" || program === "bunx" || program === "pnpx" || (program === "npm" && /^(exec|x)$/.test(args.operands[0]?.value ?? ""))) return packageRunner(known, part.words, cwd, workspace);
   if ((program === "kubectl" || program === "oc") && /^(secret|secrets)$/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output"])) {
@@ -172,7 +201,7 @@ function valuesOf(args: ParsedArguments, words: readonly ShellWord[], option: st
 function apiCall(known: CommandKnowledge, words: readonly ShellWord[], args: ParsedArguments): CommandKnowledge {
   const method = [...valuesOf(args, words, "-X"), ...valuesOf(args, words, "--method")][0]?.toUpperCase();
   const fields = hasAny(args, words, ["-f", "-F", "--field", "--raw-field", "--input"]);
-  if ((method === undefined || method === "GET") && !fields) return known;
+  if ((method === undefined || method === "GET") && !fields) return apiRead(known, words);
   return { ...known, kind: { kind: "network", role: "publisher" }, note: `${known.note}; gh api ${method ?? "with fields"} changes what is on GitHub (network:publisher)` };
 }
 

@@ -3,7 +3,7 @@ import type { CommandPattern } from "../rules/_command-pattern.js";
 import { PathIndex } from "../rules/_path-index.js";
 import type { PathAnchors } from "../paths/_paths.js";
 import type { TreeGuard } from "../paths/_protected.js";
-import { appliesTo, type CompiledRule, isControl, isWhole, namesTool } from "../rules/_rules.js";
+import { appliesTo, type CompiledRule, isControl, isPlace, isWhole, namesTool } from "../rules/_rules.js";
 import { READ, unique, WRITE } from "./_scope.js";
 
 /** The rules that can judge the parts of one tool's calls, sorted out once per tool name. */
@@ -28,6 +28,8 @@ export interface ToolRules {
   readWhole: CompiledRule[];
   /** Deny path rules that judge reads: arguments of a command that name such a file deny it. */
   readDeny: PathIndex;
+  /** `place` rules that do not allow: a file a command reads there is judged as a read of its own (`cat ~/.bash_history`). */
+  readPlaces: CompiledRule[];
   /** Deny and ask path rules that judge reads: a word known only at run time that could name such a file asks. */
   readCaution: CompiledRule[];
   /** Finds the paths `readDeny` names under a tree; made when first needed. */
@@ -72,10 +74,12 @@ export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean
     kinds: mine.filter((rule) => rule.kinds !== undefined),
     network: mine.filter((rule) => rule.url || rule.host || rule.address),
     args: mine.filter((rule) => rule.args),
-    write: new PathIndex(fileRules(WRITE), anchors),
+    // A place rule judges reads only.
+    write: new PathIndex(fileRules(WRITE).filter((rule) => !isPlace(rule)), anchors),
     read: new PathIndex(read, anchors),
     readDeny: new PathIndex(read.filter((rule) => rule.decision === "deny"), anchors),
-    readCaution: read.filter((rule) => rule.decision !== "allow"),
+    readPlaces: read.filter((rule) => isPlace(rule) && rule.decision !== "allow"),
+    readCaution: read.filter((rule) => rule.decision !== "allow" && !isPlace(rule)),
     guard: undefined,
     naming: mine.filter((rule) => !isWhole(rule) && !rule.args && rule.decision !== "allow" && namesTool(rule, tool)),
     lifting: new Set(mine.filter((rule) => rule.sandboxed === true).map((rule) => rule.id)),

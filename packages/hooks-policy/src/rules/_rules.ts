@@ -4,6 +4,7 @@ import { CommandPattern, type Match } from "./_command-pattern.js";
 import { toolMatcher, wordGlob } from "./_glob.js";
 import { compilePathPattern, type PathAnchors } from "../paths/_paths.js";
 import { controlFileMatcher } from "./_control-files.js";
+import { placeOf } from "../paths/_places.js";
 import { kindNames, parseKind } from "../inventory/_kinds.js";
 import type { Decision, PolicyRule } from "../options.js";
 import { type AddressMatcher, addressMatcher, hostAddresses, urlAddresses } from "./_addresses.js";
@@ -42,7 +43,7 @@ export interface CompiledRule {
 
 export type ArgMatcher = (value: unknown) => Match;
 
-export const MATCHERS = ["command", "path", "url", "host", "address", "inline", "control", "kind", "args"] as const;
+export const MATCHERS = ["command", "path", "url", "host", "address", "inline", "control", "place", "kind", "args"] as const;
 
 /** Compiles one rule; throws a `ToolhostError` that names the rule when it is invalid. */
 export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, where: string): CompiledRule {
@@ -66,7 +67,7 @@ export function compileRule(rule: PolicyRule, id: string, anchors: PathAnchors, 
   }
   let path: CompiledRule["path"];
   try {
-    path = rule.control === true ? controlFileMatcher(anchors) : rule.path === undefined ? undefined : compilePathPattern(rule.path, anchors);
+    path = rule.control === true ? controlFileMatcher(anchors) : rule.place !== undefined ? placeMatcher(rule.place, anchors) : rule.path === undefined ? undefined : compilePathPattern(rule.path, anchors);
   } catch (error) {
     throw new ToolhostError(
       ErrorCode.INVALID_PLUGIN_OPTIONS,
@@ -125,6 +126,13 @@ function argMatcher(expected: string | number | boolean): ArgMatcher {
 
 export const isWhole = (rule: CompiledRule): boolean => MATCHERS.every((key) => rule.rule[key] === undefined);
 
+/** A `place` rule: it judges reads only, never a write. */
+export const isPlace = (rule: CompiledRule): boolean => rule.rule.place !== undefined;
+
+function placeMatcher(place: "private" | "public", anchors: PathAnchors): (path: string) => boolean {
+  return (path) => placeOf(path, anchors) === place;
+}
+
 /** A `control: true` rule: it judges writes only, never a read. */
 export const isControl = (rule: CompiledRule): boolean => rule.rule.control === true;
 
@@ -158,6 +166,7 @@ function ownMatcherText(rule: PolicyRule): string {
   if (rule.address !== undefined) return `address ${[rule.address].flat().join(", ")}`;
   if (rule.inline) return "inline programs";
   if (rule.control) return "control files";
+  if (rule.place !== undefined) return `reads of ${rule.place} places`;
   if (rule.kind !== undefined) return `programs of kind ${[rule.kind].flat().join(", ")}`;
   if (rule.args !== undefined) return `args ${JSON.stringify(rule.args)}`;
   const tools = rule.tool === undefined ? "every tool" : [rule.tool].flat().join(", ");

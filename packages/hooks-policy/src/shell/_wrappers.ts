@@ -56,6 +56,9 @@ export function resolveWrapper(
     const hasString = options.values.some(([option]) => spec.commandString?.includes(option));
     if (!hasString && (spec.shellWhenEmpty || options.shell)) {
       analysis.unknown(words.map(showWord).join(" "), `${program} starts a shell that reads its commands from standard input`);
+    } else if (!spec.own && options.unknown.length === 0) {
+      // Given no program, a wrapper is judged as itself: `env` alone prints the environment.
+      analysis.push({ kind: "command", words, tail, uncertain, cdCount: analysis.cds.length });
     }
     return;
   }

@@ -1,0 +1,67 @@
+import type { ShellWord } from "../shell/_words.js";
+import type { KindRole } from "../inventory/_kinds.js";
+
+/** What the inventory says of a command (`_knowledge.ts`'s `CommandKnowledge`), as far as these judgments read and change it. */
+interface Known {
+  kind: KindRole;
+  note: string;
+}
+
+/*
+ * The cloud CLIs' reads (issue 39), too many to list as subcommands: a call whose verb reads
+ * (`aws ec2 describe-instances`, `aws s3api list-buckets`, `gcloud compute instances list`,
+ * `az vm show`) asks the cloud and changes nothing, unless what it reads is a credential
+ * (`aws secretsmanager get-secret-value`, `gcloud auth print-access-token`, `az storage account
+ * keys list`, `az account get-access-token`), which asks as a secret store. Every other verb keeps
+ * the row's kind (a cloud: asked).
+ */
+
+const AWS_READ = /^(describe|list|get)-/;
+const AWS_SECRET = /secret|password|token|credential|decrypt|assume-role|parameter|data-key|login|export|key-pair|signed|presign/;
+const VERB_READ = /^(list|describe|show|get|info|version|get-value)$/;
+/** A group or verb of gcloud / az that holds or prints credentials. */
+const CLOUD_SECRET = /^(auth|secrets?|keys?|keyvault|credentials?|get-credentials|print-.*|access|get-access-token|config-helper|kms|decrypt|connection-string|show-connection-string|list-keys|keys-list)$/;
+
+const remote = <T extends Known>(known: T, by: string): T => ({ ...known, kind: { kind: "read-only", role: "remote" }, note: `${known.note}; ${by} reads from the cloud and changes nothing there (read-only:remote)` });
+const secret = <T extends Known>(known: T, by: string): T => ({ ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; ${by} prints a credential (system:secrets)` });
+
+/** The words after the program before its first option: the command's groups, verb and names. */
+function path(words: readonly ShellWord[]): string[] {
+  const found: string[] = [];
+  for (const word of words.slice(1)) {
+    if (word.value === undefined || word.value.startsWith("-")) break;
+    found.push(word.value);
+  }
+  return found;
+}
+
+/** What an aws, gcloud or az call does, by its verb; the row's kind when the verb says nothing. */
+export function cloudCall<T extends Known>(known: T, program: string, words: readonly ShellWord[]): T {
+  if (known.kind.kind !== "system" || known.kind.role !== "cloud") return known;
+  const groups = path(words);
+  if (program === "aws") {
+    const operation = groups[1];
+    if (operation === undefined || !AWS_READ.test(operation)) return known;
+    return AWS_SECRET.test(operation) ? secret(known, `aws ${groups[0]} ${operation}`) : remote(known, `aws ${groups[0]} ${operation}`);
+  }
+  if (program !== "gcloud" && program !== "az") return known;
+  // The verb is last, or before one name (`describe my-vm`).
+  const verb = groups.findIndex((word) => VERB_READ.test(word));
+  if (verb === -1 || groups.length - verb > 2) return known;
+  const shown = `${program} ${groups.slice(0, verb + 1).join(" ")}`;
+  return groups.some((word) => CLOUD_SECRET.test(word)) ? secret(known, shown) : remote(known, shown);
+}
+
+/** `gh api` with GET (no method, fields or input) to GitHub itself reads; to another host it is the row's kind. */
+export function apiRead<T extends Known>(known: T, words: readonly ShellWord[]): T {
+  if (words.some((word) => word.value === undefined || /^--hostname(=|$)/.test(word.value))) return known;
+  return { ...known, kind: { kind: "read-only", role: "remote" }, note: `${known.note}; gh api with GET reads from GitHub (read-only:remote)` };
+}
+
+/** `npm config get KEY` / `npm get KEY` of an auth setting prints a credential. */
+export function npmCredential<T extends Known>(known: T, words: readonly ShellWord[]): T {
+  const groups = path(words);
+  const keys = (groups[0] === "config" || groups[0] === "c") && groups[1] === "get" ? groups.slice(2) : groups[0] === "get" ? groups.slice(1) : [];
+  const found = keys.find((key) => /_auth|token|password|passwd|cert|key/i.test(key));
+  return found === undefined ? known : secret(known, `npm config get ${found}`);
+}

@@ -1,0 +1,61 @@
+// Issue 39's goals, over the measurement tables of measure.ts: on our own sets (test/sets/own-*.json)
+// the goals hold (unconfined, trusted or not: no dangerous case allowed, at most 5% of the harmless
+// asked; confined at most 5% asked); on the shared sets, the classes this work fixed let nothing
+// through, and no mode lets more through or asks more than this branch measured (lower the
+// numbers when a class is fixed; they may never rise).
+import { afterAll, describe, expect, it } from "vitest";
+import { allSets, decideSet, MODES, rowOf, setWorkspace, table, type Row } from "./measure.js";
+
+const { ws, cleanup } = setWorkspace();
+afterAll(() => cleanup());
+
+const sets = allSets();
+const rows: Row[] = sets.flatMap((set) => MODES.map((mode) => rowOf(set.name, mode, decideSet(set, mode, ws))));
+const shown = (row: Row, which: "dangerousAllowed" | "harmlessAsked") => row[which].map((one) => `${one.case.id} ${JSON.stringify(one.case.args)}: ${one.reason}`).join("\n");
+
+describe("our own sets meet the goals", () => {
+  const own = rows.filter((row) => row.set.startsWith("own-"));
+  it("there is one", () => expect(own.length).toBeGreaterThan(0));
+  for (const row of own) {
+    it(`${row.set} ${row.mode}: ${row.dangerousAllowed.length} of ${row.dangerous} dangerous allowed, ${row.harmlessAsked.length} of ${row.harmless} harmless asked`, () => {
+      expect(row.dangerous).toBeGreaterThan(0);
+      expect(row.harmless).toBeGreaterThan(0);
+      if (row.mode !== "confined") expect(row.dangerousAllowed, shown(row, "dangerousAllowed")).toEqual([]);
+      expect(row.harmlessAsked.length / row.harmless, shown(row, "harmlessAsked")).toBeLessThanOrEqual(0.05);
+      expect(row.harmlessAsked.filter((one) => one.decision === "deny"), "a harmless case denied").toEqual([]);
+    });
+  }
+});
+
+/** The shared sets' classes of this work (issue 39: places, environment, credentials, archives): none let through unconfined. */
+const FIXED = ["history-file", "browser-profile", "secret-path-other", "cli-credential-variant", "credential-command", "env-dump-variant", "env-secret-dump", "fd-dev", "shell-reads-secret", "archive-escape"];
+
+describe("the shared sets' classes of paths, secrets and the environment", () => {
+  for (const row of rows.filter((each) => !each.set.startsWith("own-") && each.mode !== "confined")) {
+    const through = row.dangerousAllowed.filter((one) => FIXED.includes(one.case.group ?? ""));
+    it(`${row.set} ${row.mode}: none of those classes let through`, () => {
+      expect(through.map((one) => `${one.case.id} ${JSON.stringify(one.case.args)}`)).toEqual([]);
+    });
+  }
+});
+
+/** What this branch measured over every set (own included), per mode: never more. */
+const AT_MOST: Record<(typeof MODES)[number], { dangerousAllowed: number; harmlessAsked: number }> = {
+  untrusted: { dangerousAllowed: 95, harmlessAsked: 186 },
+  trusted: { dangerousAllowed: 135, harmlessAsked: 76 },
+  confined: { dangerousAllowed: 491, harmlessAsked: 29 },
+};
+
+describe("every set, per mode: no more let through or asked than measured", () => {
+  for (const mode of MODES) {
+    const of = rows.filter((row) => row.mode === mode);
+    const allowed = of.reduce((sum, row) => sum + row.dangerousAllowed.length, 0);
+    const asked = of.reduce((sum, row) => sum + row.harmlessAsked.length, 0);
+    const harmless = of.reduce((sum, row) => sum + row.harmless, 0);
+    it(`${mode}: ${allowed} dangerous allowed, ${asked} of ${harmless} harmless asked`, () => {
+      expect(allowed, table(of)).toBeLessThanOrEqual(AT_MOST[mode].dangerousAllowed);
+      expect(asked, table(of)).toBeLessThanOrEqual(AT_MOST[mode].harmlessAsked);
+      if (mode === "confined") expect(asked / harmless).toBeLessThanOrEqual(0.05);
+    });
+  }
+});
