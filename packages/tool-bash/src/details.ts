@@ -81,6 +81,11 @@ export interface BashToolDetails {
   fullOutputPath: string | null;
   /** When that file will be deleted (ISO 8601); null when it goes with the harness, or there is none. */
   fullOutputExpiresAt: string | null;
+  /**
+   * When the full-output file was cut at its bound (`fullOutputBytes`, by default the call's
+   * `fileSizeBytes`): the bytes it holds (the output's first) and the bytes the output had.
+   */
+  fullOutputCut?: { keptBytes: number; totalBytes: number };
   /** Whether the command ran in a sandbox, and what it allowed. */
   sandbox: BashSandboxDetails;
   durationMs: number;
