@@ -32,7 +32,13 @@ export interface BashSandboxDetails {
   hardLinks?: { files: number; examples: string[]; complete: boolean; reach: string[] };
   /** Network "proxy": each destination a command asked the proxy for, and what the policy said (at most 100). */
   connections?: BashConnection[];
-  /** Sandboxed: paths inside those that stayed read-only (`.git`, the policy's write-denied paths). */
+  /**
+   * Sandboxed: control files (core's `CONTROL_FILES`: `.mcp.json`, `.claude`, `toolhost.config.json`, …)
+   * the command created where none was: each moved aside after the call (`movedTo`), so that no
+   * program outside the sandbox reads it; `removed` when it could not be moved.
+   */
+  quarantined?: Array<{ path: string; movedTo: string | undefined; removed?: boolean; why: string }>;
+  /** Sandboxed: paths inside those that stayed read-only (`.git`, the control files, the policy's write-denied paths). */
   readOnly?: string[];
   /**
    * Sandboxed: paths that read as empty: what the policy denies to read (in the writable folders

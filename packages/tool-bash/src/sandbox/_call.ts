@@ -7,7 +7,8 @@ import { type ProxyEntry, type ProxyNetwork, proxyNetwork } from "../proxy/_netw
 import type { LimitEnding } from "../limits/_exceeded.js";
 import { type ExitStatus, type Launch, ShellProcess } from "../_shell-process.js";
 import type { LauncherRecipe, ReadyLauncher } from "./_launcher.js";
-import { sandboxNotes } from "./_notes.js";
+import { type QuarantinedFile, quarantineCreated } from "./_control-files.js";
+import { quarantineNotes, sandboxNotes } from "./_notes.js";
 import { type CallPlace, type SandboxPlan, SandboxSetupError, planSandbox } from "./_plan.js";
 import type { SandboxUse } from "./_use.js";
 
@@ -34,6 +35,7 @@ export class SandboxedCall {
   #cgroup: CallCgroup | undefined;
   #launcher: ReadyLauncher | undefined;
   readonly #proxy: ProxyPlace | undefined;
+  #quarantined: QuarantinedFile[] = [];
 
   private constructor(use: BwrapUse, plan: SandboxPlan, cgroup: { cgroup?: CallCgroup; launcher?: ReadyLauncher }, proxy: ProxyPlace | undefined) {
     this.#use = use;
@@ -119,6 +121,14 @@ export class SandboxedCall {
     return limits ? limitEnding(limits, this.exceeded(), exit, shown) : undefined;
   }
 
+  /**
+   * Once the call's processes are gone: moves aside each control file the call created where
+   * none was (those that existed were read-only), so that no program outside reads it.
+   */
+  settleControlFiles(): void {
+    this.#quarantined = quarantineCreated(this.plan.controlFiles);
+  }
+
   /** What the call's details say of its sandbox. */
   details(base: BashSandboxDetails): BashSandboxDetails {
     const { plan } = this;
@@ -132,12 +142,13 @@ export class SandboxedCall {
       ...(plan.unbounded.length > 0 && { unbounded: plan.unbounded }),
       ...(plan.hardLinks && { hardLinks: { files: plan.hardLinks.files, examples: plan.hardLinks.examples, complete: plan.hardLinks.complete, reach: plan.hardLinks.reach } }),
       ...(judge && { connections: [...judge.records] }),
+      ...(this.#quarantined.length > 0 && { quarantined: this.#quarantined.map((file) => ({ ...file })) }),
     };
   }
 
   /** What the sandbox stopped, in words a model can act on. */
   notes(command: string, output: string, failed: boolean): string {
-    return sandboxNotes(this.plan, command, output, failed, this.#proxy?.judge.records ?? []);
+    return sandboxNotes(this.plan, command, output, failed, this.#proxy?.judge.records ?? []) + quarantineNotes(this.#quarantined);
   }
 
   /** Ends the call's connections and removes its cgroups (once its processes are gone); a spare launcher is made for the next call. */

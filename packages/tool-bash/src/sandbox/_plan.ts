@@ -1,5 +1,6 @@
 import { join, sep } from "node:path";
 import { isInside } from "@toolhost/core";
+import { type ControlFiles, controlFilesOf } from "./_control-files.js";
 import { type HardLinks } from "./_hard-links.js";
 import { SandboxSetupError, askPolicy, emptyPlaceholders, existingReal, exists, hardLinksOf, outermost, outermostHidden, statIf, unique } from "./_hide.js";
 import { mountAliases } from "./_mount-aliases.js";
@@ -28,6 +29,8 @@ export interface SandboxPlan {
   unbounded: string[];
   /** Minimal root: files of the writable folders with a name elsewhere, when there are any. */
   hardLinks: HardLinks | undefined;
+  /** The control files of the writable folders: those that exist are in `readOnly`; where none is, what the call creates is moved aside after it. */
+  controlFiles: ControlFiles;
 }
 
 /** Where one call stands: its folder, its shell, and what must stay visible though it lies under /tmp (the full-output folder). */
@@ -58,7 +61,8 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
   if (minimal) args.push(...homeMount(settings, folders));
   for (const { path, write } of byDepth(folders)) args.push(write ? "--bind" : "--ro-bind", path, path);
   if (minimal) args.push(...lexicalNames([place.cwd, settings.workspace, ...settings.writable], folders));
-  const readOnly = readOnlyInside(writable, policyPaths.denyWrite);
+  const controlFiles = controlFilesOf(writable, place.cwd, settings.home);
+  const readOnly = outermost([...readOnlyInside(writable, policyPaths.denyWrite), ...controlFiles.readOnly]);
   for (const path of readOnly) args.push("--ro-bind", path, path);
   const hidden = coverHidden(args, { ...policyPaths, roots: minimal ? [...roots, ...folders.filter((f) => !f.system && !f.write).map((f) => f.path)] : roots }, folders, minimal);
   // The minimal root's own folders (mount points, parents of the home folder) take no write either.
@@ -78,6 +82,7 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
     hidden,
     unbounded: policyPaths.unbounded,
     hardLinks,
+    controlFiles,
   };
 }
 
