@@ -27,9 +27,12 @@ export interface BashSandboxDetails {
   /**
    * Minimal root: files in the writable folders that also have a name elsewhere (hard links): a
    * write through them changes the file there too, so the call's declared `writable` names the
-   * file systems they are on.
+   * file systems they are on. Those not proven to be package-store copies (pnpm's store, by the
+   * SHA-512 of their content) read as empty (`hidden`); proven copies are shown (`storeCopies`);
+   * `declaredOnly` says why none is hidden when they are beyond a bound (then they show what they
+   * link to, and the notes say so).
    */
-  hardLinks?: { files: number; examples: string[]; complete: boolean; reach: string[] };
+  hardLinks?: { files: number; examples: string[]; complete: boolean; reach: string[]; hidden: string[]; storeCopies: number; declaredOnly?: string };
   /** Network "proxy": each destination a command asked the proxy for, and what the policy said (at most 100). */
   connections?: BashConnection[];
   /**

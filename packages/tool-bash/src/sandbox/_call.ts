@@ -6,6 +6,7 @@ import { ConnectionJudge } from "../proxy/_judge.js";
 import { type ProxyEntry, type ProxyNetwork, proxyNetwork } from "../proxy/_network.js";
 import type { LimitEnding } from "../limits/_exceeded.js";
 import { type ExitStatus, type Launch, ShellProcess } from "../_shell-process.js";
+import type { HardLinks } from "./_hard-links.js";
 import type { LauncherRecipe, ReadyLauncher } from "./_launcher.js";
 import { type QuarantinedFile, quarantineCreated } from "./_control-files.js";
 import { quarantineNotes, sandboxNotes } from "./_notes.js";
@@ -140,7 +141,7 @@ export class SandboxedCall {
       readOnly: plan.readOnly,
       hidden: plan.hidden,
       ...(plan.unbounded.length > 0 && { unbounded: plan.unbounded }),
-      ...(plan.hardLinks && { hardLinks: { files: plan.hardLinks.files, examples: plan.hardLinks.examples, complete: plan.hardLinks.complete, reach: plan.hardLinks.reach } }),
+      ...(plan.hardLinks && { hardLinks: hardLinksDetails(plan.hardLinks) }),
       ...(judge && { connections: [...judge.records] }),
       ...(this.#quarantined.length > 0 && { quarantined: this.#quarantined.map((file) => ({ ...file })) }),
     };
@@ -159,6 +160,11 @@ export class SandboxedCall {
     if (recipe) this.#use.launchers.refillLater(recipe, env);
     await this.#cgroup?.remove();
   }
+}
+
+function hardLinksDetails(found: HardLinks): NonNullable<BashSandboxDetails["hardLinks"]> {
+  const { files, examples, complete, reach, hidden, storeCopies, declaredOnly } = found;
+  return { files, examples, complete, reach, hidden, storeCopies, ...(declaredOnly !== undefined && { declaredOnly }) };
 }
 
 /** The call's cgroups, when a cgroup enforces a limit: the spare launcher's (already inside them), else fresh ones. */

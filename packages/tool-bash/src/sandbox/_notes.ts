@@ -14,7 +14,7 @@ const NEEDS_NETWORK = /https?:\/\/|(?<![\w./~-])(curl|wget|ssh|scp|rsync|nc|git\
 
 /** What the sandbox stopped in this call, in words a model can act on; "" when nothing. */
 export function sandboxNotes(plan: SandboxPlan, command: string, output: string, failed = false, connections: readonly BashConnection[] = []): string {
-  const notes = [...writeNotes(plan, output), ...networkNotes(plan, command, output, failed, connections), ...unseenNotes(plan, output)];
+  const notes = [...writeNotes(plan, output), ...networkNotes(plan, command, output, failed, connections), ...unseenNotes(plan, output), ...linkNotes(plan, command, output)];
   const named = plan.hidden.filter((path) => command.includes(basename(path)) || output.includes(basename(path)));
   const secrets = plan.root === "minimal" ? new Set(systemView().secrets) : new Set<string>();
   const denied = named.filter((path) => !secrets.has(path));
@@ -98,4 +98,18 @@ export function quarantineNotes(files: readonly QuarantinedFile[]): string {
     return `[sandbox: the command created ${file.path}, a control file (${file.why}), where none was; it was ${where}, so that nothing outside the sandbox reads it. Control files are not written from the sandbox: ask the user to make this change.]`;
   });
   return `\n${lines.join("\n")}`;
+}
+
+/** Hard links to files elsewhere: those covered that the command named, or why none is covered. */
+function linkNotes(plan: SandboxPlan, command: string, output: string): string[] {
+  const links = plan.hardLinks;
+  if (!links) return [];
+  if (links.declaredOnly !== undefined) {
+    return [
+      `[sandbox: ${links.files} files in the writable folders are hard links to files elsewhere, and this call did not cover them: ${links.declaredOnly}. They may show files outside what this call may read; the call's declared reach says so.]`,
+    ];
+  }
+  const named = links.hidden.filter((path) => command.includes(basename(path)) || output.includes(basename(path)));
+  if (named.length === 0) return [];
+  return [`[sandbox: ${named.slice(0, 5).join(", ")} ${named.length === 1 ? "is a hard link" : "are hard links"} to a file outside what this call may read (not a package-store copy); here ${named.length === 1 ? "it reads" : "they read"} as empty.]`];
 }

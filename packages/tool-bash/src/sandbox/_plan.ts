@@ -1,7 +1,7 @@
 import { join, sep } from "node:path";
 import { isInside } from "@toolhost/core";
 import { type ControlFiles, controlFilesOf } from "./_control-files.js";
-import { type HardLinks } from "./_hard-links.js";
+import { type HardLinks, coverLinked } from "./_hard-links.js";
 import { SandboxSetupError, askPolicy, emptyPlaceholders, existingReal, exists, hardLinksOf, outermost, outermostHidden, statIf, unique } from "./_hide.js";
 import { mountAliases } from "./_mount-aliases.js";
 import { systemView } from "./_system.js";
@@ -64,6 +64,8 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
   const controlFiles = controlFilesOf(writable, place.cwd, settings.home);
   const readOnly = outermost([...readOnlyInside(writable, policyPaths.denyWrite), ...controlFiles.readOnly]);
   for (const path of readOnly) args.push("--ro-bind", path, path);
+  const hardLinks = minimal ? checkHardLinks(use, writable) : undefined;
+  args.push(...coverLinked(hardLinks));
   const hidden = coverHidden(args, { ...policyPaths, roots: minimal ? [...roots, ...folders.filter((f) => !f.system && !f.write).map((f) => f.path)] : roots }, folders, minimal);
   // The minimal root's own folders (mount points, parents of the home folder) take no write either.
   if (minimal) args.push("--remount-ro", "/");
@@ -71,7 +73,6 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
   if (minimal) args.push("--unshare-ipc");
   if (settings.network === "off") args.push("--unshare-net");
   args.push("--setenv", "TMPDIR", TMP, "--chdir", place.cwd);
-  const hardLinks = minimal ? checkHardLinks(use, writable) : undefined;
   return {
     args,
     root: settings.root,
