@@ -4,6 +4,7 @@ import { type ControlFiles, controlFilesOf } from "./_control-files.js";
 import { type HardLinks, coverLinked } from "./_hard-links.js";
 import { SandboxSetupError, askPolicy, emptyPlaceholders, existingReal, exists, hardLinksOf, outermost, outermostHidden, statIf, unique } from "./_hide.js";
 import { mountAliases } from "./_mount-aliases.js";
+import { readableDenied } from "./_readable-hidden.js";
 import { systemView } from "./_system.js";
 import type { SandboxSettings, SandboxUse } from "./_use.js";
 import { withCommas } from "../_numbers.js";
@@ -66,7 +67,10 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
   for (const path of readOnly) args.push("--ro-bind", path, path);
   const hardLinks = minimal ? checkHardLinks(use, writable) : undefined;
   args.push(...coverLinked(hardLinks));
-  const hidden = coverHidden(args, { ...policyPaths, roots: minimal ? [...roots, ...folders.filter((f) => !f.system && !f.write).map((f) => f.path)] : roots }, folders, minimal);
+  const readableRoots = minimal ? folders.filter((f) => !f.system && !f.write).map((f) => f.path) : [];
+  const elsewhere = await readableDenied(minimal ? use.policy() : undefined, readableRoots, minimal);
+  const denyRead = [...policyPaths.denyRead, ...elsewhere.denyRead];
+  const hidden = coverHidden(args, { ...policyPaths, denyRead, roots: minimal ? [...roots, ...readableRoots] : roots }, folders, minimal);
   // The minimal root's own folders (mount points, parents of the home folder) take no write either.
   if (minimal) args.push("--remount-ro", "/");
   args.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
@@ -81,7 +85,7 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
     readable: minimal ? folders.filter((folder) => !folder.write).map((folder) => folder.path) : ["/"],
     readOnly,
     hidden,
-    unbounded: policyPaths.unbounded,
+    unbounded: [...policyPaths.unbounded, ...elsewhere.unbounded],
     hardLinks,
     controlFiles,
   };
