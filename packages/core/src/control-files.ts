@@ -34,6 +34,8 @@ export const CONTROL_FILES: readonly ControlFile[] = Object.freeze([
   ...anywhere("toolhost's project folder: audit log, state", ".toolhost"),
   ...anywhere("Claude Code's project settings: hooks, permissions, MCP servers", ".claude", ".mcp.json"),
   ...anywhere("Gemini CLI's project settings: hooks, MCP servers", ".gemini"),
+  ...anywhere("Codex's project settings: MCP servers, commands", ".codex"),
+  ...anywhere("a package manager's project config: the programs and scripts it runs, where it fetches from", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"),
   ...anywhere("an editor's or IDE's project settings: tasks, MCP servers, run configurations", ".cursor", ".vscode", ".idea", ".devcontainer"),
   ...anywhere("direnv: run by the shell on entering the folder", ".envrc"),
   ...anywhere("git's hooks and config: run by git outside any sandbox", ".git/hooks", ".git/config", ".husky", ".githooks"),

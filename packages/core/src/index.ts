@@ -22,5 +22,6 @@ export { problemsOf as checkValue } from "./validate.js";
 export { Type } from "@sinclair/typebox";
 export type { Static, TObject, TProperties, TSchema } from "@sinclair/typebox";
 export { CONTROL_FILES, controlFileOf, controlFilesNamed, type ControlFile, type ControlFilePlace } from "./control-files.js";
+export { checkPackageStoreCopy, isPackageStoreCopy, packageStoreFolders, projectStoreFolder, type StoreCopyStat } from "./package-store.js";
 export { callDigest, type CallContent } from "./digest.js";
 export { canonicalAddress, hostInUrl, parseAuthority, parseHost, parsePort, tunnelUrl, type Destination, type DestinationProblem } from "./network.js";

@@ -4,6 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The bound of a full-output file when neither `fullOutputBytes` nor a `fileSizeBytes` limit says one: the minimal root's default `fileSizeBytes`. */
+const DEFAULT_BOUND = 8 * 1024 ** 3;
+
+/**
+ * The most bytes one call's full-output file holds: `fullOutputBytes`, else the call's
+ * `fileSizeBytes` (what the call may write to a file itself, so the host keeps no more for it).
+ */
+export function fullOutputBound(fullOutputBytes: number | undefined, fileSizeBytes: number | undefined): number {
+  return fullOutputBytes ?? fileSizeBytes ?? DEFAULT_BOUND;
+}
 
 /** Every store still holding files, so that they go when this process exits. */
 const live = new Set<FullOutputFiles>();

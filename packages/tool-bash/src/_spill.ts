@@ -25,6 +25,10 @@ export class Spill {
   #log: Array<{ stream: 0 | 1; chunk: Buffer }> | undefined = [];
   #queue: Pending[] = [];
   #queuedBytes = 0;
+  /** Bytes taken for the file (at most `#maxBytes`), and all the bytes it was offered. */
+  #keptBytes = 0;
+  #offeredBytes = 0;
+  readonly #maxBytes: number;
   #fd: number | undefined;
   #writing = 0;
   /** Where the next batch goes in the file. */
@@ -41,10 +45,12 @@ export class Spill {
   /**
    * `onDrain` is called when the queue has shrunk after `record` returned false; `makeFile` names
    * the file, and without it (`keepFullOutput: false`) nothing is kept or written; `redact`, when
-   * given, is applied to whole lines before they are written (if it throws, the file is not kept).
+   * given, is applied to whole lines before they are written (if it throws, the file is not kept);
+   * `maxBytes` bounds the file (what comes past it is counted, not written).
    */
-  constructor(onDrain: () => void, makeFile: (() => FullOutputFile) | undefined, redact?: (text: string) => string) {
+  constructor(onDrain: () => void, makeFile: (() => FullOutputFile) | undefined, redact?: (text: string) => string, maxBytes = Number.POSITIVE_INFINITY) {
     this.#onDrain = onDrain;
+    this.#maxBytes = maxBytes;
     this.#makeFile = makeFile;
     this.#redactor = redact ? new LineRedactor(redact) : undefined;
     if (!makeFile) this.#log = undefined;
@@ -73,10 +79,31 @@ export class Spill {
     return this.#queuedBytes < QUEUE_LIMIT;
   }
 
-  #enqueue(chunk: Buffer | undefined, release: () => void): void {
-    if (!chunk || chunk.length === 0 || this.error) return;
+  #enqueue(whole: Buffer | undefined, release: () => void): void {
+    if (!whole || whole.length === 0 || this.error) {
+      release();
+      return;
+    }
+    this.#offeredBytes += whole.length;
+    const room = this.#maxBytes - this.#keptBytes;
+    if (room <= 0) {
+      release();
+      return;
+    }
+    const chunk = whole.length > room ? whole.subarray(0, room) : whole;
+    this.#keptBytes += chunk.length;
     this.#queue.push({ chunk, release });
     this.#queuedBytes += chunk.length;
+  }
+
+  /** When the file was cut at its bound: the bytes it holds and the bytes the output had. */
+  get cut(): { keptBytes: number; totalBytes: number } | undefined {
+    return this.#offeredBytes > this.#keptBytes ? { keptBytes: this.#keptBytes, totalBytes: this.#offeredBytes } : undefined;
+  }
+
+  /** Removes the file (the result does not name it, so nobody needs it). */
+  async discard(): Promise<void> {
+    if (this.path) await rm(this.path, { force: true }).catch(() => {});
   }
 
   /** The redactor's output; its failure fails the file (never written unredacted). */

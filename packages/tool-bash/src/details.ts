@@ -27,12 +27,21 @@ export interface BashSandboxDetails {
   /**
    * Minimal root: files in the writable folders that also have a name elsewhere (hard links): a
    * write through them changes the file there too, so the call's declared `writable` names the
-   * file systems they are on.
+   * file systems they are on. Those not proven to be package-store copies (pnpm's store, by the
+   * SHA-512 of their content) read as empty (`hidden`); proven copies are shown (`storeCopies`);
+   * `declaredOnly` says why none is hidden when they are beyond a bound (then they show what they
+   * link to, and the notes say so).
    */
-  hardLinks?: { files: number; examples: string[]; complete: boolean; reach: string[] };
+  hardLinks?: { files: number; examples: string[]; complete: boolean; reach: string[]; hidden: string[]; storeCopies: number; declaredOnly?: string };
   /** Network "proxy": each destination a command asked the proxy for, and what the policy said (at most 100). */
   connections?: BashConnection[];
-  /** Sandboxed: paths inside those that stayed read-only (`.git`, the policy's write-denied paths). */
+  /**
+   * Sandboxed: control files (core's `CONTROL_FILES`: `.mcp.json`, `.claude`, `toolhost.config.json`, …)
+   * the command created where none was: each moved aside after the call (`movedTo`), so that no
+   * program outside the sandbox reads it; `removed` when it could not be moved.
+   */
+  quarantined?: Array<{ path: string; movedTo: string | undefined; removed?: boolean; why: string }>;
+  /** Sandboxed: paths inside those that stayed read-only (`.git`, the control files, the policy's write-denied paths). */
   readOnly?: string[];
   /**
    * Sandboxed: paths that read as empty: what the policy denies to read (in the writable folders
@@ -81,6 +90,11 @@ export interface BashToolDetails {
   fullOutputPath: string | null;
   /** When that file will be deleted (ISO 8601); null when it goes with the harness, or there is none. */
   fullOutputExpiresAt: string | null;
+  /**
+   * When the full-output file was cut at its bound (`fullOutputBytes`, by default the call's
+   * `fileSizeBytes`): the bytes it holds (the output's first) and the bytes the output had.
+   */
+  fullOutputCut?: { keptBytes: number; totalBytes: number };
   /** Whether the command ran in a sandbox, and what it allowed. */
   sandbox: BashSandboxDetails;
   durationMs: number;

@@ -132,6 +132,13 @@ export const BashToolOptionsSchema = Type.Object(
       default: 3600,
       description: "Seconds a full-output file is kept; 0 keeps it until the harness is disposed (every file is deleted then, or when the process exits).",
     }),
+    // The host's disk: one call's full-output file holds at most this much (issue 36).
+    fullOutputBytes: Type.Optional(
+      Type.Integer({
+        minimum: 1024,
+        description: "The most bytes one call's full-output file holds (the output's first); the result says where it was cut. Default: the call's fileSizeBytes limit (8 GiB when none is set).",
+      }),
+    ),
     executionMode: Type.Union([Type.Literal("sequential"), Type.Literal("parallel")], {
       default: "sequential",
       description: "sequential (default): a bash call runs alone, in the order the model wrote it.",

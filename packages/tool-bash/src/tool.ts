@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { type AgentTool, type PolicyService, type SandboxService, type Static, type ToolAccess, Type } from "@toolhost/core";
-import { FullOutputFiles } from "./_full-output.js";
+import { FullOutputFiles, fullOutputBound } from "./_full-output.js";
 import { type BashToolOptions, resolveBashOptions, type BashToolConfig } from "./options.js";
 import { findShell } from "./run/_preflight.js";
 import { type RunSettings, runCommand } from "./run/_run.js";
@@ -107,14 +107,16 @@ export function createBashToolHandle(config: BashToolConfig, place: BashToolPlac
     async execute(toolCallId, params, signal, onUpdate, _context, execution) {
       const asked = params.timeout;
       const timeoutSeconds = limit === undefined ? asked : asked === undefined ? limit : Math.min(asked, limit);
+      const use = await sandbox();
       const settings: RunSettings = {
         ...callOptions(config),
         callId: toolCallId,
         command: params.command,
         cwd: cwdOf(),
         timeoutSeconds,
-        sandbox: await sandbox(),
+        sandbox: use,
         fullOutput,
+        fullOutputBytes: fullOutputBound(config.fullOutputBytes, fileSizeOf(config, use)),
         visible: () => fullOutput?.tryFolder(),
         redact: place.redact?.(),
       };
@@ -146,6 +148,11 @@ function accessOf(command: string, cwd: string, use: SandboxUse, tool: { config:
 }
 
 /** The options every call of the tool runs with. */
+/** The call's `fileSizeBytes`: as the sandbox enforces it, else as configured. */
+function fileSizeOf(config: BashToolConfig, use: SandboxUse): number | undefined {
+  return (use.kind === "bwrap" ? use.settings.limits?.values.fileSizeBytes : undefined) ?? config.limits?.fileSizeBytes;
+}
+
 function callOptions(config: BashToolConfig): Pick<RunSettings, "maxStdoutLines" | "maxStderrLines" | "maxOutputBytes" | "shell" | "env" | "killGraceMs" | "commandPrefix"> {
   return {
     maxStdoutLines: config.maxStdoutLines,

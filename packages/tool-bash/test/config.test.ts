@@ -66,6 +66,7 @@ describe("the plugin loaded from a config", () => {
         shell: "bash, else sh",
         env: ["HIDDEN_VALUE"],
         executionMode: "sequential",
+        fullOutput: "a private file per truncated call, at most 8 GiB (default), each kept 3600 s",
       });
     } finally {
       await host.harness.dispose();

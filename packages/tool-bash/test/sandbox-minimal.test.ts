@@ -1,7 +1,7 @@
 // The minimal root (the default): only the system folders, the workspace and what the config adds
 // exist inside. Real bubblewrap, real sockets and files; without bwrap these tests fail
 // ("required" refuses every call).
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:net";
 import { join } from "node:path";
 import { AgentHarness, definePlugin } from "@toolhost/core";
@@ -128,7 +128,7 @@ describe("the minimal root", { timeout: 90_000 }, () => {
 });
 
 describe("hard links in the workspace", { timeout: 90_000 }, () => {
-  it("to a file outside: the declared writable folders name its file system, and hardLinks: refuse refuses the call", async () => {
+  it("to a file outside: it reads as empty, the declared writable folders name its file system, and hardLinks: refuse refuses the call", async () => {
     writeFileSync(join(outside, "shared.txt"), "shared\n");
     linkSync(join(outside, "shared.txt"), join(ws, "linked.txt"));
     const declaring = await harnessWith();
@@ -136,9 +136,11 @@ describe("hard links in the workspace", { timeout: 90_000 }, () => {
     const reach = access?.confinement?.writable.filter((path) => path !== ws) ?? [];
     expect(reach.length).toBeGreaterThan(0);
     expect(reach.some((point) => outside === point || outside.startsWith(point === "/" ? "/" : `${point}/`))).toBe(true);
-    const result = await bash(declaring, "cat linked.txt");
-    expect(result.text).toContain("shared");
-    expect(result.details.sandbox.hardLinks).toMatchObject({ files: 1, examples: [join(ws, "linked.txt")], complete: true });
+    const result = await bash(declaring, "cat linked.txt; echo x >> linked.txt");
+    expect(result.text).not.toContain("shared");
+    expect(result.text).toContain(`[sandbox: ${join(ws, "linked.txt")} is a hard link to a file outside what this call may read (not a package-store copy); here it reads as empty.]`);
+    expect(result.details.sandbox.hardLinks).toMatchObject({ files: 1, examples: [join(ws, "linked.txt")], complete: true, hidden: [join(ws, "linked.txt")], storeCopies: 0 });
+    expect(readFileSync(join(outside, "shared.txt"), "utf8")).toBe("shared\n");
     const refusing = await harnessWith({ hardLinks: "refuse" });
     const refused = await bash(refusing, "echo never");
     expect(refused.details.code).toBe(BashErrorCode.SANDBOX_FAILED);

@@ -1,5 +1,6 @@
 import { type Dirent, lstatSync, readdirSync, type Stats } from "node:fs";
 import { join } from "node:path";
+import { isPackageStoreCopy, packageStoreFolders, projectStoreFolder } from "@toolhost/core";
 import type { FsContext } from "./_context.js";
 import { echo } from "./_echo.js";
 import { FsError } from "./_errors.js";
@@ -15,6 +16,14 @@ import { FsErrorCode } from "./errors.js";
  * made again only for a file whose links changed after the walk began (link, unlink and rename set
  * the inode's ctime), so its counts are never older than the file they answer for.
  */
+
+/** The tools that only show a file: a proven package-store copy may be shown. */
+const SHOWS = new Set(["read", "grep"]);
+
+/** The package stores a proof looks in: pnpm's defaults, and the `storeDir` of a pnpm project at a root. */
+function storesOf(roots: readonly string[]): string[] {
+  return packageStoreFolders(process.env, roots.map(projectStoreFolder).filter((folder): folder is string => folder !== undefined));
+}
 
 /** Entries a walk looks at before it gives up (and multi-linked files are refused). */
 const MAX_ENTRIES = 200_000;
@@ -85,13 +94,15 @@ export async function checkHardLinks(ctx: FsContext, path: CheckedPath, info: St
   const index = await indexFor(ctx, info);
   const inside = index.names?.get(`${info.dev}:${info.ino}`) ?? 0;
   if (index.names !== undefined && inside >= info.nlink) return;
+  // Public package content (pnpm's store, proven by core): shown, never changed (a write would change the store).
+  if (SHOWS.has(tool) && isPackageStoreCopy(path.real, info, storesOf(roots))) return;
   const why =
     index.names === undefined
       ? `the roots hold over ${MAX_ENTRIES.toLocaleString("en-US")} entries, too many to look for its other names`
       : `${info.nlink - inside} of them ${info.nlink - inside === 1 ? "lies" : "lie"} outside ${rootsText(roots)}`;
   throw new FsError(
     FsErrorCode.HARD_LINK,
-    `Refused: ${echo(path.input)} is a file with ${info.nlink} names (hard links), and ${why}; its content belongs to a file the tools may not touch, so ${tool} neither shows nor changes it. Work on a copy of your own (cp it to a new name), add the folder of its other name to the tool-fs "roots" option, or set the tool-fs option hardLinks: "allow" (a package manager's store linked into node_modules, such as pnpm's, is such a file).`,
+    `Refused: ${echo(path.input)} is a file with ${info.nlink} names (hard links), and ${why}; its content belongs to a file the tools may not touch, so ${tool} neither shows nor changes it. Work on a copy of your own (cp it to a new name), add the folder of its other name to the tool-fs "roots" option, or set the tool-fs option hardLinks: "allow".${SHOWS.has(tool) ? "" : " (A package-store copy, such as pnpm's in node_modules, is shown by read but never changed: a change would reach every project that uses it.)"}`,
     { path: path.absolute, links: info.nlink, linksInsideRoots: inside },
   );
 }

@@ -1,4 +1,6 @@
-import { link, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { link, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AgentHarness } from "@toolhost/core";
 import { describe, expect, it } from "vitest";
@@ -100,5 +102,52 @@ describe("the controls", () => {
     const { root } = await twoFolders();
     const { harness } = await harnessIn(root, { hardLinks: "allow" });
     expect(textOf(await call(harness, "read", { path: "notes.txt" }))).toBe("PRIVATE KEY");
+  });
+});
+
+describe("a package-store copy (pnpm's store, proven by core: named by the SHA-512 of its content)", () => {
+  async function storeAndLink(): Promise<{ root: string; stored: string; restore: () => void }> {
+    const root = await tempDir();
+    const pnpmHome = await tempDir("toolhost-fs-pnpm-home-");
+    const previous = process.env.PNPM_HOME;
+    process.env.PNPM_HOME = pnpmHome;
+    const content = "module.exports = 'package code';\n";
+    const hex = createHash("sha512").update(content).digest("hex");
+    const folder = join(pnpmHome, "store", "v10", "files", hex.slice(0, 2));
+    await mkdir(folder, { recursive: true });
+    const stored = join(folder, hex.slice(2));
+    await writeFile(stored, content);
+    await mkdir(join(root, "node_modules", ".pnpm", "pkg@1.0.0", "node_modules", "pkg"), { recursive: true });
+    await link(stored, join(root, "node_modules", ".pnpm", "pkg@1.0.0", "node_modules", "pkg", "index.js"));
+    const restore = () => {
+      if (previous === undefined) delete process.env.PNPM_HOME;
+      else process.env.PNPM_HOME = previous;
+    };
+    return { root, stored, restore };
+  }
+
+  it("is shown by read; write and edit still refuse it (a change would reach the store), and the store is unchanged", async () => {
+    const { root, stored, restore } = await storeAndLink();
+    try {
+      const { harness } = await harnessIn(root);
+      const path = "node_modules/.pnpm/pkg@1.0.0/node_modules/pkg/index.js";
+      expect(textOf(await call(harness, "read", { path }))).toBe("module.exports = 'package code';");
+      const write = await call(harness, "write", { path, content: "planted\n" });
+      expect(write.details).toMatchObject({ code: FsErrorCode.HARD_LINK });
+      expect(textOf(write)).toContain("A package-store copy, such as pnpm's in node_modules, is shown by read but never changed");
+      expect((await call(harness, "edit", { path, oldText: "package code", newText: "planted" })).details).toMatchObject({ code: FsErrorCode.HARD_LINK });
+      expect(await readFile(stored, "utf8")).toBe("module.exports = 'package code';\n");
+    } finally {
+      restore();
+    }
+  });
+
+  it("a real pnpm install (offline, from this machine's store): its files read", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, "package.json"), JSON.stringify({ name: "t", version: "1.0.0", private: true, dependencies: { picomatch: "*" } }));
+    execFileSync("pnpm", ["install", "--offline", "--silent"], { cwd: root, stdio: "pipe", timeout: 60_000 });
+    const tools = byName(createFsTools({ cwd: root }));
+    expect((await stat(join(root, "node_modules", "picomatch", "package.json"))).nlink).toBeGreaterThan(1);
+    expect(textOf(await run(tools.read, { path: "node_modules/picomatch/package.json" }))).toContain('"name": "picomatch"');
   });
 });

@@ -2,7 +2,9 @@ import { totalmem } from "node:os";
 import type { ToolLimits } from "@toolhost/core";
 import type { CgroupBounds } from "./_cgroup.js";
 import type { LimitMechanisms, RlimitName } from "./_mechanisms.js";
-import { withCommas } from "../_numbers.js";
+import { bytesText, withCommas } from "../_numbers.js";
+
+export { bytesText } from "../_numbers.js";
 
 export type LimitName = keyof ToolLimits;
 export const LIMIT_NAMES: readonly LimitName[] = ["processes", "memoryBytes", "fileSizeBytes", "cpuSeconds", "openFiles"];
@@ -87,16 +89,6 @@ export function limitText(name: LimitName, value: number): string {
   if (name === "memoryBytes" || name === "fileSizeBytes") return bytesText(value);
   if (name === "cpuSeconds") return `${withCommas(value)} s of CPU time`;
   return `${withCommas(value)} ${name === "processes" ? "processes" : "open files"}`;
-}
-
-export function bytesText(bytes: number): string {
-  for (const [unit, size] of [["GiB", GiB], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
-    if (bytes >= size) {
-      const value = bytes / size;
-      return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
-    }
-  }
-  return `${bytes} bytes`;
 }
 
 /** One line for `toolhost config` and the details: each limit and what enforces it. */

@@ -3,6 +3,7 @@ import type { FullOutputFiles } from "../_full-output.js";
 import { type RenderedStream, StreamCapture } from "../_output.js";
 import type { OutputPipe } from "../_pipes.js";
 import { Spill } from "../_spill.js";
+import { bytesText } from "../_numbers.js";
 import type { FinalOutput } from "./_result.js";
 
 /** What reading a call's output needs from its settings. */
@@ -12,6 +13,8 @@ export interface ReadingSettings {
   maxOutputBytes: number;
   /** Where full outputs go; undefined: none is kept. */
   fullOutput: FullOutputFiles | undefined;
+  /** The most bytes one call's full-output file holds (`fullOutputBytes`, by default the call's `fileSizeBytes`). */
+  fullOutputBytes: number;
   /** Applied to the full-output file's lines (the harness's `redact` hook, when tapped). */
   redact: ((text: string) => string) | undefined;
 }
@@ -39,7 +42,7 @@ export class OutputReading {
     this.#out = new StreamCapture(settings.maxOutputBytes);
     this.#err = new StreamCapture(settings.maxOutputBytes);
     const fullOutput = settings.fullOutput;
-    this.#spill = new Spill(() => this.#resume(), fullOutput ? () => fullOutput.next() : undefined, settings.redact);
+    this.#spill = new Spill(() => this.#resume(), fullOutput ? () => fullOutput.next() : undefined, settings.redact, settings.fullOutputBytes);
     let first = true;
     const reader = (capture: StreamCapture, stream: 0 | 1) => (chunk: Buffer, release: () => void) => {
       this.#lastData = performance.now();
@@ -74,13 +77,17 @@ export class OutputReading {
     if (truncated && !spill.started) spill.start();
     await spill.finish();
     const fullOutputPath = truncated && spill.path !== undefined && spill.error === undefined ? spill.path : null;
+    // A file the result does not name is of no use to anyone: it goes now, not at its expiry.
+    if (fullOutputPath === null) await spill.discard();
     const fullOutputExpiresAt = fullOutputPath !== null ? (spill.expiresAt ?? null) : null;
+    const cut = fullOutputPath !== null ? spill.cut : undefined;
+    const cutText = cut ? `, cut at ${bytesText(cut.keptBytes)} of ${bytesText(cut.totalBytes)} (fullOutputBytes)` : "";
     const note = fullOutputPath
-      ? `full output: ${fullOutputPath}${fullOutputExpiresAt ? ` (kept until ${fullOutputExpiresAt})` : ""}`
+      ? `full output: ${fullOutputPath}${fullOutputExpiresAt ? ` (kept until ${fullOutputExpiresAt}${cutText})` : cutText ? ` (${cutText.slice(2)})` : ""}`
       : !this.#settings.fullOutput
         ? `the full output is not kept (keepFullOutput: false)`
         : `the full output could not be saved (${spill.error ? messageOf(spill.error) : "no file"})`;
-    return { stdout, stderr, truncated, fullOutputPath, fullOutputExpiresAt, note };
+    return { stdout, stderr, truncated, fullOutputPath, fullOutputExpiresAt, ...(cut && { fullOutputCut: cut }), note };
   }
 
   #pause(): void {

@@ -15,6 +15,8 @@ export interface FinalOutput {
   truncated: boolean;
   fullOutputPath: string | null;
   fullOutputExpiresAt: string | null;
+  /** When the file was cut at `fullOutputBytes`: the bytes it holds and the bytes the output had. */
+  fullOutputCut?: { keptBytes: number; totalBytes: number };
   /** The notice a truncated stream carries (where the full output is, or why there is none). */
   note: string;
 }
@@ -78,6 +80,7 @@ export function finalResult(
     truncated: output.truncated,
     fullOutputPath: output.fullOutputPath,
     fullOutputExpiresAt: output.fullOutputExpiresAt,
+    ...(output.fullOutputCut && { fullOutputCut: output.fullOutputCut }),
   };
   const shown = `${details.stdout}\n${details.stderr}`;
   const notes = notesFor(shown, stopped.reason !== undefined || exit.code !== 0);

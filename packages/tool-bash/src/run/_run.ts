@@ -77,6 +77,7 @@ async function follow(
     // the pipes any more, so they end; unsandboxed, an escaped process may hold them for ever.
     await drain(reading.closed, sandbox !== undefined && exit.seen, () => reading.state());
     mark(id, "drained");
+    sandbox?.settleControlFiles();
     updates.end();
     const output = await reading.finish();
     if (sandbox) call.sandbox = sandbox.details(call.sandbox);

@@ -6,8 +6,10 @@ import { ConnectionJudge } from "../proxy/_judge.js";
 import { type ProxyEntry, type ProxyNetwork, proxyNetwork } from "../proxy/_network.js";
 import type { LimitEnding } from "../limits/_exceeded.js";
 import { type ExitStatus, type Launch, ShellProcess } from "../_shell-process.js";
+import type { HardLinks } from "./_hard-links.js";
 import { LAUNCHER_INPUTS, type LauncherRecipe, type ReadyLauncher } from "./_launcher.js";
-import { sandboxNotes } from "./_notes.js";
+import { type QuarantinedFile, quarantineCreated } from "./_control-files.js";
+import { quarantineNotes, sandboxNotes } from "./_notes.js";
 import { type CallPlace, type SandboxPlan, SandboxSetupError, planSandbox } from "./_plan.js";
 import type { SandboxUse } from "./_use.js";
 
@@ -34,6 +36,7 @@ export class SandboxedCall {
   #cgroup: CallCgroup | undefined;
   #launcher: ReadyLauncher | undefined;
   readonly #proxy: ProxyPlace | undefined;
+  #quarantined: QuarantinedFile[] = [];
 
   private constructor(use: BwrapUse, plan: SandboxPlan, cgroup: { cgroup?: CallCgroup; launcher?: ReadyLauncher }, proxy: ProxyPlace | undefined) {
     this.#use = use;
@@ -126,6 +129,14 @@ export class SandboxedCall {
     return limits ? limitEnding(limits, this.exceeded(), exit, shown) : undefined;
   }
 
+  /**
+   * Once the call's processes are gone: moves aside each control file the call created where
+   * none was (those that existed were read-only), so that no program outside reads it.
+   */
+  settleControlFiles(): void {
+    this.#quarantined = quarantineCreated(this.plan.controlFiles);
+  }
+
   /** What the call's details say of its sandbox. */
   details(base: BashSandboxDetails): BashSandboxDetails {
     const { plan } = this;
@@ -137,14 +148,15 @@ export class SandboxedCall {
       readOnly: plan.readOnly,
       hidden: plan.hidden,
       ...(plan.unbounded.length > 0 && { unbounded: plan.unbounded }),
-      ...(plan.hardLinks && { hardLinks: { files: plan.hardLinks.files, examples: plan.hardLinks.examples, complete: plan.hardLinks.complete, reach: plan.hardLinks.reach } }),
+      ...(plan.hardLinks && { hardLinks: hardLinksDetails(plan.hardLinks) }),
       ...(judge && { connections: [...judge.records] }),
+      ...(this.#quarantined.length > 0 && { quarantined: this.#quarantined.map((file) => ({ ...file })) }),
     };
   }
 
   /** What the sandbox stopped, in words a model can act on. */
   notes(command: string, output: string, failed: boolean): string {
-    return sandboxNotes(this.plan, command, output, failed, this.#proxy?.judge.records ?? []);
+    return sandboxNotes(this.plan, command, output, failed, this.#proxy?.judge.records ?? []) + quarantineNotes(this.#quarantined);
   }
 
   /** Ends the call's connections and removes its cgroups (once its processes are gone); a spare launcher is made for the next call. */
@@ -155,6 +167,11 @@ export class SandboxedCall {
     if (recipe) this.#use.launchers.refillLater(recipe, env);
     await this.#cgroup?.remove();
   }
+}
+
+function hardLinksDetails(found: HardLinks): NonNullable<BashSandboxDetails["hardLinks"]> {
+  const { files, examples, complete, reach, hidden, storeCopies, declaredOnly } = found;
+  return { files, examples, complete, reach, hidden, storeCopies, ...(declaredOnly !== undefined && { declaredOnly }) };
 }
 
 /** The call's cgroups, when a cgroup enforces a limit: the spare launcher's (already inside them), else fresh ones. */

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { isInside } from "@toolhost/core";
 import type { BashConnection } from "../details.js";
+import type { QuarantinedFile } from "./_control-files.js";
 import type { SandboxPlan } from "./_plan.js";
 import { findOnPath } from "../_programs.js";
 import { systemView } from "./_system.js";
@@ -13,7 +14,7 @@ const NEEDS_NETWORK = /https?:\/\/|(?<![\w./~-])(curl|wget|ssh|scp|rsync|nc|git\
 
 /** What the sandbox stopped in this call, in words a model can act on; "" when nothing. */
 export function sandboxNotes(plan: SandboxPlan, command: string, output: string, failed = false, connections: readonly BashConnection[] = []): string {
-  const notes = [...writeNotes(plan, output), ...networkNotes(plan, command, output, failed, connections), ...unseenNotes(plan, output)];
+  const notes = [...writeNotes(plan, output), ...networkNotes(plan, command, output, failed, connections), ...unseenNotes(plan, output), ...linkNotes(plan, command, output)];
   const named = plan.hidden.filter((path) => command.includes(basename(path)) || output.includes(basename(path)));
   const secrets = plan.root === "minimal" ? new Set(systemView().secrets) : new Set<string>();
   const denied = named.filter((path) => !secrets.has(path));
@@ -39,8 +40,15 @@ function writeNotes(plan: SandboxPlan, output: string): string[] {
       `[sandbox: ${git} is read-only, so git commands that change the repository (add, commit, checkout, fetch) fail here. Ask the user to run them, or to add "${git}" to the bash tool's "writable" option.]`,
     );
   }
-  const denied = plan.readOnly.filter((path) => basename(path) !== ".git" && output.includes(`${basename(path)}: Read-only`));
+  const control = new Set(plan.controlFiles.readOnly);
+  const denied = plan.readOnly.filter((path) => basename(path) !== ".git" && !control.has(path) && output.includes(`${basename(path)}: Read-only`));
   if (denied.length > 0) notes.push(`[sandbox: the policy denies writing ${denied.join(", ")}; it is read-only here.]`);
+  const controls = plan.controlFiles.readOnly.filter((path) => basename(path) !== ".git" && output.includes(basename(path)));
+  if (controls.length > 0) {
+    notes.push(
+      `[sandbox: ${controls.join(", ")} ${controls.length === 1 ? "is a control file" : "are control files"} (what decides later calls, or what a program runs later outside any sandbox), read-only here. Ask the user to make this change.]`,
+    );
+  }
   return notes;
 }
 
@@ -80,4 +88,28 @@ function unseenNotes(plan: SandboxPlan, output: string): string[] {
   return [
     `[sandbox: ${list} is on this machine's PATH but not in the sandbox (root "minimal" shows only the system folders, the workspace and the folders the user adds). Ask the user to add it to the bash tool's "readable" (or "writable") option if the command needs it.]`,
   ];
+}
+
+/** The control files the call created, moved aside after it: where they are now, and why. */
+export function quarantineNotes(files: readonly QuarantinedFile[]): string {
+  if (files.length === 0) return "";
+  const lines = files.map((file) => {
+    const where = file.movedTo !== undefined ? `moved to ${file.movedTo}` : file.removed ? "removed (it could not be moved)" : "neither moved nor removed: tell the user";
+    return `[sandbox: the command created ${file.path}, a control file (${file.why}), where none was; it was ${where}, so that nothing outside the sandbox reads it. Control files are not written from the sandbox: ask the user to make this change.]`;
+  });
+  return `\n${lines.join("\n")}`;
+}
+
+/** Hard links to files elsewhere: those covered that the command named, or why none is covered. */
+function linkNotes(plan: SandboxPlan, command: string, output: string): string[] {
+  const links = plan.hardLinks;
+  if (!links) return [];
+  if (links.declaredOnly !== undefined) {
+    return [
+      `[sandbox: ${links.files} files in the writable folders are hard links to files elsewhere, and this call did not cover them: ${links.declaredOnly}. They may show files outside what this call may read; the call's declared reach says so.]`,
+    ];
+  }
+  const named = links.hidden.filter((path) => command.includes(basename(path)) || output.includes(basename(path)));
+  if (named.length === 0) return [];
+  return [`[sandbox: ${named.slice(0, 5).join(", ")} ${named.length === 1 ? "is a hard link" : "are hard links"} to a file outside what this call may read (not a package-store copy); here ${named.length === 1 ? "it reads" : "they read"} as empty.]`];
 }

@@ -1,9 +1,11 @@
 import { join, sep } from "node:path";
 import { isInside } from "@toolhost/core";
-import { type HardLinks } from "./_hard-links.js";
+import { type ControlFiles, controlFilesOf } from "./_control-files.js";
+import { type HardLinks, coverLinked } from "./_hard-links.js";
 import { SandboxSetupError, askPolicy, emptyPlaceholders, existingReal, exists, hardLinksOf, outermost, outermostHidden, statIf, unique } from "./_hide.js";
 import { isolationArgs, procArgs } from "./_kernel.js";
 import { mountAliases } from "./_mount-aliases.js";
+import { readableDenied } from "./_readable-hidden.js";
 import { systemView } from "./_system.js";
 import type { SandboxSettings, SandboxUse } from "./_use.js";
 import { withCommas } from "../_numbers.js";
@@ -29,6 +31,8 @@ export interface SandboxPlan {
   unbounded: string[];
   /** Minimal root: files of the writable folders with a name elsewhere, when there are any. */
   hardLinks: HardLinks | undefined;
+  /** The control files of the writable folders: those that exist are in `readOnly`; where none is, what the call creates is moved aside after it. */
+  controlFiles: ControlFiles;
 }
 
 /** Where one call stands: its folder, its shell, and what must stay visible though it lies under /tmp (the full-output folder). */
@@ -59,16 +63,21 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
   if (minimal) args.push(...homeMount(settings, folders));
   for (const { path, write } of byDepth(folders)) args.push(write ? "--bind" : "--ro-bind", path, path);
   if (minimal) args.push(...lexicalNames([place.cwd, settings.workspace, ...settings.writable], folders));
-  const readOnly = readOnlyInside(writable, policyPaths.denyWrite);
+  const controlFiles = controlFilesOf(writable, place.cwd, settings.home);
+  const readOnly = outermost([...readOnlyInside(writable, policyPaths.denyWrite), ...controlFiles.readOnly]);
   for (const path of readOnly) args.push("--ro-bind", path, path);
-  const hidden = coverHidden(args, { ...policyPaths, roots: minimal ? [...roots, ...folders.filter((f) => !f.system && !f.write).map((f) => f.path)] : roots }, folders, minimal);
+  const hardLinks = minimal ? checkHardLinks(use, writable) : undefined;
+  args.push(...coverLinked(hardLinks));
+  const readableRoots = minimal ? folders.filter((f) => !f.system && !f.write).map((f) => f.path) : [];
+  const elsewhere = await readableDenied(minimal ? use.policy() : undefined, readableRoots, minimal);
+  const denyRead = [...policyPaths.denyRead, ...elsewhere.denyRead];
+  const hidden = coverHidden(args, { ...policyPaths, denyRead, roots: minimal ? [...roots, ...readableRoots] : roots }, folders, minimal);
   // The minimal root's own folders (mount points, parents of the home folder) take no write either.
   if (minimal) args.push("--remount-ro", "/");
   args.push("--unshare-pid", ...isolationArgs(), "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (minimal) args.push("--unshare-ipc");
   if (settings.network === "off") args.push("--unshare-net");
   args.push("--setenv", "TMPDIR", TMP, "--chdir", place.cwd);
-  const hardLinks = minimal ? checkHardLinks(use, writable) : undefined;
   return {
     args,
     root: settings.root,
@@ -77,8 +86,9 @@ export async function planSandbox(use: BwrapUse, place: CallPlace): Promise<Sand
     readable: minimal ? folders.filter((folder) => !folder.write).map((folder) => folder.path) : ["/"],
     readOnly,
     hidden,
-    unbounded: policyPaths.unbounded,
+    unbounded: [...policyPaths.unbounded, ...elsewhere.unbounded],
     hardLinks,
+    controlFiles,
   };
 }
 

@@ -2,7 +2,9 @@ import { type PluginSetting, type ToolConfinement, isInside } from "@toolhost/co
 import type { BashToolConfig } from "../options.js";
 import { existingReal, unique } from "./_hide.js";
 import { systemView } from "./_system.js";
-import { type SandboxUse, limitsSetting } from "./_use.js";
+import { type SandboxSettings, type SandboxUse, limitsSetting } from "./_use.js";
+import { fullOutputBound } from "../_full-output.js";
+import { bytesText } from "../_numbers.js";
 
 /** How the sandbox option turned out: `auto → bwrap 0.8.0 (/usr/bin/bwrap)`, `auto → off: <why>`. */
 export function sandboxSetting(use: SandboxUse): string {
@@ -35,7 +37,18 @@ export function effectiveSettings(config: BashToolConfig, use: SandboxUse, cwd: 
     shell: config.shell ?? "bash, else sh",
     env: Object.keys(config.env ?? {}),
     executionMode: config.executionMode,
+    fullOutput: fullOutputSetting(config, boxed),
   };
+}
+
+/** Where a truncated call's whole output goes on the host, and how much of it at most. */
+function fullOutputSetting(config: BashToolConfig, boxed: SandboxSettings | undefined): string {
+  if (!config.keepFullOutput) return "not kept (keepFullOutput: false)";
+  const fileSize = boxed?.limits?.values.fileSizeBytes ?? config.limits?.fileSizeBytes;
+  const bound = fullOutputBound(config.fullOutputBytes, fileSize);
+  const from = config.fullOutputBytes !== undefined ? "fullOutputBytes" : fileSize !== undefined ? "the call's fileSizeBytes" : "default";
+  const lifetime = config.fullOutputLifetime > 0 ? `, each kept ${config.fullOutputLifetime} s` : ", kept until the harness is disposed";
+  return `a private file per truncated call, at most ${bytesText(bound)} (${from})${lifetime}`;
 }
 
 function networkSetting(network: "off" | "proxy" | "host", destinations: readonly string[]): string {
