@@ -7,6 +7,7 @@ import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
 import { parseArguments, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
+import { FETCHED, fetchedModule, NOT_THE_PROJECTS, outsideCode, ownScript } from "./_project-code.js";
 
 /** What the inventory says of one simple command. */
 export interface CommandKnowledge {
@@ -26,6 +27,26 @@ const PYTHON = /^(python|pypy)[0-9.]*$/;
 
 /** What a command's program is, for a command whose program is known before it runs; undefined otherwise. */
 export function knowledgeOf(inventory: Inventory, part: ShellCommandPart, cwd: string | undefined, workspace: string): CommandKnowledge | undefined {
+  const known = programKnowledge(inventory, part, cwd, workspace);
+  return known && projectCode(known, part, cwd, workspace);
+}
+
+/**
+ * The project's build is the project's files: one that loads code from outside the workspace, runs
+ * in a folder outside it, or runs a module fetched by name is not (trust does not cover it).
+ */
+function projectCode(known: CommandKnowledge, part: ShellCommandPart, cwd: string | undefined, workspace: string): CommandKnowledge {
+  if (known.kind.role !== "build") return known;
+  const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
+  const args = part.args ?? parseArguments(program, part.words.slice(1));
+  const fetched = fetchedModule(program, args, cwd);
+  if (fetched) return { ...known, kind: FETCHED, note: `${known.note}; but ${fetched}, which is not the project's build (installs:fetch-run)` };
+  const outside = outsideCode(part, cwd, workspace);
+  if (outside) return { ...known, kind: NOT_THE_PROJECTS, note: `${known.note}; but ${outside}, so it is not only the project's own code (runs-code:interpreter)` };
+  return known;
+}
+
+function programKnowledge(inventory: Inventory, part: ShellCommandPart, cwd: string | undefined, workspace: string): CommandKnowledge | undefined {
   const name = part.words[0]?.value;
   if (name === undefined) return undefined;
   const program = name.slice(name.lastIndexOf("/") + 1);
@@ -120,7 +141,9 @@ function lookFor(known: CommandKnowledge, command: string | undefined, cwd: stri
 function interpreted(known: CommandKnowledge, part: ShellCommandPart, args: ParsedArguments, cwd: string | undefined, workspace: string): CommandKnowledge {
   // `deno run x.ts`, `bun run x`: the script follows the subcommand.
   const script = part.script ?? (known.entry?.row.subcommands.size && /^(run|test)$/.test(args.operands[0]?.value ?? "") ? args.operands[1] : args.operands[0]);
-  if (part.inline !== undefined || !script || script.value === undefined || cwd === undefined || script.value.includes("://")) return known;
+  if (part.inline !== undefined || !script || script.value === undefined || cwd === undefined) return known;
+  const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
+  if (part.script === undefined && !ownScript(program, script, args, cwd, workspace)) return known;
   if (!isInside(resolve(cwd, script.value), workspace)) return known;
   return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${script.value} is the workspace's own script` };
 }

@@ -1,4 +1,5 @@
 import { DANGEROUS_VARIABLES, HARMLESS_NODE_OPTIONS, PROGRAM_VARIABLES } from "../inventory/_variables.js";
+import { codeVariable } from "./_evaluating.js";
 import type { Analysis, ShellPart } from "./_parts.js";
 import type { ShellWord } from "./_words.js";
 
@@ -43,6 +44,7 @@ export function harmless(analysis: Analysis, parts: readonly ShellPart[]): boole
  * judged; `NODE_OPTIONS` asks unless it only sizes memory or quiets warnings.
  */
 export function assignment(analysis: Analysis, name: string, value: ShellWord | undefined, text: string, level: number): void {
+  if (codeVariable(analysis, name, value, text)) return;
   if (DANGEROUS_VARIABLES.has(name) || name.startsWith("BASH_FUNC_")) {
     analysis.unknown(text, `setting ${name} changes which program a name runs or runs code itself`);
   } else if (PROGRAM_VARIABLES.has(name)) {
