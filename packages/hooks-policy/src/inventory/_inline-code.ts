@@ -1,3 +1,5 @@
+import type { KindRole } from "./_kinds.js";
+
 /*
  * Code given in a command's arguments (issue 39: "code is code wherever it is given"): the options
  * of interpreters whose value is a program, and the options of the project's tools whose value
@@ -39,3 +41,59 @@ export const CODE_VARIABLES =
 
 /** Values of those variables that are not places (`-W0`, `release`, `1`): a place is judged by where it is. */
 export const SYSTEM_PLACES = /^\/(usr|bin|sbin|lib|lib32|lib64|opt\/homebrew|nix\/store)(\/|$)|^\/dev\/(null|stdout|stderr|tty)$|^\/proc\/self(\/|$)/;
+
+/**
+ * Subcommands that change the user's or the system's settings of a tool (its registry, its
+ * editor, its credentials helper): by program, the words after it, `*` for any one word. Never the
+ * project's build, trusted or not.
+ */
+export const SETTINGS_COMMANDS: Readonly<Record<string, readonly string[]>> = {
+  npm: ["config set", "config delete", "config rm", "config edit", "config fix", "set", "c set", "c delete"],
+  pnpm: ["config set", "config delete", "set"],
+  yarn: ["config set", "config unset", "config delete", "set version", "set"],
+  bun: ["pm trust"],
+  pip: ["config set", "config unset", "config edit"],
+  pip3: ["config set", "config unset", "config edit"],
+  go: ["env -w", "env -u"],
+  conda: ["config"],
+  poetry: ["config", "source add"],
+  rustup: ["default", "set", "override set"],
+  gh: ["config set", "auth setup-git", "alias set"],
+  gcloud: ["config set", "config unset", "config configurations activate", "auth activate-service-account"],
+  kubectl: ["config set", "config set-context", "config set-cluster", "config set-credentials", "config use-context", "config use", "config delete-context"],
+  az: ["config set", "account set"],
+  aws: ["configure set", "configure"],
+  docker: ["context use", "buildx use"],
+  helm: ["repo add", "repo remove"],
+};
+
+/**
+ * Options whose value is a command line the program runs, beside the rows' `program` clause: by
+ * program, `OPTION` or `SUBCOMMAND:OPTION` (`git grep -O CMD`). The value is judged as a command,
+ * at least ask unless it only reads.
+ */
+export const RUN_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  split: ["--filter"],
+  git: ["archive:--exec", "grep:-O", "grep:--open-files-in-pager", "difftool:-x", "difftool:--extcmd", "send-email:--to-cmd", "send-email:--cc-cmd", "send-email:--sendmail-cmd", "clone:-u", "clone:--upload-pack", "fetch:--upload-pack", "pull:--upload-pack", "ls-remote:--upload-pack", "push:--receive-pack", "push:--exec"],
+  helm: ["--post-renderer"],
+  rg: ["--hostname-bin"],
+  tar: ["--checkpoint-action"],
+  fzf: ["--preview"],
+  entr: ["-s"],
+  watchexec: ["-s", "--shell"],
+};
+
+/** Options that make a program change the system or reach other processes, whatever its row says (`date -s`, `dmesg --clear`, `strace -p`). */
+export const SYSTEM_OPTIONS: Readonly<Record<string, { options: readonly string[]; kind: KindRole; what: string }>> = {
+  date: { options: ["-s", "--set"], kind: { kind: "system", role: "privileges" }, what: "sets the system's clock" },
+  dmesg: { options: ["-c", "--read-clear", "-C", "--clear", "-D", "--console-off", "-E", "--console-on", "-n", "--console-level"], kind: { kind: "system", role: "privileges" }, what: "clears or changes the kernel's log" },
+  journalctl: { options: ["--vacuum-size", "--vacuum-time", "--vacuum-files", "--rotate", "--flush", "--relinquish-var", "--smart-relinquish-var", "--sync", "--setup-keys", "--update-catalog"], kind: { kind: "system", role: "services" }, what: "deletes or changes the system's journal" },
+  strace: { options: ["-p", "--attach"], kind: { kind: "system", role: "processes" }, what: "attaches to another process and reads its memory" },
+  ltrace: { options: ["-p"], kind: { kind: "system", role: "processes" }, what: "attaches to another process" },
+  hwclock: { options: ["-w", "--systohc", "--set", "-s", "--hctosys", "--adjust"], kind: { kind: "system", role: "privileges" }, what: "sets a clock" },
+};
+
+/** Subcommands that leave something running or scheduled after the call: `git maintenance start` registers a timer. */
+export const SCHEDULING_COMMANDS: Readonly<Record<string, readonly string[]>> = {
+  git: ["maintenance start", "maintenance register"],
+};

@@ -7,7 +7,7 @@ import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
 import { parseArguments, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
-import { FETCHED, fetchedModule, NOT_THE_PROJECTS, outsideCode, ownScript } from "./_project-code.js";
+import { FETCHED, fetchedModule, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
 
 /** What the inventory says of one simple command. */
 export interface CommandKnowledge {
@@ -36,9 +36,13 @@ export function knowledgeOf(inventory: Inventory, part: ShellCommandPart, cwd: s
  * in a folder outside it, or runs a module fetched by name is not (trust does not cover it).
  */
 function projectCode(known: CommandKnowledge, part: ShellCommandPart, cwd: string | undefined, workspace: string): CommandKnowledge {
-  if (known.kind.role !== "build") return known;
   const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
   const args = part.args ?? parseArguments(program, part.words.slice(1));
+  const settings = known.entry ? settingsChange(program, part.words, args) : undefined;
+  if (settings) return { ...known, kind: SETTINGS, note: `${known.note}; but ${settings} (system:settings)` };
+  const system = known.entry ? systemChange(program, part.words, args) : undefined;
+  if (system) return { ...known, kind: system.kind, note: `${known.note}; but ${system.why} (${system.kind.kind}:${system.kind.role ?? ""})` };
+  if (known.kind.role !== "build") return known;
   const fetched = fetchedModule(program, args, cwd);
   if (fetched) return { ...known, kind: FETCHED, note: `${known.note}; but ${fetched}, which is not the project's build (installs:fetch-run)` };
   const outside = outsideCode(part, cwd, workspace);
@@ -143,7 +147,7 @@ function interpreted(known: CommandKnowledge, part: ShellCommandPart, args: Pars
   const script = part.script ?? (known.entry?.row.subcommands.size && /^(run|test)$/.test(args.operands[0]?.value ?? "") ? args.operands[1] : args.operands[0]);
   if (part.inline !== undefined || !script || script.value === undefined || cwd === undefined) return known;
   const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
-  if (part.script === undefined && !ownScript(program, script, args, cwd, workspace)) return known;
+  if (part.script === undefined && !ownScript(program, part.words, script, args, cwd, workspace)) return known;
   if (!isInside(resolve(cwd, script.value), workspace)) return known;
   return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${script.value} is the workspace's own script` };
 }

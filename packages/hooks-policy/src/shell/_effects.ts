@@ -291,6 +291,8 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
       break;
     }
     case "config": {
+      // `git config set KEY VALUE` (git 2.46's subcommands) is `git config KEY VALUE`.
+      if (/^(set|unset|--add|--replace-all|--unset|--unset-all)$/.test(operands[0]?.value ?? "")) operands.shift();
       const key = operands[0]?.value?.toLowerCase();
       if (operands.length >= 2 && (key === undefined || DANGEROUS_GIT_KEYS.test(key))) {
         out.uncertain = `git config ${operands[0]?.text}: a setting that can make git run a program`;

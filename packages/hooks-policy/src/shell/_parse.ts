@@ -10,7 +10,8 @@ import { programEffects } from "./_programs.js";
 import { assignment, runSetting } from "./_settings.js";
 import { resolveShell } from "./_shells.js";
 import { resolveWrapper } from "./_wrappers.js";
-import { evalWord, runtimeWord, type ShellWord, type WordEnv } from "./_words.js";
+import { attaches, detaches, evaluatingText } from "./_evaluating.js";
+import { evalWord, runtimeWord, type ShellWord, showWord, type WordEnv } from "./_words.js";
 
 export { MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS } from "./_parts.js";
 export type { ParsedCommand, ShellCommandPart, ShellFilePart, ShellPart, ShellUnknownPart } from "./_parts.js";
@@ -119,6 +120,7 @@ class ShellAnalysis implements Analysis {
       this.unknown(text, `${what} could not be parsed (${(error as Error).message})`);
       return;
     }
+    for (const reason of evaluatingText(text)) this.unknown(text, reason);
     this.#visit(script, 0, level, text);
   }
 
@@ -176,8 +178,10 @@ class ShellAnalysis implements Analysis {
   }
 
   #command(node: Command, level: number): void {
+    // `IFS=, read -r a b`: the separators of that one read, which runs nothing.
+    const reads = node.name !== undefined && /^(read|mapfile|readarray)$/.test(evalWord(node.name, this.env).value ?? "");
     for (const item of node.prefix) {
-      if (item.type === "Assignment") this.#assignment(item, level);
+      if (item.type === "Assignment" && !(reads && item.name === "IFS")) this.#assignment(item, level);
     }
     if (!node.name) {
       // `X=/` alone sets a shell variable: later words may name it (`rm -rf "$X"`).
@@ -211,6 +215,8 @@ class ShellAnalysis implements Analysis {
       return;
     }
     const program = basename(name.value);
+    const detached = detaches(program, words) ?? attaches(program, words);
+    if (detached !== undefined) this.unknown(words.map(showWord).join(" "), detached);
     const wrapper = WRAPPERS[program];
     if (wrapper) return resolveWrapper(this, program, wrapper, words, tail, level, node, uncertain);
     if (SHELLS.has(program)) return resolveShell(this, words, tail, level, node, uncertain);
