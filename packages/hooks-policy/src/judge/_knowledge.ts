@@ -36,6 +36,9 @@ export function knowledgeOf(inventory: Inventory, part: ShellCommandPart, cwd: s
  * in a folder outside it, or runs a module fetched by name is not (trust does not cover it).
  */
 function projectCode(known: CommandKnowledge, part: ShellCommandPart, cwd: string | undefined, workspace: string): CommandKnowledge {
+  if (part.printsOnly !== undefined && known.kind.kind === "runs-code" && part.words.length <= 3) {
+    return { ...known, kind: { kind: "read-only" }, note: `${known.note}; but its inline code only prints constants (${JSON.stringify(part.printsOnly.slice(0, 40))}): it reads only` };
+  }
   const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
   const args = part.args ?? parseArguments(program, part.words.slice(1));
   const settings = known.entry ? settingsChange(program, part.words, args) : undefined;
@@ -145,7 +148,7 @@ function lookFor(known: CommandKnowledge, command: string | undefined, cwd: stri
 function interpreted(known: CommandKnowledge, part: ShellCommandPart, args: ParsedArguments, cwd: string | undefined, workspace: string): CommandKnowledge {
   // `deno run x.ts`, `bun run x`: the script follows the subcommand.
   const script = part.script ?? (known.entry?.row.subcommands.size && /^(run|test)$/.test(args.operands[0]?.value ?? "") ? args.operands[1] : args.operands[0]);
-  if (part.inline !== undefined || !script || script.value === undefined || cwd === undefined) return known;
+  if (part.inline !== undefined || part.printsOnly !== undefined || !script || script.value === undefined || cwd === undefined) return known;
   const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
   if (part.script === undefined && !ownScript(program, part.words, script, args, cwd, workspace)) return known;
   if (!isInside(resolve(cwd, script.value), workspace)) return known;

@@ -4,6 +4,7 @@ import type { ShellWord } from "./_words.js";
 import type { Effects } from "./_effect-types.js";
 import { PROGRAM_VARIABLES } from "../inventory/_variables.js";
 import { INLINE_CODE, STDIN_CODE } from "../inventory/_inline-code.js";
+import { readableCode } from "./_evaluating.js";
 import { buildSettings, commandOptions, databaseEffects, embeddedCommands, fdExec, optionWords, pagerCommands, sedEffects, sshOptions } from "./_scripts.js";
 
 export type { Effects, Touch } from "./_effect-types.js";
@@ -405,6 +406,10 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
   }
   if (program === "deno" && args.operands[0]?.value === "eval") out.inline = args.operands[1]?.value ?? "(an argument)";
   if (program === "deno" && /^(run|test|bench)$/.test(args.operands[0]?.value ?? "") && (args.operands[1]?.value === "-" || STDIN_FILES.has(args.operands[1]?.value ?? ""))) out.inline = "(standard input)";
+  if (out.inline !== undefined && readableCode(out.inline)) {
+    out.printsOnly = out.inline;
+    delete out.inline;
+  }
   // Shell commands written in the inline program are judged as commands too.
   if (out.inline !== undefined) for (const command of embeddedCommands(program, out.inline)) run(out, `${program}'s inline program`, [word(command)], true);
   return out;

@@ -186,3 +186,18 @@ export function attaches(program: string, words: readonly ShellWord[]): string |
   const option = words.slice(1).find((word) => listed?.options.some((each) => word.value === each || word.value?.startsWith(`${each}=`) || (word.value?.startsWith(each) && each.length === 2)));
   return option && listed ? `${program} ${option.value} ${listed.what}` : undefined;
 }
+
+/** A literal the code prints: a string with nothing interpolated, or a number. */
+const LITERAL = String.raw`(?:"[^"\\$@#{}\x60]*"|'[^'\\]*'|-?\d+(?:\.\d+)?)`;
+const PRINTS = new RegExp(String.raw`^(?:print|console\.log|puts|p|say|echo|printf|cat|writeln|println)\s*\(?\s*${LITERAL}(?:\s*[,.+]\s*${LITERAL})*\s*\)?$`);
+
+/**
+ * Inline code the policy can read, and that only prints constants (`python -c "print('ok')"`, `node
+ * -e 'console.log(1)'`, `ruby -e "puts 'ok'"`, a heredoc of prints): it runs nothing, reads and
+ * writes nothing. Anything else is code the policy cannot read.
+ */
+export function readableCode(code: string): boolean {
+  if (code.length > 2_000) return false;
+  const statements = code.split(/[;\n]/).map((each) => each.trim()).filter((each) => each !== "" && each !== "pass");
+  return statements.length > 0 && statements.every((each) => PRINTS.test(each));
+}

@@ -8,9 +8,9 @@ import { type ParsedArguments, parseArguments } from "./_options.js";
 import { type Analysis, basename, clip, MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS, type ParsedCommand, type ShellCommandPart, type ShellPart } from "./_parts.js";
 import { programEffects } from "./_programs.js";
 import { assignment, runSetting } from "./_settings.js";
-import { resolveShell } from "./_shells.js";
+import { literalInput, resolveShell } from "./_shells.js";
 import { resolveWrapper } from "./_wrappers.js";
-import { attaches, detaches, evaluatingText } from "./_evaluating.js";
+import { attaches, detaches, evaluatingText, readableCode } from "./_evaluating.js";
 import { evalWord, runtimeWord, type ShellWord, showWord, type WordEnv } from "./_words.js";
 
 export { MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS } from "./_parts.js";
@@ -223,6 +223,14 @@ class ShellAnalysis implements Analysis {
     const args = parseArguments(program, words.slice(1));
     const entry = this.inventory.lookup(program);
     const effects = effectsOf(program, words, args, entry?.row);
+    // An interpreter reading a literal heredoc or here-string: the program is that text.
+    if (effects.inline === "(standard input)" && node) {
+      const input = literalInput(node.redirects, this.env);
+      if (input !== undefined && readableCode(input)) {
+        effects.printsOnly = input;
+        delete effects.inline;
+      } else if (input !== undefined) effects.inline = input;
+    }
     this.pushCommand(words, tail, uncertain, args, effects, level);
     if (program === "ln" || (program === "cp" && args.options.some((option) => option.name === "--symbolic-link" || option.name === "--link"))) rememberLinks(this.#links, args);
     shellEffects(this, program, words, tail, level, node, uncertain);
@@ -237,6 +245,7 @@ class ShellAnalysis implements Analysis {
     if (effects.trees.length > 0) part.trees = effects.trees;
     if (effects.inline !== undefined) part.inline = effects.inline;
     if (script ?? effects.script) part.script = script ?? effects.script;
+    if (effects.printsOnly !== undefined) part.printsOnly = effects.printsOnly;
     this.push(part);
     for (const touch of effects.writes) this.push({ kind: "write", path: touch.path, via: touch.via, cdCount: this.cds.length });
     for (const run of effects.runs ?? []) {
