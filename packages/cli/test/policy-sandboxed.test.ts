@@ -123,7 +123,8 @@ describe("recommended with tool-bash's sandbox", () => {
 
   it("refuses an inline program unsandboxed without an approver: recommended asks for it", async () => {
     configWith("off");
-    const result = await run(["call", "bash", JSON.stringify({ command: 'python3 -c "print(1)"' })]);
+    // Code the policy cannot read (a print of a constant it can read: that only reads).
+    const result = await run(["call", "bash", JSON.stringify({ command: 'python3 -c "import os; print(os.getcwd())"' })]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("asked by recommended › inline programs when not sandboxed (rules[93])");
   });

@@ -123,6 +123,27 @@ const PLANTED: PolicyRule[] = [
 ].map((path) => ({ tool: "write", path, decision: "ask" as const, reason: "it plants code that runs later (a hook, a start-up file, a task, a scheduled job)" }));
 
 /**
+ * The settings files of a project's tools that make its build load or run code from elsewhere
+ * (issue 39: trust means the project's files): `.npmrc`'s `script-shell` / `node-options`,
+ * `.yarnrc.yml`'s `yarnPath`, cargo's `rustc-wrapper`, maven's and gradle's JVM options. A write
+ * asks, as planted code does: the next build runs what it says.
+ */
+const PLANTED_SETTINGS: PolicyRule[] = [
+  "**/.npmrc",
+  "**/.yarnrc",
+  "**/.yarnrc.yml",
+  "**/.pnpmfile.cjs",
+  "**/.cargo/config",
+  "**/.cargo/config.toml",
+  "**/.mvn/jvm.config",
+  "**/.mvn/maven.config",
+  "**/.mvn/extensions.xml",
+  "**/gradle.properties",
+  "**/.bundle/config",
+  "**/pip.conf",
+].map((path) => ({ tool: "write", path, decision: "ask" as const, reason: "it sets how the project's tools run: the next build would load or run what it names" }));
+
+/**
  * Programs by what the inventory says they are (issue 33): unconfined, only what toolhost
  * understands is allowed; confined (a minimal root with the network off or through the policy's
  * proxy, and limits), a program the sandbox bounds may run; what leaves the confinement asks.
@@ -421,6 +442,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...CONTROL,
       ...PLACES,
       ...WORKSPACE_SECRETS,
+      ...PLANTED_SETTINGS,
     ],
   },
 });

@@ -72,9 +72,10 @@ export const INVENTORY_CLASSES: InventoryClass[] = [
         "unknowntool exec -- sudo reboot",
         "nohup mytool serve & disown; sudo -n true",
       ]),
-      ...bounded(["nohup mytool serve", "mytool --flag value", "tmux new -d 'mytool run'"]),
+      // What outlives the call asks unconfined; the sandbox ends a confined call's whole tree (issue 39).
+      ...bounded(["nohup mytool serve", "mytool --flag value", "tmux new -d 'mytool run'", "nohup true", "setsid sleep 600", "sleep 600 & disown", "screen -dmS s sleep 600", "pm2 start app.js"]),
       ...bounded(["npx --yes cowsay hi"], "registry.npmjs.org:443"),
-      ...both("allow", ["timeout 30 ls -la", "nice -n 10 grep -r TODO src", "xargs -n1 echo < list", "env FOO=1 node --version", "nohup true", "watch -n 5 git status", "stdbuf -oL tail -n 5 out.txt"]),
+      ...both("allow", ["timeout 30 ls -la", "nice -n 10 grep -r TODO src", "xargs -n1 echo < list", "env FOO=1 node --version", "watch -n 5 git status", "stdbuf -oL tail -n 5 out.txt"]),
       ...project(["uv run pytest -q", "poetry run python -m pytest", "bundle exec rspec", "time make", "pnpm exec vitest run"]),
     ],
   },

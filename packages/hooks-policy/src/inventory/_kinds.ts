@@ -38,6 +38,7 @@ export const ROLES: Readonly<Record<string, ProgramKind>> = {
   packages: "system",
   processes: "system",
   secrets: "system",
+  settings: "system",
   host: "destroys",
   infrastructure: "destroys",
 };
@@ -81,6 +82,7 @@ export const ROLE_WORDS: Readonly<Record<string, string>> = {
   packages: "the system's packages",
   processes: "other processes",
   secrets: "a secret store",
+  settings: "the user's or the system's settings of a tool",
   host: "the host through a container",
   infrastructure: "infrastructure",
 };

@@ -10,6 +10,7 @@ import type { ShellWord } from "../shell/_words.js";
 import { environmentDump } from "./_environment.js";
 import { apiRead, cloudCall, npmCredential } from "./_network-reads.js";
 import { archiveEscape, setsId } from "./_operations.js";
+import { FETCHED, fetchedModule, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
 
 /** What the inventory says of one simple command. */
 export interface CommandKnowledge {
@@ -29,6 +30,33 @@ const PYTHON = /^(python|pypy)[0-9.]*$/;
 
 /** What a command's program is, for a command whose program is known before it runs; undefined otherwise. */
 export function knowledgeOf(inventory: Inventory, part: ShellCommandPart, cwd: string | undefined, workspace: string): CommandKnowledge | undefined {
+  const known = programKnowledge(inventory, part, cwd, workspace);
+  return known && projectCode(known, part, cwd, workspace);
+}
+
+/**
+ * The project's build is the project's files: one that loads code from outside the workspace, runs
+ * in a folder outside it, or runs a module fetched by name is not (trust does not cover it).
+ */
+function projectCode(known: CommandKnowledge, part: ShellCommandPart, cwd: string | undefined, workspace: string): CommandKnowledge {
+  if (part.printsOnly !== undefined && known.kind.kind === "runs-code" && part.words.length <= 3) {
+    return { ...known, kind: { kind: "read-only" }, note: `${known.note}; but its inline code only prints constants (${JSON.stringify(part.printsOnly.slice(0, 40))}): it reads only` };
+  }
+  const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
+  const args = part.args ?? parseArguments(program, part.words.slice(1));
+  const settings = known.entry ? settingsChange(program, part.words, args) : undefined;
+  if (settings) return { ...known, kind: SETTINGS, note: `${known.note}; but ${settings} (system:settings)` };
+  const system = known.entry ? systemChange(program, part.words, args) : undefined;
+  if (system) return { ...known, kind: system.kind, note: `${known.note}; but ${system.why} (${system.kind.kind}:${system.kind.role ?? ""})` };
+  if (known.kind.role !== "build") return known;
+  const fetched = fetchedModule(program, args, cwd);
+  if (fetched) return { ...known, kind: FETCHED, note: `${known.note}; but ${fetched}, which is not the project's build (installs:fetch-run)` };
+  const outside = outsideCode(part, cwd, workspace);
+  if (outside) return { ...known, kind: NOT_THE_PROJECTS, note: `${known.note}; but ${outside}, so it is not only the project's own code (runs-code:interpreter)` };
+  return known;
+}
+
+function programKnowledge(inventory: Inventory, part: ShellCommandPart, cwd: string | undefined, workspace: string): CommandKnowledge | undefined {
   const name = part.words[0]?.value;
   if (name === undefined) return undefined;
   const program = name.slice(name.lastIndexOf("/") + 1);
@@ -149,7 +177,9 @@ function lookFor(known: CommandKnowledge, command: string | undefined, cwd: stri
 function interpreted(known: CommandKnowledge, part: ShellCommandPart, args: ParsedArguments, cwd: string | undefined, workspace: string): CommandKnowledge {
   // `deno run x.ts`, `bun run x`: the script follows the subcommand.
   const script = part.script ?? (known.entry?.row.subcommands.size && /^(run|test)$/.test(args.operands[0]?.value ?? "") ? args.operands[1] : args.operands[0]);
-  if (part.inline !== undefined || !script || script.value === undefined || cwd === undefined || script.value.includes("://")) return known;
+  if (part.inline !== undefined || part.printsOnly !== undefined || !script || script.value === undefined || cwd === undefined) return known;
+  const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
+  if (part.script === undefined && !ownScript(program, part.words, script, args, cwd, workspace)) return known;
   if (!isInside(resolve(cwd, script.value), workspace)) return known;
   return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${script.value} is the workspace's own script` };
 }

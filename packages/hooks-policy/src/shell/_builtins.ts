@@ -1,4 +1,5 @@
 import type { Command } from "unbash";
+import { evaluatingBuiltin } from "./_evaluating.js";
 import type { Analysis } from "./_parts.js";
 import { assignment, assignmentOf } from "./_settings.js";
 import { runtimeWord, type ShellWord, showWord } from "./_words.js";
@@ -10,6 +11,8 @@ import { runtimeWord, type ShellWord, showWord } from "./_words.js";
  */
 export function shellEffects(analysis: Analysis, program: string, words: ShellWord[], tail: boolean, level: number, node: Command | undefined, uncertain: string | undefined): void {
   const shown = () => words.map(showWord).join(" ");
+  const evaluates = evaluatingBuiltin(program, words);
+  if (evaluates !== undefined) analysis.unknown(shown(), evaluates);
   switch (program) {
     case "busybox":
       return analysis.resolve(words.slice(1), tail, level, node, uncertain);

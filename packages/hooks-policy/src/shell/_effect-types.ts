@@ -24,6 +24,8 @@ export interface Effects {
   inline?: string;
   /** A script file a shell reads (`bash x.sh`, `. x`): the policy cannot see it. */
   script?: ShellWord;
+  /** Inline code the policy read, which only prints constants (`python -c "print('ok')"`): the command reads only. */
+  printsOnly?: string;
   /** Why the command is at least `ask` whatever the rules say. */
   uncertain?: string;
   /** Commands it runs itself (`git rebase -x`, `npx`): words run as a program, or text run by a shell. */

@@ -3,7 +3,9 @@ import { hasOption, optionValue, type ParsedArguments } from "./_options.js";
 import type { ShellWord } from "./_words.js";
 import type { Effects } from "./_effect-types.js";
 import { PROGRAM_VARIABLES } from "../inventory/_variables.js";
-import { buildSettings, commandOptions, databaseEffects, embeddedCommands, fdExec, pagerCommands, sedEffects, sshOptions } from "./_scripts.js";
+import { INLINE_CODE, STDIN_CODE } from "../inventory/_inline-code.js";
+import { readableCode } from "./_evaluating.js";
+import { buildSettings, commandOptions, databaseEffects, embeddedCommands, fdExec, optionWords, pagerCommands, sedEffects, sshOptions } from "./_scripts.js";
 
 export type { Effects, Touch } from "./_effect-types.js";
 
@@ -26,18 +28,7 @@ const run = (out: Effects, via: string, words: ShellWord[], shell: boolean): voi
 };
 const isRemote = (path: ShellWord): boolean => path.value !== undefined && /^[^/]*:/.test(path.value) && !path.value.startsWith("./");
 
-/** Interpreters whose option carries a program. */
-const INLINE_OPTIONS: Array<[RegExp, string[]]> = [
-  [/^(python|pypy)[0-9.]*$/, ["-c"]],
-  [/^perl[0-9.]*$/, ["-e", "-E"]],
-  [/^ruby[0-9.]*$/, ["-e"]],
-  [/^(node|nodejs|bun)$/, ["--eval", "-e"]],
-  [/^php[0-9.]*$/, ["-r"]],
-  [/^lua[0-9.]*$/, ["-e"]],
-  [/^(Rscript|julia|osascript|tclsh|wish)$/, ["-e"]],
-];
 const STDIN_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
-const STDIN_INTERPRETERS = /^((python|pypy|perl|ruby|php|lua)[0-9.]*|node|nodejs|bun|tclsh|Rscript)$/;
 
 const copy: Reader = (program, args, _words, out) => {
   const target = optionValue(args, "--target-directory");
@@ -301,6 +292,8 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
       break;
     }
     case "config": {
+      // `git config set KEY VALUE` (git 2.46's subcommands) is `git config KEY VALUE`.
+      if (/^(set|unset|--add|--replace-all|--unset|--unset-all)$/.test(operands[0]?.value ?? "")) operands.shift();
       const key = operands[0]?.value?.toLowerCase();
       if (operands.length >= 2 && (key === undefined || DANGEROUS_GIT_KEYS.test(key))) {
         out.uncertain = `git config ${operands[0]?.text}: a setting that can make git run a program`;
@@ -396,20 +389,27 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
   const reader = readers[program];
   if (reader) reader(program, args, words, out);
   else if (row) rowEffects(program, row, args, words, out);
-  for (const [pattern, options] of INLINE_OPTIONS) {
+  for (const [pattern, options] of INLINE_CODE) {
     if (!pattern.test(program)) continue;
-    const code = optionValue(args, ...options);
+    // The option table's reading, else the words (a program without a table, or one that does not know the option: `Rscript -e`, `bun -e`).
+    const code = optionValue(args, ...options) ?? (args.options.some((option) => options.includes(option.spelling)) ? optionWords(words, options)[0] : undefined);
     if (code) out.inline = code.value ?? code.text;
-    else if (/^(node|nodejs|bun)$/.test(program) && hasOption(args, "--print")) out.inline = args.operands[0]?.value ?? "(the first argument)";
+    else if (/^(node|nodejs|bun|ts-node|tsx)$/.test(program) && hasOption(args, "--print", "-p")) out.inline = args.operands[0]?.value ?? "(the first argument)";
     else if (/^perl/.test(program) && hasOption(args, "-i") && args.operands.length > 1) write(out, "perl -i", ...args.operands.slice(1));
     if (/^perl/.test(program) && code && hasOption(args, "-i")) write(out, "perl -i", ...args.operands);
+    break;
   }
-  if (out.inline === undefined && STDIN_INTERPRETERS.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c", "--test")) {
+  if (out.inline === undefined && STDIN_CODE.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c", "--test")) {
     const first = args.operands[0];
     if (!first || first.value === "-" || STDIN_FILES.has(first.value ?? "")) out.inline = "(standard input)";
     else if (first.value === undefined) out.inline = `(a script known only at run time: ${first.text})`;
   }
   if (program === "deno" && args.operands[0]?.value === "eval") out.inline = args.operands[1]?.value ?? "(an argument)";
+  if (program === "deno" && /^(run|test|bench)$/.test(args.operands[0]?.value ?? "") && (args.operands[1]?.value === "-" || STDIN_FILES.has(args.operands[1]?.value ?? ""))) out.inline = "(standard input)";
+  if (out.inline !== undefined && readableCode(out.inline)) {
+    out.printsOnly = out.inline;
+    delete out.inline;
+  }
   // Shell commands written in the inline program are judged as commands too.
   if (out.inline !== undefined) for (const command of embeddedCommands(program, out.inline)) run(out, `${program}'s inline program`, [word(command)], true);
   return out;

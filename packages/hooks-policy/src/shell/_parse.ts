@@ -8,9 +8,10 @@ import { type ParsedArguments, parseArguments } from "./_options.js";
 import { type Analysis, basename, clip, MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS, type ParsedCommand, type ShellCommandPart, type ShellPart } from "./_parts.js";
 import { programEffects } from "./_programs.js";
 import { assignment, runSetting } from "./_settings.js";
-import { resolveShell } from "./_shells.js";
+import { literalInput, resolveShell } from "./_shells.js";
 import { resolveWrapper } from "./_wrappers.js";
-import { evalWord, runtimeWord, type ShellWord, type WordEnv } from "./_words.js";
+import { attaches, detaches, evaluatingText, readableCode } from "./_evaluating.js";
+import { evalWord, runtimeWord, type ShellWord, showWord, type WordEnv } from "./_words.js";
 
 export { MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS } from "./_parts.js";
 export type { ParsedCommand, ShellCommandPart, ShellFilePart, ShellPart, ShellUnknownPart } from "./_parts.js";
@@ -119,6 +120,7 @@ class ShellAnalysis implements Analysis {
       this.unknown(text, `${what} could not be parsed (${(error as Error).message})`);
       return;
     }
+    for (const reason of evaluatingText(text)) this.unknown(text, reason);
     this.#visit(script, 0, level, text);
   }
 
@@ -176,8 +178,10 @@ class ShellAnalysis implements Analysis {
   }
 
   #command(node: Command, level: number): void {
+    // `IFS=, read -r a b`: the separators of that one read, which runs nothing.
+    const reads = node.name !== undefined && /^(read|mapfile|readarray)$/.test(evalWord(node.name, this.env).value ?? "");
     for (const item of node.prefix) {
-      if (item.type === "Assignment") this.#assignment(item, level);
+      if (item.type === "Assignment" && !(reads && item.name === "IFS")) this.#assignment(item, level);
     }
     if (!node.name) {
       // `X=/` alone sets a shell variable: later words may name it (`rm -rf "$X"`).
@@ -211,12 +215,22 @@ class ShellAnalysis implements Analysis {
       return;
     }
     const program = basename(name.value);
+    const detached = detaches(program, words) ?? attaches(program, words);
+    if (detached !== undefined) this.unknown(words.map(showWord).join(" "), detached);
     const wrapper = WRAPPERS[program];
     if (wrapper) return resolveWrapper(this, program, wrapper, words, tail, level, node, uncertain);
     if (SHELLS.has(program)) return resolveShell(this, words, tail, level, node, uncertain);
     const args = parseArguments(program, words.slice(1));
     const entry = this.inventory.lookup(program);
     const effects = effectsOf(program, words, args, entry?.row);
+    // An interpreter reading a literal heredoc or here-string: the program is that text.
+    if (effects.inline === "(standard input)" && node) {
+      const input = literalInput(node.redirects, this.env);
+      if (input !== undefined && readableCode(input)) {
+        effects.printsOnly = input;
+        delete effects.inline;
+      } else if (input !== undefined) effects.inline = input;
+    }
     this.pushCommand(words, tail, uncertain, args, effects, level);
     if (program === "ln" || (program === "cp" && args.options.some((option) => option.name === "--symbolic-link" || option.name === "--link"))) rememberLinks(this.#links, args);
     shellEffects(this, program, words, tail, level, node, uncertain);
@@ -231,6 +245,7 @@ class ShellAnalysis implements Analysis {
     if (effects.trees.length > 0) part.trees = effects.trees;
     if (effects.inline !== undefined) part.inline = effects.inline;
     if (script ?? effects.script) part.script = script ?? effects.script;
+    if (effects.printsOnly !== undefined) part.printsOnly = effects.printsOnly;
     this.push(part);
     for (const touch of effects.writes) this.push({ kind: "write", path: touch.path, via: touch.via, cdCount: this.cds.length });
     for (const run of effects.runs ?? []) {

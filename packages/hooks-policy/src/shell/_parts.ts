@@ -38,6 +38,8 @@ export interface ShellCommandPart {
   inline?: string;
   /** The script file a shell reads (`bash x.sh`, `. x`). */
   script?: ShellWord;
+  /** Inline code the policy read that only prints constants: the command reads only. */
+  printsOnly?: string;
 }
 
 /** A file the command writes (`>`, `>>`, `tee`, `cp`'s target) or reads (`<`). */

@@ -4,6 +4,7 @@ import type { Effects } from "./_effects.js";
 import type { ParsedArguments } from "./_options.js";
 import { type Analysis, basename, type ShellCommandPart } from "./_parts.js";
 import { runSetting } from "./_settings.js";
+import { runOptions } from "./_evaluating.js";
 import type { ShellWord } from "./_words.js";
 
 /** At most this many of an unknown program's arguments are judged as the commands it may run. */
@@ -27,6 +28,8 @@ export function programEffects(analysis: Analysis, program: string, entry: Inven
   }
   // Options the table does not know to take a value: read from the words (`man -P CMD`).
   if (row.program.length > 0 && !given) programWords(analysis, program, row.program, words, level);
+  const runs = runOptions(program, args);
+  if (runs.length > 0) programWords(analysis, program, runs, words, level);
   if (effects.runs && effects.runs.length > 0) return;
   const sub = subcommandOf(row, args);
   const kind = sub ? row.subcommands.get(sub.key) : row.kind;
@@ -40,9 +43,10 @@ function programWords(analysis: Analysis, program: string, options: readonly str
     const text = words[i]?.value;
     if (text === undefined) continue;
     if (text === "--") return;
-    const option = options.find((each) => text === each || text.startsWith(`${each}=`));
+    const option = options.find((each) => text === each || text.startsWith(`${each}=`) || (/^-[A-Za-z]$/.test(each) && text.startsWith(each) && text.length > 2));
     if (option === undefined) continue;
-    const value: ShellWord | undefined = text === option ? words[i + 1] : { ...(words[i] as ShellWord), value: text.slice(option.length + 1), tilde: false };
+    const glued = text !== option && !text.startsWith(`${option}=`);
+    const value: ShellWord | undefined = text === option ? words[i + 1] : { ...(words[i] as ShellWord), value: text.slice(option.length + (glued ? 0 : 1)), tilde: false };
     if (value) runSetting(analysis, value, `${program} ${option}`, level);
   }
 }

@@ -30,6 +30,7 @@ export function sedEffects(args: ParsedArguments, out: Effects): void {
     }
     if (read.executes) out.uncertain = "the sed script runs commands (`e`) made from its input, which are known only at run time";
     for (const command of read.runs) (out.runs ??= []).push({ words: [literal(command)], shell: true, via: "sed script `e`" });
+    if (read.runs.length > 0) out.uncertain = "the sed script runs shell commands (`e`), a program's escape to the shell";
     for (const file of read.writes) out.writes.push({ path: literal(file), via: "sed script `w`" });
     for (const file of read.reads) out.reads.push({ path: literal(file), via: "sed script `r`" });
   }
@@ -87,7 +88,9 @@ const setting = (out: Effects, value: string, what: string) => (out.settings ??=
 
 /** Database shells: `\! CMD` (psql, mysql) and `system CMD` (mysql) run a shell command; so do sqlite's `.shell` / `.system`; `.output` / `.once` write a file. */
 export function databaseEffects(program: string, words: readonly ShellWord[], out: Effects): void {
-  const sql = program === "sqlite3" || program === "duckdb" ? words.slice(2) : optionWords(words, program === "psql" ? ["-c", "--command"] : ["-e", "--execute"]);
+  const sqlite = program === "sqlite3" || program === "duckdb";
+  const sql = sqlite ? [...words.slice(1).filter((word, i) => i > 0 && !(word.value?.startsWith("-") ?? false) && words[i]?.value !== "-cmd" && words[i]?.value !== "-init"), ...optionWords(words, ["-cmd"])] : optionWords(words, program === "psql" ? ["-c", "--command"] : ["-e", "--execute"]);
+  if (sqlite && optionWords(words, ["-init"]).length > 0) out.uncertain = `${program} -init runs the commands of a file the policy does not read`;
   for (const word of sql) {
     if (word.value === undefined) {
       out.uncertain = `${program}'s commands are known only at run time, and may run programs (\`\\!\`, \`.shell\`)`;
@@ -95,7 +98,19 @@ export function databaseEffects(program: string, words: readonly ShellWord[], ou
     }
     for (const line of word.value.split(/\n|;(?=\s*[.\\])/)) {
       const command = /^\s*(?:\\!|system\s|\.shell\s|\.system\s)(.*)$/s.exec(line)?.[1];
-      if (command !== undefined) setting(out, command, `${program} \`${line.trim().slice(0, 8)}\``);
+      if (command !== undefined) {
+        setting(out, command, `${program} \`${line.trim().slice(0, 8)}\``);
+        out.uncertain = `${program} \`${line.trim().slice(0, 12)}\` is an escape to the shell`;
+      }
+      const piped = /^\s*\.(output|once)\s+(?:-[a-z]\s+)?["']?\|(.*?)["']?\s*$/s.exec(line);
+      if (piped) {
+        setting(out, piped[2] as string, `${program} .${piped[1]} |`);
+        out.uncertain = `${program} .${piped[1]} |… pipes its output into a command`;
+        continue;
+      }
+      if (/\b(writefile|load_extension|edit|fts5|readfile)\s*\(|^\s*\.(load|read|system|shell|excel|open\s+--?(zip|append)|save|backup|restore)\b|^\s*\\([oigw]|ir|copy)\b|\b(COPY\s+.*\b(TO|FROM)\s+PROGRAM|pg_read_file|pg_ls_dir|lo_import|lo_export|INTO\s+(OUT|DUMP)FILE|LOAD_FILE|LOAD\s+DATA)\b/i.test(line)) {
+        out.uncertain = `${program}: ${JSON.stringify(line.trim().slice(0, 40))} reads, writes or loads files or code the policy does not follow`;
+      }
       const file = /^\s*\.(output|once|import|read)\s+(\S+)/.exec(line);
       if (file) (file[1] === "import" || file[1] === "read" ? out.reads : out.writes).push({ path: literal(file[2] as string), via: `${program} .${file[1]}` });
       if (/^\s*\.load\s/.test(line)) out.uncertain = `${program} .load loads a library, which runs code`;

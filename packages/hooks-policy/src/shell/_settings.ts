@@ -1,4 +1,5 @@
 import { DANGEROUS_VARIABLES, HARMLESS_NODE_OPTIONS, PROGRAM_VARIABLES } from "../inventory/_variables.js";
+import { codeVariable, runsShell } from "./_evaluating.js";
 import type { Analysis, ShellPart } from "./_parts.js";
 import type { ShellWord } from "./_words.js";
 
@@ -20,7 +21,7 @@ export function runSetting(analysis: Analysis, value: ShellWord, what: string, l
   const start = analysis.size;
   analysis.parseScript(value.value, level + 1, what);
   const added = analysis.partsFrom(start);
-  if (!harmless(analysis, added)) analysis.unknown(`${what}=${value.text}`, `${what} makes a program run \`${value.value}\`, which does more than read`);
+  if (!harmless(analysis, added) || runsShell(value.value)) analysis.unknown(`${what}=${value.text}`, `${what} makes a program run \`${value.value}\`, which does more than read`);
 }
 
 /** Whether parts only run programs that read (and write no file), with nothing the policy cannot read. */
@@ -43,6 +44,7 @@ export function harmless(analysis: Analysis, parts: readonly ShellPart[]): boole
  * judged; `NODE_OPTIONS` asks unless it only sizes memory or quiets warnings.
  */
 export function assignment(analysis: Analysis, name: string, value: ShellWord | undefined, text: string, level: number): void {
+  if (codeVariable(analysis, name, value, text)) return;
   if (DANGEROUS_VARIABLES.has(name) || name.startsWith("BASH_FUNC_")) {
     analysis.unknown(text, `setting ${name} changes which program a name runs or runs code itself`);
   } else if (PROGRAM_VARIABLES.has(name)) {

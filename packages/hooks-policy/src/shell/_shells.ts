@@ -75,7 +75,7 @@ export function resolveShell(analysis: Analysis, words: ShellWord[], tail: boole
 }
 
 /** The text a literal heredoc or here-string gives a command's standard input, or undefined. */
-function literalInput(redirects: readonly Redirection[], env: WordEnv): string | undefined {
+export function literalInput(redirects: readonly Redirection[], env: WordEnv): string | undefined {
   let input: string | undefined;
   for (const redirect of redirects) {
     const fd = redirect.descriptor?.type === "FileDescriptor" ? redirect.descriptor.value : 0;

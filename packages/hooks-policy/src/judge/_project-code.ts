@@ -1,0 +1,159 @@
+import { existsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { isInside } from "@toolhost/core";
+import { FETCHED_MODULE, SCHEDULING_COMMANDS, SETTINGS_COMMANDS, SYSTEM_OPTIONS, SYSTEM_PLACES } from "../inventory/_inline-code.js";
+import type { KindRole } from "../inventory/_kinds.js";
+import { tableOf, type ParsedArguments } from "../shell/_options.js";
+import type { ShellCommandPart } from "../shell/_parse.js";
+import type { ShellWord } from "../shell/_words.js";
+
+/*
+ * Trust means the project's files (issue 39): a trusted workspace's build, tests and scripts run
+ * its own code. What they are told to load from elsewhere (a module, plugin, agent, settings file
+ * or project outside the workspace, code by URL or by a registry's name) is not the project's, and
+ * neither is a build run in a folder outside it.
+ */
+
+/** Code the policy cannot read, not the project's: asked unconfined whether or not the workspace is trusted. */
+export const NOT_THE_PROJECTS: KindRole = { kind: "runs-code", role: "interpreter" };
+/** The user's or the system's settings of a tool. */
+export const SETTINGS: KindRole = { kind: "system", role: "settings" };
+/** Code fetched by a name or an address and run. */
+export const FETCHED: KindRole = { kind: "installs", role: "fetch-run" };
+
+/** A word that may name a file: no quotes, no code. */
+const PATH_LIKE = /^[\w@%+=:,./~-]+$/;
+
+/**
+ * Whether `script` is a script of the workspace that the interpreter runs as the project's own
+ * code: a file name (not code taken for one: `Rscript -e 'system(…)'` without a table reads the
+ * code as the operand), inside the workspace, after only options the interpreter's table knows.
+ */
+export function ownScript(program: string, words: readonly ShellWord[], script: ShellWord, args: ParsedArguments, cwd: string, workspace: string): boolean {
+  const value = script.value as string;
+  if (!PATH_LIKE.test(value) || value.startsWith("-") || FETCHED_MODULE.test(value)) return false;
+  if (!isInside(resolve(cwd, value), workspace)) return false;
+  // `jupyter execute`, `jupyter nbconvert`: the first word is a subcommand, not a script.
+  if (/^jupyter/.test(program)) return false;
+  const table = tableOf(program);
+  const at = words.indexOf(script);
+  // Without a table an option's value cannot be told from the script; with one, an option it does not know may take the next word.
+  return args.options.every((option) => (at !== -1 && words.indexOf(option.word) > at) || (table?.bySpelling.has(option.spelling) ?? false));
+}
+
+/**
+ * Why a command of the project's build is not the project's own code: a word that names code or a
+ * project outside the workspace (`-r /tmp/evil.js`, `--rulesdir /tmp/x`, `-javaagent:/tmp/a.jar`,
+ * `make -C /tmp/evil`, a `data:` URL), or the folder it runs in is outside; undefined when none.
+ */
+export function outsideCode(part: ShellCommandPart, cwd: string | undefined, workspace: string): string | undefined {
+  if (cwd === undefined) return "it runs in a folder known only at run time";
+  if (!isInside(cwd, workspace)) return `it runs in ${cwd}, outside the workspace`;
+  for (const word of part.words.slice(1)) {
+    if (word.value === undefined) continue;
+    for (const candidate of candidates(word.value)) {
+      const outside = outsidePlace(candidate, cwd, workspace);
+      if (outside) return `${word.value} names ${outside}`;
+    }
+  }
+  return undefined;
+}
+
+/** The places a word may name: itself, after `=`, after `:` (`-javaagent:/x`), glued to a short option (`-I/x`). */
+function candidates(value: string): string[] {
+  const found = [value];
+  const eq = value.indexOf("=");
+  if (eq !== -1) found.push(value.slice(eq + 1));
+  const colon = /^-[A-Za-z-]+:(.+)$/.exec(value);
+  if (colon) found.push(colon[1] as string);
+  const glued = /^-[A-Za-z]([/~].*)$/.exec(value);
+  if (glued) found.push(glued[1] as string);
+  return found;
+}
+
+function outsidePlace(value: string, cwd: string, workspace: string): string | undefined {
+  if (/^data:/i.test(value)) return "code given inline as a data: URL";
+  if (value === "~" || value.startsWith("~/")) return `${value}, in the home folder`;
+  if (isAbsolute(value)) return SYSTEM_PLACES.test(value) || isInside(value, workspace) ? undefined : `${value}, outside the workspace`;
+  if (value.startsWith("../") || value === "..") return isInside(resolve(cwd, value), workspace) ? undefined : `${value}, outside the workspace`;
+  return undefined;
+}
+
+/** `go run example.com/x/tool@latest`, `deno run npm:cowsay`, `deno run https://…`: code by a registry's name or an address. */
+export function fetchedModule(program: string, args: ParsedArguments, cwd: string | undefined): string | undefined {
+  const sub = args.operands[0]?.value;
+  if (program === "go" && (sub === "run" || sub === "install" || sub === "generate")) {
+    const target = args.operands.slice(1).find((each) => each.value !== undefined && !each.value.startsWith("-"));
+    const value = target?.value;
+    if (value !== undefined && (value.includes("@") || /^[a-z0-9-]+(\.[a-z0-9-]+)+\//i.test(value))) return `go ${sub} ${value} fetches the module by its path`;
+    return undefined;
+  }
+  if (program === "deno" || program === "bun") {
+    for (const each of args.operands) {
+      const value = each.value;
+      if (value !== undefined && (/^(npm|jsr|https?):/i.test(value) || (/^(run|x|exec|install|i|add)$/.test(sub ?? "") && each !== args.operands[0] && value.includes("@") && !exists(cwd, value)))) {
+        return `${program} ${sub ?? ""} ${value} runs code fetched by its name or address`.replace("  ", " ");
+      }
+    }
+  }
+  return undefined;
+}
+
+function exists(cwd: string | undefined, value: string): boolean {
+  if (cwd === undefined) return false;
+  try {
+    const where = resolve(cwd, value.replace(/^~(?=\/|$)/, homedir()));
+    return existsSync(where) && statSync(where).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** `npm config set …`, `pip config set …`, `git config --global …`: what changes the user's or the system's settings of a tool; undefined otherwise. */
+export function settingsChange(program: string, words: readonly ShellWord[], args: ParsedArguments): string | undefined {
+  if (program === "git") return gitSettings(args);
+  const listed = SETTINGS_COMMANDS[program];
+  if (!listed) return undefined;
+  const each = listedCommand(listed, words, args);
+  return each === undefined ? undefined : `${program} ${each} changes the user's or the system's settings of ${program}`;
+}
+
+/** Which of `listed` (`config set`, `env -w`) the command is: by its words as given or by its operands. */
+function listedCommand(listed: readonly string[], words: readonly ShellWord[], args: ParsedArguments): string | undefined {
+  const given = words.slice(1).map((word) => word.value ?? "");
+  const operands = args.operands.map((word) => word.value ?? "");
+  for (const each of listed) {
+    const wanted = each.split(" ");
+    // The words as given (`go env -w`) or the operands (`npm --location=user config set`).
+    const matches = (list: string[]) => wanted.every((word, i) => word === "*" || list[i] === word);
+    if (matches(given) || matches(operands)) return each;
+  }
+  return undefined;
+}
+
+/** `date -s`, `dmesg --clear`, `strace -p 1`, `git maintenance start`: options and subcommands that change the system or leave a timer; the kind and why. */
+export function systemChange(program: string, words: readonly ShellWord[], args: ParsedArguments): { kind: KindRole; why: string } | undefined {
+  const listed = SYSTEM_OPTIONS[program];
+  if (listed) {
+    const given = words.slice(1).map((word) => word.value ?? "");
+    const option = given.find((value) => listed.options.some((each) => value === each || value.startsWith(`${each}=`) || (/^-[A-Za-z]$/.test(each) && /^-[A-Za-z]+$/.test(value) && value.includes(each.slice(1)))));
+    if (option !== undefined) return { kind: listed.kind, why: `${program} ${option} ${listed.what}` };
+  }
+  const scheduled = SCHEDULING_COMMANDS[program] && listedCommand(SCHEDULING_COMMANDS[program] as readonly string[], words, args);
+  if (scheduled) return { kind: { kind: "system", role: "scheduler" }, why: `${program} ${scheduled} schedules work that runs after the call` };
+  return undefined;
+}
+
+const GIT_READS = /^(--get|--get-all|--get-regexp|--get-urlmatch|-l|--list|--show-origin|--show-scope|--name-only|-z|--null|--type=.*|--default=.*|--includes|--no-includes)$/;
+
+/** `git config --global|--system …` that sets, adds, unsets or edits (not `--get`, `--list`, `get`, `list`). */
+function gitSettings(args: ParsedArguments): string | undefined {
+  if (args.subcommand !== "config") return undefined;
+  const scope = args.options.find((option) => option.name === "--global" || option.name === "--system" || (option.name === "--file" && option.value?.value !== undefined && !option.value.value.startsWith(".")));
+  if (!scope) return undefined;
+  const words = [...args.options.map((option) => option.spelling), ...args.operands.slice(1).map((word) => word.value ?? "")];
+  const operands = args.operands.slice(1).map((word) => word.value ?? "");
+  const reading = operands[0] === "get" || operands[0] === "list" || (operands.length <= 1 && !words.some((word) => /^(--unset|--unset-all|--add|--replace-all|--rename-section|--remove-section|-e|--edit|set|unset|edit)$/.test(word))) || args.options.some((option) => GIT_READS.test(option.spelling));
+  return reading ? undefined : `git config ${scope.spelling} changes the user's or the system's git settings`;
+}
