@@ -1,6 +1,6 @@
 import type { Command } from "unbash";
 import type { Inventory } from "../inventory/_inventory.js";
-import type { Effects, Touch } from "./_effects.js";
+import type { Effects, Touch } from "./_effect-types.js";
 import type { ParsedArguments } from "./_options.js";
 import type { ShellWord, WordEnv } from "./_words.js";
 
