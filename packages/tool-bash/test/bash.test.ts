@@ -255,10 +255,11 @@ describe("bash: output", () => {
     }
   });
 
-  it("removes a full-output file it could not finish, and says why", async () => {
+  it("cuts the full-output file at what this process may write, says the cut, and removes the file when done", async () => {
     const { execFileSync } = await import("node:child_process");
     const dist = new URL("../dist/index.js", import.meta.url).href;
     // A Node process that may write files of at most 200 KiB (ulimit -f): the full output is more.
+    // The call's fileSizeBytes is lowered to that hard limit, and the full-output file is bounded by it.
     const script = `
       process.on("SIGXFSZ", () => {});
       const { createBashTool } = await import(${JSON.stringify(dist)});
@@ -270,10 +271,10 @@ describe("bash: output", () => {
       encoding: "utf8",
       env: { ...process.env, TMPDIR: dir },
     });
-    const details = JSON.parse(printed) as BashToolDetails;
+    const details = JSON.parse(printed) as BashToolDetails & { fullOutputCut?: { keptBytes: number; totalBytes: number } };
     expect(details.truncated).toBe(true);
-    expect(details.fullOutputPath).toBeNull();
-    expect(details.stdout).toMatch(/\n… [\d,]+ lines left out; the full output could not be saved \(EFBIG: file too large, write\)\n/);
+    expect(details.fullOutputCut).toEqual({ keptBytes: 200 * 1024, totalBytes: 1_288_895 });
+    expect(details.stdout).toMatch(/\n… [\d,]+ lines left out; full output: .*output-1\.log \(kept until .*, cut at 200 KiB of 1\.2 MiB/);
     const { readdirSync } = await import("node:fs");
     expect(readdirSync(dir)).toEqual([]);
   }, 30_000);
