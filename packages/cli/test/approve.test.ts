@@ -98,7 +98,8 @@ describe("the approve prompt in a terminal", () => {
     const batch = JSON.stringify([
       { id: "1", name: "bash", arguments: { command: "rm -r t1" } },
       { id: "2", name: "bash", arguments: { command: "rm -r t2" } },
-      { id: "3", name: "bash", arguments: { command: "python3 -c 'print(7)'" } },
+      // An inline program the policy cannot read (print(7) it reads, and allows).
+      { id: "3", name: "bash", arguments: { command: `python3 -c 'import os; os.system("id")'` } },
     ]);
     writeFile(join(dir, "batch.json"), batch);
     writeFile(join(dir, "t1", "a"), "1");
