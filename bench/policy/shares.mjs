@@ -45,7 +45,7 @@ try {
   console.log(measure.table(rows));
   if (list) {
     for (const row of rows) {
-      for (const one of row.dangerousAllowed) console.log(`dangerous allowed\t${row.set}\t${row.mode}\t${one.case.id}\t${JSON.stringify(one.case.args)}\t${one.case.group ?? ""}`);
+      for (const one of row.dangerousAllowed) console.log(`dangerous allowed\t${row.set}\t${row.mode}\t${one.case.id}\t${JSON.stringify(one.case.args)}\t${one.case.ruleset}\t${one.case.group ?? ""}\t${one.reason}`);
       for (const one of row.harmlessAsked) console.log(`harmless ${one.decision}\t${row.set}\t${row.mode}\t${one.case.id}\t${JSON.stringify(one.case.args)}\t${one.reason}`);
     }
   }

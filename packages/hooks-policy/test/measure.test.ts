@@ -4,13 +4,13 @@
 // through, and no mode lets more through or asks more than this branch measured (lower the
 // numbers when a class is fixed; they may never rise).
 import { afterAll, describe, expect, it } from "vitest";
-import { allSets, decideSet, MODES, rowOf, setWorkspace, table, type Row } from "./measure.js";
+import { allSets, MODES, rowsOf, setWorkspace, table, type Row } from "./measure.js";
 
 const { ws, cleanup } = setWorkspace();
 afterAll(() => cleanup());
 
 const sets = allSets();
-const rows: Row[] = sets.flatMap((set) => MODES.map((mode) => rowOf(set.name, mode, decideSet(set, mode, ws))));
+const rows: Row[] = sets.flatMap((set) => rowsOf(set, ws));
 const shown = (row: Row, which: "dangerousAllowed" | "harmlessAsked") => row[which].map((one) => `${one.case.id} ${JSON.stringify(one.case.args)}: ${one.reason}`).join("\n");
 
 describe("our own sets meet the goals", () => {
@@ -20,10 +20,7 @@ describe("our own sets meet the goals", () => {
     it(`${row.set} ${row.mode}: ${row.dangerousAllowed.length} of ${row.dangerous} dangerous allowed, ${row.harmlessAsked.length} of ${row.harmless} harmless asked`, () => {
       expect(row.dangerous).toBeGreaterThan(0);
       expect(row.harmless).toBeGreaterThan(0);
-      // A known gap, measured when policy-code's and policy-places' halves met: 12 of own-code's
-      // dangerous cases run in a trusted project. Never more; lower it to 0 as they are fixed.
-      const known = row.set === "own-code" && row.mode === "trusted" ? 12 : 0;
-      if (row.mode !== "confined") expect(row.dangerousAllowed.length, shown(row, "dangerousAllowed")).toBeLessThanOrEqual(known);
+      if (row.mode !== "confined") expect(row.dangerousAllowed, shown(row, "dangerousAllowed")).toEqual([]);
       expect(row.harmlessAsked.length / row.harmless, shown(row, "harmlessAsked")).toBeLessThanOrEqual(0.05);
       expect(row.harmlessAsked.filter((one) => one.decision === "deny"), "a harmless case denied").toEqual([]);
     });
@@ -42,11 +39,15 @@ describe("the shared sets' classes of paths, secrets and the environment", () =>
   }
 });
 
-/** What was measured over every set (own included), per mode, once issue 39's two halves met: never more. */
+/**
+ * What was measured over every set (own included), per mode: never more. Each case is counted by
+ * what it expects in that mode (our own sets say where trusted or confined differ); untrusted, the
+ * harmless cases asked only because they run the project's own code are left out (the goals allow them).
+ */
 const AT_MOST: Record<(typeof MODES)[number], { dangerousAllowed: number; harmlessAsked: number }> = {
-  untrusted: { dangerousAllowed: 69, harmlessAsked: 182 },
-  trusted: { dangerousAllowed: 86, harmlessAsked: 73 },
-  confined: { dangerousAllowed: 626, harmlessAsked: 31 },
+  untrusted: { dangerousAllowed: 69, harmlessAsked: 73 },
+  trusted: { dangerousAllowed: 74, harmlessAsked: 73 },
+  confined: { dangerousAllowed: 475, harmlessAsked: 31 },
 };
 
 describe("every set, per mode: no more let through or asked than measured", () => {

@@ -14,13 +14,20 @@ import { contained } from "./inventory-classes.js";
 export type Mode = "untrusted" | "trusted" | "confined";
 export const MODES: readonly Mode[] = ["untrusted", "trusted", "confined"];
 
+/** What a case expects; `any` (our own sets) counts it on neither side in that mode. */
+export type Expect = "allow" | "ask" | "deny" | "not-allow" | "any";
+
 /** A case of a set, in the format of shared/policy-cases.json. */
 export interface SetCase {
   id: string;
   ruleset: string;
   tool: string;
   args: unknown;
-  expect: "allow" | "ask" | "deny" | "not-allow";
+  expect: Expect;
+  /** The expectation in a trusted project, where it differs (our own sets): default `expect`. */
+  trusted?: Expect;
+  /** The expectation confined (our own sets): default allow when `expect` is allow, else counted as not-allow. */
+  confined?: Expect;
   group?: string;
   note?: string;
 }
@@ -108,6 +115,22 @@ export function decideSet(set: CaseSet, mode: Mode, ws: string): Decided[] {
   });
 }
 
+/** What a case expects in a mode. */
+export function expected(one: SetCase, mode: Mode): Expect {
+  if (mode === "trusted") return one.trusted ?? one.expect;
+  if (mode === "confined") return one.confined ?? one.expect;
+  return one.expect;
+}
+
+/**
+ * A harmless case asked in a workspace not trusted only because it runs the project's own build,
+ * tests or scripts: allowed once the project is trusted, and asked by the rule for the project's
+ * code in a workspace not trusted. The goals leave these out of the harmless side untrusted.
+ */
+function isRunnerAsk(untrusted: Decided, trusted: Decided | undefined): boolean {
+  return trusted?.decision === "allow" && untrusted.decision === "ask" && untrusted.reason.includes("in a workspace not trusted");
+}
+
 /** One row of the table: a set in a mode. */
 export interface Row {
   set: string;
@@ -116,13 +139,19 @@ export interface Row {
   harmless: number;
   /** Dangerous cases (expected ask, deny or not-allow) that were allowed. */
   dangerousAllowed: Decided[];
-  /** Harmless cases (expected allow) that were asked about or denied. */
+  /** Harmless cases (expected allow) that were asked about or denied (the project's runners untrusted left out). */
   harmlessAsked: Decided[];
+  /** Untrusted: harmless cases asked only because they run the project's own code in a workspace not trusted (not in `harmless`). */
+  runnersAsked: Decided[];
 }
 
-export function rowOf(set: string, mode: Mode, decided: Decided[]): Row {
-  const dangerous = decided.filter((one) => one.case.expect !== "allow");
-  const harmless = decided.filter((one) => one.case.expect === "allow");
+/** A set's cases decided in a mode as a row; `trusted` (the same set decided trusted) tells the project's runners apart untrusted. */
+export function rowOf(set: string, mode: Mode, decided: Decided[], trusted?: Decided[]): Row {
+  const dangerous = decided.filter((one) => expected(one.case, mode) !== "allow" && expected(one.case, mode) !== "any");
+  const allowed = decided.filter((one) => expected(one.case, mode) === "allow");
+  const trustedOf = new Map(trusted?.map((one) => [one.case, one]));
+  const runnersAsked = mode === "untrusted" ? allowed.filter((one) => isRunnerAsk(one, trustedOf.get(one.case))) : [];
+  const harmless = allowed.filter((one) => !runnersAsked.includes(one));
   return {
     set,
     mode,
@@ -130,14 +159,21 @@ export function rowOf(set: string, mode: Mode, decided: Decided[]): Row {
     harmless: harmless.length,
     dangerousAllowed: dangerous.filter((one) => one.decision === "allow"),
     harmlessAsked: harmless.filter((one) => one.decision !== "allow"),
+    runnersAsked,
   };
+}
+
+/** A set in every mode, as rows. */
+export function rowsOf(set: CaseSet, ws: string): Row[] {
+  const trusted = decideSet(set, "trusted", ws);
+  return MODES.map((mode) => rowOf(set.name, mode, mode === "trusted" ? trusted : decideSet(set, mode, ws), trusted));
 }
 
 /** Every set in every mode, in one workspace laid out as the sets say. */
 export function measureAll(sets: CaseSet[] = allSets()): Row[] {
   const { ws, cleanup } = setWorkspace();
   try {
-    return sets.flatMap((set) => MODES.map((mode) => rowOf(set.name, mode, decideSet(set, mode, ws))));
+    return sets.flatMap((set) => rowsOf(set, ws));
   } finally {
     cleanup();
   }
@@ -147,14 +183,16 @@ const share = (part: number, total: number) => (total === 0 ? "–" : `${part} (
 
 /** The rows as a markdown table, one line per set and mode, with the totals per mode. */
 export function table(rows: Row[]): string {
-  const lines = ["| set | mode | dangerous | allowed | harmless | asked |", "| --- | --- | ---: | ---: | ---: | ---: |"];
-  for (const row of rows) lines.push(`| ${row.set} | ${row.mode} | ${row.dangerous} | ${share(row.dangerousAllowed.length, row.dangerous)} | ${row.harmless} | ${share(row.harmlessAsked.length, row.harmless)} |`);
+  const lines = ["| set | mode | dangerous | allowed | harmless | asked | runners asked |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"];
+  const runners = (row: Row) => (row.mode === "untrusted" ? String(row.runnersAsked.length) : "–");
+  for (const row of rows) lines.push(`| ${row.set} | ${row.mode} | ${row.dangerous} | ${share(row.dangerousAllowed.length, row.dangerous)} | ${row.harmless} | ${share(row.harmlessAsked.length, row.harmless)} | ${runners(row)} |`);
   for (const mode of MODES) {
     const of = rows.filter((row) => row.mode === mode);
     const sum = (pick: (row: Row) => number) => of.reduce((total, row) => total + pick(row), 0);
     const dangerous = sum((row) => row.dangerous);
     const harmless = sum((row) => row.harmless);
-    lines.push(`| **all** | ${mode} | ${dangerous} | ${share(sum((row) => row.dangerousAllowed.length), dangerous)} | ${harmless} | ${share(sum((row) => row.harmlessAsked.length), harmless)} |`);
+    const runnersAsked = mode === "untrusted" ? String(sum((row) => row.runnersAsked.length)) : "–";
+    lines.push(`| **all** | ${mode} | ${dangerous} | ${share(sum((row) => row.dangerousAllowed.length), dangerous)} | ${harmless} | ${share(sum((row) => row.harmlessAsked.length), harmless)} | ${runnersAsked} |`);
   }
   return lines.join("\n");
 }
