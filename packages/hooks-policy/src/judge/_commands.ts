@@ -34,7 +34,7 @@ export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: Too
       for (const path of placed) parts.push(judgePath(scope, "read", path, rules.read, rules.readWhole, where));
       const planted = plantedProgram(part, cwds, written);
       if (planted !== undefined) parts.push(judgeUnknown(scope, showWord(part.words[0] as ShellWord), `it runs ${planted}, which this command writes first: code the call wrote, not the project's own file`, rules));
-    } else if (part.kind === "unknown") parts.push(judgeUnknown(scope, part.subject, part.reason, rules));
+    } else if (part.kind === "unknown") parts.push(judgeUnknown(scope, part.subject, part.reason, rules, part.confinedToo));
     else if (part.kind === "write") {
       parts.push(judgeFile(scope, part, rules.write, rules.writeWhole, cwds, rules.lifting));
       const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)];
@@ -141,11 +141,11 @@ function judgeKind(knowledge: CommandKnowledge, rules: ToolRules, matched: Polic
 }
 
 /** What the parser could not follow: at least ask, unless a sandboxed rule lifts it in a confined call. */
-function judgeUnknown(scope: JudgeScope, subject: string, reason: string, rules: ToolRules): PolicyPart {
+function judgeUnknown(scope: JudgeScope, subject: string, reason: string, rules: ToolRules, confinedToo = false): PolicyPart {
   const matched: PolicyMatch[] = rules.whole.map((rule) => matchOf(rule, rule.decision));
   for (const rule of rules.anyProgram) {
     if (rule.decision === "deny" && (rule.command as CommandPattern).source.trim() === "*") matched.push(matchOf(rule, "deny"));
   }
-  const lifted = lifts(rules, matched);
+  const lifted = !confinedToo && lifts(rules, matched);
   return finish({ kind: "command", subject, decision: "allow", matched }, scope.layering, lifted ? [reason, LIFTED] : [reason], !lifted);
 }

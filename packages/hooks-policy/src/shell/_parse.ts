@@ -11,6 +11,7 @@ import { assignment, runSetting } from "./_settings.js";
 import { literalInput, resolveShell } from "./_shells.js";
 import { resolveWrapper } from "./_wrappers.js";
 import { attaches, detaches, evaluatingText, readableCode } from "./_evaluating.js";
+import { exhaustion } from "./_exhaustion.js";
 import { evalWord, runtimeWord, type ShellWord, showWord, type WordEnv } from "./_words.js";
 
 export { MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS } from "./_parts.js";
@@ -121,6 +122,8 @@ class ShellAnalysis implements Analysis {
       return;
     }
     for (const reason of evaluatingText(text)) this.unknown(text, reason);
+    // A sandbox bounds where a call writes, not how much, nor how many processes it starts.
+    for (const reason of exhaustion(script)) this.push({ kind: "unknown", subject: clip(text), reason, confinedToo: true });
     this.#visit(script, 0, level, text);
   }
 

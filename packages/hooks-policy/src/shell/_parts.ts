@@ -56,6 +56,8 @@ export interface ShellUnknownPart {
   kind: "unknown";
   subject: string;
   reason: string;
+  /** Asked in a sandbox too: what a confinement does not bound (the size of what is written, the processes started). */
+  confinedToo?: boolean;
 }
 
 export type ShellPart = ShellCommandPart | ShellFilePart | ShellUnknownPart;
