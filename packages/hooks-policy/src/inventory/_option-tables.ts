@@ -18,6 +18,11 @@ export interface OptionTableSpec {
   plusWords?: boolean;
   /** A first word of letters without a dash is a bundle of short options (`tar xzf`). */
   bundledFirst?: boolean;
+  /**
+   * Every option the program takes is in the table (written from its `--help` and manual): an
+   * option it does not list may write, run or change the system, so the command asks (issue 39).
+   */
+  closed?: boolean;
 }
 
 const t = (spec: string, extra: Omit<OptionTableSpec, "spec"> = {}): OptionTableSpec => ({ spec, ...extra });
@@ -48,6 +53,9 @@ const GIT_SUBCOMMANDS: Record<string, string> = {
 const SED = "-n,--quiet,--silent -e,--expression= -f,--file= -i,--in-place? -E,-r,--regexp-extended -s,--separate -z,--null-data -u,--unbuffered -l,--line-length= --posix --debug --follow-symlinks --sandbox -b,--binary";
 
 const PYTHON = "-c=! -m=! -b -B -d -E -h,--help -i -I -O -OO -P -q -s -S -u -v -V,--version -W= -x -X= --check-hash-based-pycs=";
+
+/** Closed tables (issue 39): every option of a program that reads, so that one the table does not know asks. */
+const c = (spec: string, extra: Omit<OptionTableSpec, "spec" | "closed"> = {}): OptionTableSpec => ({ spec: `${spec} --help --version`, closed: true, ...extra });
 
 /** Programs whose options the policy knows, by name. */
 export const OPTION_TABLE_SPECS: ReadonlyArray<readonly [string, OptionTableSpec]> = [
@@ -133,6 +141,18 @@ export const OPTION_TABLE_SPECS: ReadonlyArray<readonly [string, OptionTableSpec
   ["kubectl", t("-n,--namespace= --context= --kubeconfig= -s,--server= --cluster= --user= --token= --as= --as-group= -v= --request-timeout= --insecure-skip-tls-verify --certificate-authority= --client-certificate= --client-key= -A,--all-namespaces -o,--output= -l,--selector= -f,--filename= -c,--container= -i,--stdin -t,--tty --force --grace-period= --all --cascade? --dry-run? -R,--recursive --field-selector= --show-labels -w,--watch --overwrite --record")],
   ["cargo", t("-C= --manifest-path= -Z= --config= --color= -v,--verbose -q,--quiet --offline --frozen --locked -p,--package= --workspace --all --release -r --target= --target-dir= --features= -F= --all-features --no-default-features -j,--jobs= --bin= --example= --test= --bench= --lib --bins --examples --tests --benches --all-targets --profile= --message-format= --keep-going --no-run --no-fail-fast --doc", { plusWords: true })],
   ...["python", "python2", "python3"].map((name) => [name, t(PYTHON, { stopAtOperand: true })] as const),
+  // Programs that read, with every option they take (their --help): -o of tree writes, -C of file writes, -s of date sets the clock.
+  ["tree", c("-a -d -l -f -x -L= -R -P= -I= --gitignore --gitfile= --ignore-case --matchdirs --metafirst --prune --info --infofile= --noreport --charset= --filelimit= -o= -q -N -Q -p -u -g -s -h --si --du -D --timefmt= --inodes --device -F -v -t -c -U -r --dirsfirst --filesfirst --sort= -i -A -S -n -C -X -J -H= -T= --nolinks --hintro= --houtro= --fromfile --fromtabfile --fflinks --opt-toggle")],
+  ["file", c("-v -m,--magic-file= -z,--uncompress -Z,--uncompress-noreport -b,--brief -c,--checking-printout -e,--exclude= --exclude-quiet= -f,--files-from= -F,--separator= -i,--mime --apple --extension --mime-type --mime-encoding -k,--keep-going -l,--list -L,--dereference -h,--no-dereference -n,--no-buffer -N,--no-pad -0,--print0 -p,--preserve-date -P,--parameter= -r,--raw -s,--special-files -S,--no-sandbox -C,--compile -d,--debug")],
+  ["date", c("-d,--date= --debug -f,--file= -I,--iso-8601? --resolution -R,--rfc-email --rfc-3339= -r,--reference= -s,--set= -u,--utc,--universal")],
+  ["csplit", t("-b,--suffix-format= -f,--prefix= -k,--keep-files --suppress-matched -n,--digits= -s,--quiet,--silent -z,--elide-empty-files --help --version")],
+  ["shuf", c("-e,--echo -i,--input-range= -n,--head-count= -o,--output= --random-source= -r,--repeat -z,--zero-terminated")],
+  ["mkfifo", c("-m,--mode= -Z --context?")],
+  ["fallocate", c("-c,--collapse-range -d,--dig-holes -i,--insert-range -l,--length= -n,--keep-size -o,--offset= -p,--punch-hole -z,--zero-range -x,--posix -v,--verbose -h -V")],
+  ["chattr", t("-R -V -f -p= -v=")],
+  ["setfacl", t("-m,--modify= -M,--modify-file= -x,--remove= -X,--remove-file= -b,--remove-all -k,--remove-default --set= --set-file= --mask -n,--no-mask -d,--default --restore= --test -R,--recursive -L,--logical -P,--physical -v,--version -h,--help")],
+  ["cpio", t("-o,--create -i,--extract -p,--pass-through -t,--list -a,--reset-access-time -A,--append -b,--swap -B -c -C,--io-size= -d,--make-directories -D,--directory= -E,--pattern-file= -f,--nonmatching -F,--file= -H,--format= -I= -L,--dereference -l,--link -m,--preserve-modification-time -M,--message= -n,--numeric-uid-gid -O= -r,--rename -R,--owner= -s,--swap-bytes -S,--swap-halfwords -u,--unconditional -v,--verbose -V,--dot -0,--null --absolute-filenames --no-absolute-filenames --no-preserve-owner --only-verify-crc --quiet --rsh-command= --sparse --to-stdout --force-local --device-independent,--reproducible --ignore-devno --renumber-inodes --help --version", { bundledFirst: false })],
+  ["ssh-add", c("-c -C -D -d -E= -e= -H= -h= -K -k -L -l -q -S= -s= -T -t= -v -X -x")],
 ];
 
 /** Programs that read their options with another's table. */
@@ -143,4 +163,6 @@ export const OPTION_TABLE_ALIASES: ReadonlyArray<readonly [alias: string, of: st
   ["mawk", "awk"],
   ["nawk", "awk"],
   ["busybox-awk", "awk"],
+  ["bsdtar", "tar"],
+  ["gtar", "tar"],
 ];

@@ -47,7 +47,8 @@ function projectCode(known: CommandKnowledge, part: ShellCommandPart, cwd: strin
   const settings = known.entry ? settingsChange(program, part.words, args) : undefined;
   if (settings) return { ...known, kind: SETTINGS, note: `${known.note}; but ${settings} (system:settings)` };
   const system = known.entry ? systemChange(program, part.words, args) : undefined;
-  if (system) return { ...known, kind: system.kind, note: `${known.note}; but ${system.why} (${system.kind.kind}:${system.kind.role ?? ""})` };
+  // At least ask whatever the rules say: a rule that allows the program by its name (`readonly`'s `date`) allows it as a reader.
+  if (system) return { ...known, kind: system.kind, note: `${known.note}; but ${system.why} (${system.kind.kind}:${system.kind.role ?? ""})`, atLeastAsk: system.why };
   if (known.kind.role !== "build") return known;
   const fetched = fetchedModule(program, args, cwd);
   if (fetched) return { ...known, kind: FETCHED, note: `${known.note}; but ${fetched}, which is not the project's build (installs:fetch-run)` };
@@ -73,6 +74,13 @@ function programKnowledge(inventory: Inventory, part: ShellCommandPart, cwd: str
   }
   if (!entry) return onlyAsksItsVersion(part.words) ?? unknownProgram(program);
   const { kind, by } = rowKind(entry, args, part.words);
+  const unknownOptions = args.unknown;
+  if (unknownOptions !== undefined && unknownOptions.length > 0 && !onlyAsksItsVersion(part.words)) {
+    // A program the inventory knows, given an option it does not (issue 39): it may write, run or change the system.
+    const which = [...new Set(unknownOptions)].join(", ");
+    const why = `${program} ${which}: the inventory knows every option of ${program} but not ${unknownOptions.length === 1 ? "this one" : "these"}, so what it does is not known (teach it: a rule { command: "${program} ${unknownOptions[0]} *", decision: allow })`;
+    return { entry, kind: { kind: "unknown" }, note: why, atLeastAsk: why };
+  }
   const known: CommandKnowledge = { entry, kind, note: described(by, kind, entry) };
   return adjusted(known, program, part, args, cwd, workspace);
 }
@@ -139,6 +147,10 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
     return { ...known, kind: { kind: "system", role: "privileges" }, note: `${known.note}; ${why}` };
   }
   if (program === "scp" || program === "rsync") return copyDirection(known, program, args);
+  // `mount`, `mount -l`, `mount -t ext4` with nothing to mount list what is mounted.
+  if (program === "mount" && args.operands.length === 0 && part.words.slice(1).every((word, i, rest) => /^(-l|--show-labels|-v|--verbose|-t|--types)$/.test(word.value ?? "") || (/^(-t|--types)$/.test(rest[i - 1]?.value ?? "") && word.value !== undefined))) {
+    return { ...known, kind: { kind: "read-only" }, note: `${known.note}; but with nothing to mount it lists what is mounted (reads only)` };
+  }
   if (program === "npx" || program === "bunx" || program === "pnpx" || (program === "npm" && /^(exec|x)$/.test(args.operands[0]?.value ?? ""))) return packageRunner(known, part.words, cwd, workspace);
   if ((program === "kubectl" || program === "oc") && /^(secret|secrets)$/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output"])) {
     return { ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; kubectl get secret -o prints the cluster's secrets`, atLeastAsk: "kubectl get secret -o prints the cluster's secrets" };

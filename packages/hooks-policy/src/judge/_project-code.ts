@@ -140,9 +140,40 @@ export function systemChange(program: string, words: readonly ShellWord[], args:
     const option = given.find((value) => listed.options.some((each) => value === each || value.startsWith(`${each}=`) || (/^-[A-Za-z]$/.test(each) && /^-[A-Za-z]+$/.test(value) && value.includes(each.slice(1)))));
     if (option !== undefined) return { kind: listed.kind, why: `${program} ${option} ${listed.what}` };
   }
+  const network = networkSetting(program, words, args);
+  if (network) return { kind: { kind: "system", role: "privileges" }, why: network };
+  // `date MMDDhhmm[[CC]YY][.ss]`: an operand that is not a format (`+%s`) sets the clock.
+  const setting = program === "date" ? args.operands.find((operand) => !(operand.value ?? "").startsWith("+")) : undefined;
+  if (setting) return { kind: { kind: "system", role: "privileges" }, why: `date ${setting.value ?? setting.text} sets the system's clock (an operand that is not a +FORMAT is a date to set)` };
   const scheduled = SCHEDULING_COMMANDS[program] && listedCommand(SCHEDULING_COMMANDS[program] as readonly string[], words, args);
   if (scheduled) return { kind: { kind: "system", role: "scheduler" }, why: `${program} ${scheduled} schedules work that runs after the call` };
   return undefined;
+}
+
+/** What `ip OBJECT VERB` does that only reads (`ip -br addr`, `ip route get 1.1.1.1`); every other verb, in any abbreviation, changes the machine. */
+const IP_READS = /^(show|list|lst|ls|get|help|monitor)$/;
+
+/** `ip link set eth0 down`, `ifconfig eth0 down`, `route add …`, `arp -d …`: what changes the machine's network settings; undefined for the readings. */
+function networkSetting(program: string, words: readonly ShellWord[], args: ParsedArguments): string | undefined {
+  const values = words.slice(1).map((word) => word.value);
+  const operands = args.operands.map((word) => word.value);
+  switch (program) {
+    case "ip": {
+      if (values.some((value) => value === undefined || /^-(b|batch|force|n|netns|N)$/.test(value) || /^-(batch|netns)=/.test(value))) return "ip -batch / -netns runs ip's commands from a file or in another namespace";
+      const [object, verb] = operands;
+      if (object === "netns" && verb === undefined) return undefined;
+      if (verb === undefined || IP_READS.test(verb) || /^(help|monitor|mon)$/.test(object ?? "")) return undefined;
+      return `ip ${object} ${verb} changes the machine's interfaces, addresses or routes`;
+    }
+    case "ifconfig":
+      return operands.length > 1 ? `ifconfig ${operands.join(" ")} changes an interface` : undefined;
+    case "route":
+      return operands.some((value) => value === undefined || /^(add|del|delete|flush|change|replace)$/.test(value)) ? "route changes the routing table" : undefined;
+    case "arp":
+      return values.some((value) => value === undefined || /^-[A-Za-z]*[dsf]/.test(value) || /^--(delete|set|file)/.test(value)) ? "arp -d / -s / -f changes the neighbour table" : undefined;
+    default:
+      return undefined;
+  }
 }
 
 const GIT_READS = /^(--get|--get-all|--get-regexp|--get-urlmatch|-l|--list|--show-origin|--show-scope|--name-only|-z|--null|--type=.*|--default=.*|--includes|--no-includes)$/;

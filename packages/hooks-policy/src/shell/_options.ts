@@ -33,6 +33,8 @@ export interface OptionTable {
   readonly plusWords?: boolean;
   /** A first word of letters without a dash is a bundle of short options (`tar xzf`). */
   readonly bundledFirst?: boolean;
+  /** Every option of the program is in the table: one it does not list is `unknown` in the result. */
+  readonly closed?: boolean;
 }
 
 /**
@@ -132,6 +134,8 @@ export interface ParsedArguments {
   subcommand?: string;
   /** Where `--` ended the options: the number of operands before it. */
   separator?: number;
+  /** Options a closed table does not list, as spelled (`tree --new-flag`): what they do is not known. */
+  unknown?: string[];
 }
 
 /**
@@ -174,6 +178,10 @@ export function parseArguments(program: string, args: readonly ShellWord[]): Par
     const before = result.options.length;
     i += readOption(current, word, args[i + 1], result.options);
     if (result.options.slice(before).some((option) => current?.bySpelling.get(option.spelling)?.terminal)) optionsEnded = true;
+    // `head -5`: an old spelling of a count, not an option.
+    if (current?.closed && !/^-[0-9]+$/.test(value)) {
+      for (const option of result.options.slice(before)) if (!current.bySpelling.has(option.name)) (result.unknown ??= []).push(option.spelling);
+    }
   }
   return result;
 }
