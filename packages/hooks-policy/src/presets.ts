@@ -239,7 +239,8 @@ const DESTRUCTIVE: PolicyRule[] = [
   "rm",
   "rmdir",
   "shred",
-  "dd",
+  // A dd into a device; its other writes are judged by their paths (`dd of=sub/blank.img` is a workspace file).
+  "dd ** of=/dev/* **",
   "mkfs*",
   "fdisk",
   "parted",
@@ -395,6 +396,17 @@ const WORKSPACE_SECRETS: PolicyRule[] = [
   "*.keytab",
 ].map((path) => ({ tool: "*", path, decision: "deny" as const, reason: "it holds secrets" }));
 
+/**
+ * dd reading a disk or the machine's memory (its other reads and writes are judged by their paths):
+ * asked, confined too, as dd of a device is.
+ */
+const RAW_DEVICES: PolicyRule[] = ["sd*", "hd*", "vd*", "xvd*", "nvme*", "mmcblk*", "disk*", "rdisk*", "mapper/*", "dm-*", "md*", "loop*", "sr*", "mtd*", "mem", "kmem", "port"].map((device) => ({
+  tool: "*",
+  command: `dd ** if=/dev/${device} **`,
+  decision: "ask" as const,
+  reason: "it reads a disk or the machine's memory",
+}));
+
 /** The presets `extends` can name. */
 export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   readonly: {
@@ -443,6 +455,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...PLACES,
       ...WORKSPACE_SECRETS,
       ...PLANTED_SETTINGS,
+      ...RAW_DEVICES,
     ],
   },
 });

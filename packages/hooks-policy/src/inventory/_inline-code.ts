@@ -65,6 +65,8 @@ export const SETTINGS_COMMANDS: Readonly<Record<string, readonly string[]>> = {
   aws: ["configure set", "configure"],
   docker: ["context use", "buildx use"],
   helm: ["repo add", "repo remove"],
+  // ccache's own options come before a compiler's: -o / -M / -F set its configuration in the user's files.
+  ccache: ["-o", "--set-config", "-M", "--max-size", "-F", "--max-files"],
 };
 
 /**

@@ -17,15 +17,19 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["cat tac nl head tail more most pg", "read-only"],
   ["less", "read-only:pager | script --lesskey-src,-k"],
   ["bat batcat", "read-only | program --pager"],
-  ["ls dir vdir stat tree fd fdfind locate du df", "read-only | operands none"],
+  ["ls dir vdir stat fd fdfind locate du df findmnt", "read-only | operands none"],
+  // tree -o FILE writes its listing; -R writes 00Tree.html into every folder (tree's manual).
+  ["tree", "read-only | operands none | writes -o | reads --infofile,--hintro,--houtro,--gitfile | when -R=writes"],
   ["find", "read-only | operands none | patterns -name,-iname,-path,-ipath,-regex,-iregex,-wholename,-iwholename,-lname,-ilname,-type,-xtype,-perm,-user,-group,-printf,-fprintf"],
   ["wc file cksum sum b2sum md5sum sha1sum sha224sum sha256sum sha384sum sha512sum", "read-only"],
   ["od hexdump strings base64 base32 basenc", "read-only"],
   ["xxd", "read-only | writes-operands second"],
   ["uniq", "read-only | writes-operands second"],
   ["sort", "read-only | writes -o,--output | program --compress-program"],
-  ["cut paste join comm column fold fmt expand unexpand rev shuf numfmt pr", "read-only"],
-  ["diff cmp sdiff", "read-only"],
+  ["cut paste join comm column fold fmt expand unexpand rev numfmt pr", "read-only"],
+  ["shuf", "read-only | writes -o,--output | reads --random-source"],
+  ["diff cmp", "read-only"],
+  ["sdiff", "read-only | writes -o,--output"],
   ["diff3", "read-only"],
   ["tr", "read-only | operands none"],
   ["grep egrep fgrep", "read-only | operands after-first -e,--regexp,-f,--file | patterns -e,--regexp,--include,--exclude,--exclude-dir,--label | reads -f,--file"],
@@ -54,6 +58,8 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["openssl", "read-only | sub s_client,s_server,s_time=network:client | writes -out,-keyout"],
   // Key generators: a key they write anew is a write, not a read of a secret (one that exists is read too: `ssh-keygen -y -f KEY`).
   ["ssh-keygen", "writes | writes -f"],
+  // The agent's keys: -l / -L list them (fingerprints, public keys); adding, removing or locking is the secret store.
+  ["ssh-add", "system:secrets | when -l,-L=read-only -D,-d,-x,-X,-s,-e,-c,-t,-k,-K,-T,-H,-h=system:secrets"],
   ["age-keygen", "writes | writes -o,--output"],
   ["gpg gpg2", "system:secrets | when --list-keys,-k,--list-public-keys,--verify,--version,--fingerprint=read-only"],
   ["age rage", "system:secrets"],
@@ -68,11 +74,14 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   // Writing the paths they are given (their files are judged by the write rules).
   ["cp mv ln install mkdir touch rmdir rm unlink truncate tee mktemp link", "writes"],
   ["chmod chown chgrp chattr setfacl", "writes"],
+  ["mkfifo fallocate", "writes | writes-operands all"],
   ["dd patch split csplit", "writes"],
   ["shred", "destroys | writes-operands all"],
-  ["tar", "writes | program --to-command,--use-compress-program,-I,--rsh-command,--info-script,-F,--new-volume-script"],
+  ["tar bsdtar gtar", "writes | program --to-command,--use-compress-program,-I,--rsh-command,--info-script,-F,--new-volume-script"],
   ["zip", "writes | program -TT,--unzip-command"],
   ["unzip 7z 7za 7zr unrar rar", "writes"],
+  // cpio -t lists an archive; -i extracts it where its names say, -o reads the files named on its input.
+  ["cpio", "writes | when -t,--list=read-only"],
   ["gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 unlz4 brotli lzma unlzma compress uncompress", "writes | writes-operands all | when -c,--stdout,--to-stdout,-l,--list,-t,--test=read-only"],
   ["sqlite3 duckdb", "writes | writes-operands first"],
   ["gofmt", "read-only | when -w=writes"],
@@ -82,8 +91,13 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["codespell", "read-only | when -w,--write-changes=writes"],
   ["clang-format rustfmt", "read-only | when -i=writes"],
   // Runners and wrappers: the command they run is judged (see the README's "Bash commands").
-  ["nice nohup timeout time command builtin exec stdbuf ionice setsid taskset flock watch xargs parallel unbuffer chronic ifne catchsegv", "runner:wrapper"],
+  ["nice nohup timeout gtimeout time command builtin exec stdbuf ionice setsid taskset flock watch xargs parallel unbuffer chronic ifne catchsegv", "runner:wrapper"],
   ["strace ltrace valgrind", "runner:wrapper"],
+  // Profilers and compiler caches: the command they are given runs; attaching to a process reads another's memory.
+  ["perf", "system:processes | sub stat,record,trace,mem,c2c,sched.record,lock.record,kmem.record,kwork.record=runner:wrapper list,report,annotate,diff,evlist,version,--version,help=read-only | when -p,--pid,-t,--tid,-a,--all-cpus=system:processes | writes -o,--output | program --objdump,--addr2line"],
+  ["py-spy", "system:processes | sub record,top=runner:wrapper | when -p,--pid=system:processes | writes -o,--output | runs after-dash"],
+  ["ccache sccache", "runner:wrapper"],
+  ["run-parts", "runs-code:interpreter | when --test,--list=read-only"],
   ["script", "runner:wrapper"],
   ["tmux screen", "runner:wrapper"],
   ["busybox", "runner:wrapper"],
@@ -117,6 +131,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["gcc cc g++ c++ clang clang++ rustc javac kotlinc zig ld", "runs-code:build"],
   ["tsc", "runs-code:build | when --noEmit,-v,--version,--help=read-only"],
   ["vitest jest mocha ava playwright cypress karma pytest py.test nose2 rspec phpunit", "runs-code:build"],
+  ["prove", "runs-code:build | program -e,--exec"],
   ["eslint prettier stylelint tslint standard xo mypy pylint flake8", "runs-code:build"],
   ["turbo nx lerna", "runs-code:build"],
   ["webpack vite rollup esbuild parcel swc babel next nuxt astro svelte-kit", "runs-code:build"],
@@ -159,7 +174,10 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["wget wget2", "network:client | when --post-data,--post-file,--body-data,--body-file,--method=network:uploader"],
   ["http https xh curlie", "network:client | sub POST,PUT,PATCH,DELETE,post,put,patch,delete=network:uploader | when -f,--form,--raw=network:uploader"],
   ["aria2c axel", "network:client"],
-  ["ping ping6 traceroute tracepath mtr dig nslookup host whois arp ss netstat ip ifconfig route", "network:client | operands none | sub *.add,*.del,*.delete,*.set,*.flush,*.change,*.replace,link.set=system:privileges"],
+  ["ping ping6 traceroute tracepath mtr dig nslookup host whois", "network:client | operands none"],
+  // The machine's own interfaces, routes and sockets: read without the network; what changes them is judged by its verb (judge/_project-code.ts).
+  ["ip ifconfig route arp netstat", "read-only | operands none"],
+  ["ss", "read-only | operands none | when -K,--kill=system:processes"],
   ["ssh mosh", "network:client | when -R,-L,-D,-w,-W=network:tunnel | reads -i,-F"],
   ["scp rsync", "network:client"],
   ["sftp ftp lftp tftp ncftp smbclient", "network:uploader"],
@@ -182,6 +200,11 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   [
     "git",
     "writes | sub status,log,diff,show,blame,annotate,grep,describe,shortlog,reflog,cat-file,rev-parse,rev-list,ls-files,ls-tree,for-each-ref,name-rev,merge-base,count-objects,check-ignore,check-attr,check-ref-format,help,version,whatchanged,show-ref,show-branch,var,verify-commit,verify-tag,cherry,range-diff,diff-tree,diff-files,diff-index,fsck,stash.list,stash.show,worktree.list,remote.show,config.get,config.list,branch.--list,lfs.ls-files,lfs.status=read-only add,commit,checkout,switch,restore,stash,merge,cherry-pick,revert,mv,rm,tag,notes,am,apply,init,worktree,branch,reset,clean,rebase,gc,prune,repack,maintenance,config,remote,sparse-checkout,update-index,update-ref,symbolic-ref,read-tree,write-tree,commit-tree,hash-object,mktag,mktree,pack-refs,replace,format-patch,archive,bundle,stripspace,mailinfo,mailsplit,rerere,restore,citool,gui=writes fetch,pull,clone,ls-remote,submodule,remote.update,lfs.pull,lfs.fetch,lfs.install=network:client push,send-email,lfs.push=network:publisher filter-branch,difftool,mergetool=runs-code:shell bisect=writes instaweb,daemon=network:server *=unknown",
+  ],
+  // Mercurial, as git: reading the history reads; committing writes; what reaches a server is the network's.
+  [
+    "hg",
+    "writes | program -e,--ssh,--remotecmd | when --config=runs-code:shell | sub status,st,log,history,diff,cat,annotate,blame,summary,sum,heads,branches,tags,identify,id,files,locate,manifest,parents,paths,root,tip,version,help,grep,verify=read-only config=unknown add,addremove,commit,ci,amend,rm,remove,forget,mv,rename,move,cp,copy,revert,update,up,checkout,co,merge,resolve,rebase,graft,backout,strip,shelve,unshelve,tag,bookmark,bookmarks,branch,init,import,purge,phase=writes pull,clone,incoming,in,fetch,outgoing,out=network:client push=network:publisher serve=network:server histedit,commit.--interactive,record,crecord=runs-code:editor *=unknown",
   ],
   // The system: privileges, services, schedules, containers, clusters, clouds, processes.
   ["sudo doas su runuser pkexec", "system:privileges"],

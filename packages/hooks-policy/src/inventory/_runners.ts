@@ -68,6 +68,12 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     flags: ["--foreground", "--preserve-status", "-v", "--verbose", "-f", "-p"],
     operands: 1,
   },
+  // GNU timeout as Homebrew's coreutils name it on macOS.
+  gtimeout: {
+    values: ["-s", "--signal", "-k", "--kill-after"],
+    flags: ["--foreground", "--preserve-status", "-v", "--verbose", "-f", "-p"],
+    operands: 1,
+  },
   nice: { values: ["-n", "--adjustment"], digitOptions: true },
   nohup: {},
   time: {

@@ -195,6 +195,55 @@ const readers: Record<string, Reader> = {
     const known = Object.fromEntries(Object.entries(filter).map(([key, values]) => [key, values.filter((value): value is string => value !== undefined)]));
     for (const path of files.length > 0 ? files : [DOT]) if (path.value !== "-") out.trees.push({ path, via: `${p} -r`, ...(skipsHidden && { skipsHidden }), ...known });
   },
+  // tree -o FILE writes the listing; -R writes 00Tree.html into each folder it lists.
+  tree: (_p, args, _w, out) => {
+    write(out, "tree -o", optionValue(args, "-o"));
+    if (hasOption(args, "-R")) write(out, "tree -R", ...(args.operands.length > 0 ? args.operands : [DOT]));
+    for (const option of args.options) if (["--infofile", "--hintro", "--houtro", "--gitfile"].includes(option.name)) read(out, `tree ${option.name}`, option.value);
+  },
+  // file -C compiles each magic file into NAME.mgc in the working folder (magic.mgc without -m).
+  file: (_p, args, _w, out) => {
+    const magic = optionValue(args, "--magic-file");
+    read(out, "file -f", optionValue(args, "--files-from"));
+    if (!hasOption(args, "--compile")) return read(out, "file -m", ...(magic?.value?.split(":").map(word) ?? (magic ? [magic] : [])));
+    if (magic?.value === undefined) return write(out, "file -C", magic ?? word("magic.mgc"));
+    for (const each of magic.value.split(":")) write(out, "file -C", word(`${each.replace(/\/+$/, "").replace(/^.*\//, "")}.mgc`));
+  },
+  // csplit writes PREFIX00, PREFIX01, … (xx00 without -f).
+  csplit: (_p, args, _w, out) => {
+    read(out, "csplit", args.operands[0]);
+    const prefix = optionValue(args, "--prefix");
+    write(out, "csplit -f", prefix === undefined ? word("xx00") : prefix.value === undefined ? prefix : { ...prefix, value: `${prefix.value}00` });
+  },
+  // chattr MODE FILE…: a mode is `+i`, `=a` (`-i` reads as an option); every other operand is a file it changes.
+  chattr: (_p, args, _w, out) => write(out, "chattr", ...args.operands.filter((each) => !/^[+=][a-zA-Z]*$/.test(each.value ?? ""))),
+  setfacl: (_p, args, _w, out) => {
+    write(out, "setfacl", ...args.operands);
+    if (hasOption(args, "--restore")) out.uncertain = "setfacl --restore changes the files its input names, which are known only at run time";
+  },
+  cpio: (_p, args, _w, out) => {
+    read(out, "cpio -I", optionValue(args, "-I"), optionValue(args, "--pattern-file"));
+    write(out, "cpio -O", optionValue(args, "-O"));
+    if (hasOption(args, "--rsh-command")) out.uncertain = "cpio --rsh-command runs the program it names";
+    if (hasOption(args, "--list")) return read(out, "cpio -F", optionValue(args, "--file"));
+    if (hasOption(args, "--extract")) {
+      read(out, "cpio -F", optionValue(args, "--file"));
+      write(out, "cpio -i", optionValue(args, "--directory") ?? DOT);
+      if (!hasOption(args, "--no-absolute-filenames") && !hasOption(args, "--to-stdout")) out.uncertain = "cpio -i writes where the archive's names say, absolute paths and ../ included (--no-absolute-filenames keeps them in the folder)";
+      return;
+    }
+    if (hasOption(args, "--create")) {
+      write(out, "cpio -F", optionValue(args, "--file"));
+      out.uncertain = "cpio -o reads the files named on its standard input, which are known only at run time";
+      return;
+    }
+    if (hasOption(args, "--pass-through")) {
+      write(out, "cpio -p", ...(args.operands.length > 0 ? args.operands : [DOT]));
+      out.uncertain = "cpio -p copies the files named on its standard input, which are known only at run time";
+      return;
+    }
+    out.uncertain = "cpio without -t, -i, -o or -p: what it does is not known";
+  },
   fd: (_p, _args, words, out) => fdExec(words, out),
   git: (_p, args, _w, out) => gitEffects(args, out),
   psql: (p, _args, words, out) => databaseEffects(p, words, out),
@@ -238,6 +287,8 @@ readers.chgrp = readers.chmod as Reader;
 for (const name of ["rg", "ag", "ack", "egrep", "fgrep"]) readers[name] = readers.grep as Reader;
 for (const name of ["gawk", "mawk", "nawk"]) readers[name] = readers.awk as Reader;
 readers.gsed = readers.sed as Reader;
+readers.bsdtar = readers.tar as Reader;
+readers.gtar = readers.tar as Reader;
 readers["."] = readers.source as Reader;
 for (const name of ["mysql", "mariadb", "sqlite3", "duckdb"]) readers[name] = readers.psql as Reader;
 readers.lldb = readers.gdb as Reader;

@@ -60,7 +60,9 @@ function runWords(analysis: Analysis, program: string, runs: "after-dash" | "she
   let start = from;
   if (runs === "after-dash") {
     const dash = words.findIndex((word, index) => index >= from && word.value === "--");
-    start = dash === -1 ? words.length : dash + 1;
+    // Without `--` the command is somewhere in its words: each that names a program is judged.
+    if (dash === -1) return presume(analysis, program, words, from, tail, level, true);
+    start = dash + 1;
   } else {
     while (start < words.length && /^(-|[A-Za-z_][A-Za-z0-9_]*=)/.test(words[start]?.value ?? "-")) start += 1;
   }

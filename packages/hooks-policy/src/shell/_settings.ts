@@ -47,6 +47,8 @@ export function assignment(analysis: Analysis, name: string, value: ShellWord | 
   if (codeVariable(analysis, name, value, text)) return;
   if (DANGEROUS_VARIABLES.has(name) || name.startsWith("BASH_FUNC_")) {
     analysis.unknown(text, `setting ${name} changes which program a name runs or runs code itself`);
+  } else if (name === "SSH_AUTH_SOCK" || name === "GPG_AGENT_INFO") {
+    analysis.unknown(text, `setting ${name} makes ssh or gpg use the keys of the agent at that socket, which may be another user's or session's`);
   } else if (PROGRAM_VARIABLES.has(name)) {
     runSetting(analysis, value ?? { text, value: undefined, splits: false, tilde: false }, name, level);
   } else if ((name === "LESS" || name === "MORE") && (value?.value === undefined || value.value.includes("+"))) {
