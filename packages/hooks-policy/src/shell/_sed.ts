@@ -126,6 +126,8 @@ function endOfCommand(script: string, at: number): number {
   if (i >= script.length) return i;
   if (script[i] === ";" || script[i] === "\n") return i + 1;
   if (script[i] === "}" || script[i] === "#") return i;
+  // `xp`: GNU sed refuses a command right after another (and runs nothing); a sed that accepts it runs both, so the rest is read as commands.
+  if (/[A-Za-z=:{]/.test(script[i] as string)) return i;
   throw new Error(`unexpected "${script[i]}"`);
 }
 
