@@ -261,16 +261,17 @@ const DESTRUCTIVE: PolicyRule[] = [
   "sudo",
   "doas",
   "su",
-  "git reset *",
-  "git clean *",
+  // Issue 39: git's other spellings that discard work are the inventory's (kind `discards`); these name the plain ones.
+  "git reset --hard",
+  "git worktree remove *",
   "git push *",
-  "git rebase *",
+  "git update-ref -d",
   "git branch -D",
   "git checkout --force",
   "git checkout ** .",
   "git checkout -- **",
   "git switch --force",
-  "git restore *",
+  "git restore --worktree",
   "git stash drop *",
   "git stash clear *",
   "find -delete",
@@ -300,7 +301,7 @@ const NETWORK: PolicyRule[] = [
   "git fetch *",
   "git pull *",
   "git clone *",
-  "git remote *",
+  "git remote update *",
   "npm install *",
   "npm i *",
   "pnpm add *",
@@ -395,6 +396,15 @@ const WORKSPACE_SECRETS: PolicyRule[] = [
   "*.keytab",
 ].map((path) => ({ tool: "*", path, decision: "deny" as const, reason: "it holds secrets" }));
 
+/**
+ * What discards uncommitted changes or history (issue 39): git's `checkout` with paths or `-f`,
+ * `restore` of the working tree, `reset --hard`, `clean` without `-n`, `worktree remove`,
+ * `reflog expire`, `gc --prune=now`, in every spelling the inventory reads. A write, so `workspace` allows it.
+ */
+const DISCARDING: PolicyRule[] = [
+  { tool: "*", kind: "discards", decision: "ask", reason: "it discards uncommitted changes or history that git may not bring back" },
+];
+
 /** The presets `extends` can name. */
 export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   readonly: {
@@ -443,6 +453,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...PLACES,
       ...WORKSPACE_SECRETS,
       ...PLANTED_SETTINGS,
+      ...DISCARDING,
     ],
   },
 });

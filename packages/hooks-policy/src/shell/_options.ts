@@ -33,6 +33,8 @@ export interface OptionTable {
   readonly plusWords?: boolean;
   /** A first word of letters without a dash is a bundle of short options (`tar xzf`). */
   readonly bundledFirst?: boolean;
+  /** Long options only as written, no unique prefixes (git's own options). */
+  readonly exactLong?: boolean;
 }
 
 /**
@@ -233,7 +235,7 @@ function readOption(table: OptionTable | undefined, word: ShellWord, next: Shell
  * it, but a rule about any of them should not be escaped by it): all but the last are pushed here.
  */
 function abbreviated(table: OptionTable | undefined, prefix: string, out: ReadOption[], word: ShellWord): OptionSpec | undefined {
-  if (!table || prefix.length < 3) return undefined;
+  if (!table || table.exactLong || prefix.length < 3) return undefined;
   const candidates = [...new Set([...table.bySpelling].filter(([spelling]) => spelling.startsWith("--") && spelling.startsWith(prefix)).map(([, spec]) => spec))];
   for (const spec of candidates.slice(0, -1)) for (const name of spec.expands ?? [spec.name]) out.push({ name, spelling: prefix, word });
   return candidates[candidates.length - 1];
