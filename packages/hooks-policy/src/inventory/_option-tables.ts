@@ -20,6 +20,8 @@ export interface OptionTableSpec {
   bundledFirst?: boolean;
   /** Long options only as written, no unique prefixes (git's own options, before its subcommand). */
   exactLong?: boolean;
+  /** Options followed by a command that ends at `;` or `+` (find's `-exec`): its words are not the program's. */
+  commandUntil?: readonly string[];
 }
 
 const t = (spec: string, extra: Omit<OptionTableSpec, "spec"> = {}): OptionTableSpec => ({ spec, ...extra });
@@ -73,7 +75,7 @@ export const OPTION_TABLE_SPECS: ReadonlyArray<readonly [string, OptionTableSpec
     "find",
     t(
       "-H -L -P -D= -O? -name= -iname= -path= -ipath= -wholename= -iwholename= -regex= -iregex= -regextype= -lname= -ilname= -type= -xtype= -size= -perm= -user= -group= -uid= -gid= -newer= -anewer= -cnewer= -mtime= -mmin= -atime= -amin= -ctime= -cmin= -used= -maxdepth= -mindepth= -printf= -fprint= -fprint0= -fls= -fprintf= -samefile= -inum= -links= -context= -files0-from= -delete -print -print0 -ls -prune -quit -depth -xdev -mount -follow -empty -executable -readable -writable -nouser -nogroup -true -false -not -a -and -o -or -daystart -noleaf -ignore_readdir_race -noignore_readdir_race -exec -execdir -ok -okdir",
-      { singleDashLong: true },
+      { singleDashLong: true, commandUntil: ["-exec", "-execdir", "-ok", "-okdir"] },
     ),
   ],
   [

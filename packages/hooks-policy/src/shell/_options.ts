@@ -35,6 +35,8 @@ export interface OptionTable {
   readonly bundledFirst?: boolean;
   /** Long options only as written, no unique prefixes (git's own options). */
   readonly exactLong?: boolean;
+  /** Options followed by a command that ends at `;` or `+` (find's `-exec`). */
+  readonly commandUntil?: readonly string[];
 }
 
 /**
@@ -174,6 +176,14 @@ export function parseArguments(program: string, args: readonly ShellWord[]): Par
       continue;
     }
     const before = result.options.length;
+    if (current?.commandUntil?.includes(value)) {
+      // `find . -exec echo -delete \; -print`: the command's words (judged as a command) are not find's.
+      result.options.push({ name: value, spelling: value, word });
+      let j = i + 1;
+      while (j < args.length && !(args[j]?.value === ";" || (args[j]?.value === "+" && j > i + 1))) j++;
+      i = j;
+      continue;
+    }
     i += readOption(current, word, args[i + 1], result.options);
     if (result.options.slice(before).some((option) => current?.bySpelling.get(option.spelling)?.terminal)) optionsEnded = true;
   }
