@@ -262,16 +262,17 @@ const DESTRUCTIVE: PolicyRule[] = [
   "sudo",
   "doas",
   "su",
-  "git reset *",
-  "git clean *",
+  // Issue 39: git's other spellings that discard work are the inventory's (kind `discards`); these name the plain ones.
+  "git reset --hard",
+  "git worktree remove *",
   "git push *",
-  "git rebase *",
+  "git update-ref -d",
   "git branch -D",
   "git checkout --force",
   "git checkout ** .",
   "git checkout -- **",
   "git switch --force",
-  "git restore *",
+  "git restore --worktree",
   "git stash drop *",
   "git stash clear *",
   "find -delete",
@@ -301,7 +302,7 @@ const NETWORK: PolicyRule[] = [
   "git fetch *",
   "git pull *",
   "git clone *",
-  "git remote *",
+  "git remote update *",
   "npm install *",
   "npm i *",
   "pnpm add *",
@@ -407,6 +408,15 @@ const RAW_DEVICES: PolicyRule[] = ["sd*", "hd*", "vd*", "xvd*", "nvme*", "mmcblk
   reason: "it reads a disk or the machine's memory",
 }));
 
+/**
+ * What discards uncommitted changes or history (issue 39): git's `checkout` with paths or `-f`,
+ * `restore` of the working tree, `reset --hard`, `clean` without `-n`, `worktree remove`,
+ * `reflog expire`, `gc --prune=now`, in every spelling the inventory reads. A write, so `workspace` allows it.
+ */
+const DISCARDING: PolicyRule[] = [
+  { tool: "*", kind: "discards", decision: "ask", reason: "it discards uncommitted changes or history that git may not bring back" },
+];
+
 /** The presets `extends` can name. */
 export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   readonly: {
@@ -456,6 +466,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...WORKSPACE_SECRETS,
       ...PLANTED_SETTINGS,
       ...RAW_DEVICES,
+      ...DISCARDING,
     ],
   },
 });

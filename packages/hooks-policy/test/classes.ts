@@ -495,7 +495,7 @@ export const CLASSES: CommandClass[] = [
         "git checkout -f main",
         "git checkout --force main",
         "git restore .",
-        "git restore --staged src/a.ts",
+        "git restore --staged --worktree src/a.ts",
         "git reset --hard",
         "git reset --hard HEAD~1",
         "git -C . reset --hard",
@@ -520,6 +520,8 @@ export const CLASSES: CommandClass[] = [
         "git switch --discard-changes main",
       ]),
       ...cases("allow", ["git status", "git stash", "git stash list", "git checkout main", "git checkout -b feature", "git branch -d x", "git branch", "git log --oneline -5", "git diff HEAD~1", "git add -A", "git commit -m x"]),
+      // Issue 39: what only unstages or only lists is not destructive (`restore --staged` changes the index alone).
+      ...cases("allow", ["git restore --staged src/a.ts", "git reset", "git reset HEAD src/a.ts", "git clean -n", "git clean -nfd"]),
     ],
   },
 ];

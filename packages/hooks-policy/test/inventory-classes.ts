@@ -120,8 +120,10 @@ export const INVENTORY_CLASSES: InventoryClass[] = [
       ]),
       ...bounded(["curl -s https://api.github.com/repos/o/r", "wget https://example.com/file.tgz", "git fetch origin", "git clone https://github.com/o/r", "dig example.com", "ssh example.net uptime"], "example.com:443"),
       ...bounded(["python3 -m http.server 8000", "npx http-server -p 8080", "php -S localhost:8000"]),
-      // recommended's own rules name curl, scp and git remote: they ask unconfined, whatever their options.
-      ...bounded(["curl --version", "git remote -v", "scp --help"]),
+      // recommended's own rules name curl and scp: they ask unconfined, whatever their options.
+      ...bounded(["curl --version", "scp --help", "git remote show origin"]),
+      // Issue 39: `git remote -v` lists the remotes of the repository's settings; it reaches no network.
+      ...both("allow", ["git remote -v"]),
       // Issue 39: a local rsync is a copy, judged by its paths; to a host it asks (above).
       ...both("allow", ["rsync -a src/ build/"]),
       ...both("allow", ["git log --oneline -5", "ls ~/.ssh", "python3 -m json.tool package.json", "node --version"]),

@@ -16,6 +16,7 @@ export const UNKNOWN = "unknown";
 export const ROLES: Readonly<Record<string, ProgramKind>> = {
   pager: "read-only",
   remote: "read-only",
+  discards: "writes",
   wrapper: "runner",
   interpreter: "runs-code",
   shell: "runs-code",
@@ -60,6 +61,7 @@ export const KIND_WORDS: Readonly<Record<ProgramKind | typeof UNKNOWN, string>> 
 export const ROLE_WORDS: Readonly<Record<string, string>> = {
   pager: "a pager with a command language",
   remote: "it asks a service over the network and changes nothing there",
+  discards: "it discards uncommitted changes or history that git may not bring back",
   wrapper: "a wrapper",
   interpreter: "an interpreter",
   shell: "a shell",

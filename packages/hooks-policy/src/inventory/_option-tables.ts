@@ -23,6 +23,10 @@ export interface OptionTableSpec {
    * option it does not list may write, run or change the system, so the command asks (issue 39).
    */
   closed?: boolean;
+  /** Long options only as written, no unique prefixes (git's own options, before its subcommand). */
+  exactLong?: boolean;
+  /** Options followed by a command that ends at `;` or `+` (find's `-exec`): its words are not the program's. */
+  commandUntil?: readonly string[];
 }
 
 const t = (spec: string, extra: Omit<OptionTableSpec, "spec"> = {}): OptionTableSpec => ({ spec, ...extra });
@@ -33,20 +37,30 @@ const GIT_GLOBAL =
 const GIT_SUBCOMMANDS: Record<string, string> = {
   push: "-f,--force --force-with-lease? --force-if-includes --no-force-with-lease -d,--delete --mirror --all --branches --tags --follow-tags --prune -u,--set-upstream -n,--dry-run -v,--verbose -q,--quiet --no-verify --verify -o,--push-option= --repo= --receive-pack=,--exec= --recurse-submodules? --atomic --signed? --porcelain --thin --no-thin -4,--ipv4 -6,--ipv6",
   branch: "-d,--delete -D>--delete+--force -f,--force -m,--move -M>--move+--force -c,--copy -C>--copy+--force -r,--remotes -a,--all -l,--list -v,--verbose -q,--quiet -u,--set-upstream-to= --unset-upstream -t,--track? --no-track --contains? --no-contains? --merged? --no-merged? --points-at= --sort= --format= --color? --show-current --edit-description --create-reflog -i,--ignore-case --column? --abbrev?",
-  checkout: "-f,--force -b= -B= --orphan= -t,--track? --no-track -l -d,--detach -p,--patch -q,--quiet --ours --theirs -m,--merge --conflict= --ignore-skip-worktree-bits --ignore-other-worktrees --overwrite-ignore --no-overwrite-ignore --recurse-submodules? --progress --no-progress --pathspec-from-file= --pathspec-file-nul",
-  switch: "-c,--create= -C,--force-create= -d,--detach --guess --no-guess -f,--force,--discard-changes -m,--merge --conflict= -q,--quiet --orphan= -t,--track? --no-track --ignore-other-worktrees --recurse-submodules?",
-  reset: "--hard --soft --mixed --merge --keep -q,--quiet -p,--patch -N,--intent-to-add --recurse-submodules? --pathspec-from-file= --pathspec-file-nul",
+  checkout: "-f,--force -b= -B= --orphan= -t,--track? --no-track -l -d,--detach -p,--patch -q,--quiet -2,--ours -3,--theirs -m,--merge --conflict= --ignore-skip-worktree-bits --ignore-other-worktrees --overwrite-ignore --no-overwrite-ignore --recurse-submodules? --progress --no-progress --pathspec-from-file= --pathspec-file-nul --guess --no-guess --overlay --no-overlay -U,--unified= --inter-hunk-context=",
+  switch: "-c,--create= -C,--force-create= -d,--detach --guess --no-guess -f,--force,--discard-changes -m,--merge --conflict= -q,--quiet --orphan= -t,--track? --no-track --ignore-other-worktrees --recurse-submodules? --progress --no-progress --overwrite-ignore --no-overwrite-ignore",
+  reset: "--hard --soft --mixed --merge --keep -q,--quiet -p,--patch -N,--intent-to-add --recurse-submodules? --pathspec-from-file= --pathspec-file-nul --refresh --no-refresh -U,--unified= --inter-hunk-context=",
   clean: "-f,--force -d -x -X -n,--dry-run -i,--interactive -q,--quiet -e,--exclude=",
-  restore: "-s,--source= -S,--staged -W,--worktree -p,--patch -q,--quiet --ours --theirs -m,--merge --conflict= --ignore-unmerged --ignore-skip-worktree-bits --overlay --no-overlay --recurse-submodules? --pathspec-from-file= --pathspec-file-nul --progress",
-  stash: "-p,--patch -k,--keep-index --no-keep-index -u,--include-untracked -a,--all -q,--quiet -m,--message= -S,--staged --index --pathspec-from-file=",
+  restore: "-s,--source= -S,--staged -W,--worktree -p,--patch -q,--quiet -2,--ours -3,--theirs -m,--merge --conflict= --ignore-unmerged --ignore-skip-worktree-bits --overlay --no-overlay --recurse-submodules? --pathspec-from-file= --pathspec-file-nul --progress --no-progress -U,--unified= --inter-hunk-context=",
+  stash: "-p,--patch -k,--keep-index --no-keep-index -u,--include-untracked --only-untracked -a,--all -q,--quiet -m,--message= -S,--staged --index --pathspec-from-file= --pathspec-file-nul -U,--unified= --inter-hunk-context=",
   commit: "-a,--all -m,--message= -F,--file= -C,--reuse-message= -c,--reedit-message= --fixup= --squash= --author= --date= -t,--template= -s,--signoff -n,--no-verify --amend --allow-empty --allow-empty-message -q,--quiet -v,--verbose -e,--edit --no-edit -p,--patch -S,--gpg-sign? --cleanup= -u,--untracked-files? --pathspec-from-file= -o,--only -i,--include --dry-run --short --porcelain -z --trailer=",
   clone: "-b,--branch= -o,--origin= --depth= --shallow-since= --shallow-exclude= -c,--config= --template= -u,--upload-pack= --reference= --reference-if-able= --separate-git-dir= -j,--jobs= --filter= --bare --mirror -l,--local --no-local -s,--shared -n,--no-checkout -q,--quiet -v,--verbose --progress --recurse-submodules? --single-branch --no-single-branch --no-tags --dissociate --sparse --also-filter-submodules --remote-submodules --shallow-submodules --bundle-uri= --server-option=",
   fetch: "--all -a,--append --depth= --deepen= --shallow-since= --shallow-exclude= --unshallow -f,--force -k,--keep -p,--prune -P,--prune-tags -t,--tags -n,--no-tags -j,--jobs= -q,--quiet -v,--verbose --dry-run -u,--update-head-ok --upload-pack= -o,--server-option= --multiple --refmap= --recurse-submodules? --progress",
   pull: "-r,--rebase? --no-rebase --ff --no-ff --ff-only -f,--force -q,--quiet -v,--verbose --all --depth= -s,--strategy= -X,--strategy-option= --upload-pack= --autostash --no-autostash --squash --no-squash --commit --no-commit --edit --no-edit --verify --no-verify -t,--tags",
-  rebase: "-i,--interactive -x,--exec= --onto= --root -s,--strategy= -X,--strategy-option= --abort --continue --skip --quit --edit-todo --autosquash --no-autosquash --autostash --no-autostash -f,--force-rebase --keep-base -q,--quiet -v,--verbose",
+  rebase: "-i,--interactive -x,--exec= --onto= --keep-base --root -s,--strategy= -X,--strategy-option= --abort --continue --skip --quit --edit-todo --show-current-patch --autosquash --no-autosquash --autostash --no-autostash -f,--force-rebase --no-ff --ff -q,--quiet -v,--verbose -n,--no-stat --stat --no-verify --verify --signoff --committer-date-is-author-date --reset-author-date,--ignore-date --ignore-whitespace --whitespace= --apply -m,--merge --preserve-merges --rerere-autoupdate --empty= --keep-empty --no-keep-empty --update-refs --no-update-refs -S,--gpg-sign? --no-gpg-sign --allow-empty-message -r,--rebase-merges? --no-rebase-merges --fork-point --no-fork-point --reschedule-failed-exec --no-reschedule-failed-exec --reapply-cherry-picks --no-reapply-cherry-picks -C#",
   log: "-n,--max-count= --output= --format= --pretty? --since= --until= --author= --grep= -p,--patch --stat? --oneline --graph --all",
   diff: "--output= --stat? --name-only --name-status --cached --staged --ext-diff --no-ext-diff --textconv --no-textconv -p,--patch -U,--unified=",
   show: "--output= --format= --pretty? --stat? --name-only --ext-diff --no-ext-diff --textconv --no-textconv",
+  worktree: "-f,--force -b= -B= --detach --checkout --no-checkout --lock --reason= --orphan --track --no-track --guess-remote --no-guess-remote -q,--quiet -v,--verbose --porcelain -z -n,--dry-run --expire=",
+  "update-ref": "-m= -d -z --no-deref --deref --stdin --create-reflog",
+  "symbolic-ref": "-q,--quiet -d,--delete -m= --short --recurse --no-recurse",
+  reflog: "-n,--dry-run --rewrite --updateref --verbose --expire= --expire-unreachable= --stale-fix --all --single-worktree",
+  gc: "-q,--quiet --prune? --no-prune --cruft --aggressive --auto --force --keep-largest-pack",
+  prune: "-n,--dry-run -v,--verbose --progress --expire= --exclude-promisor-objects",
+  repack: "-a -A -d -f -F -n -q,--quiet -l,--local -b,--write-bitmap-index -i,--delta-islands -k,--keep-unreachable -g,--geometric= -m,--write-midx --cruft --cruft-expiration= --unpack-unreachable= --window= --window-memory= --depth= --threads= --max-pack-size= --pack-kept-objects --keep-pack= --expire-to=",
+  rm: "-n,--dry-run -q,--quiet --cached -f,--force -r --ignore-unmatch --sparse --pathspec-from-file= --pathspec-file-nul",
+  mv: "-v,--verbose -n,--dry-run -f,--force -k --sparse",
+  "read-tree": "--index-output= --empty -v,--verbose --trivial --aggressive --reset --prefix= --exclude-per-directory= -n,--dry-run --no-sparse-checkout --sparse-checkout --debug-unpack --recurse-submodules? -q,--quiet -m -u -i",
   config: "--global --system --local --worktree -f,--file= --blob= --add --get --get-all --unset --unset-all --list,-l --edit,-e --type= --bool --int",
 };
 
@@ -62,13 +76,14 @@ export const OPTION_TABLE_SPECS: ReadonlyArray<readonly [string, OptionTableSpec
   ["rm", t("-r,-R,--recursive -f,--force -i -I --interactive? -d,--dir -v,--verbose --one-file-system --no-preserve-root --preserve-root?")],
   [
     "git",
-    t(GIT_GLOBAL, { stopAtOperand: true, subcommands: GIT_SUBCOMMANDS }),
+    // git reads its own options exactly (`git --no-pag` is refused), its subcommands' by unique prefix.
+    t(GIT_GLOBAL, { stopAtOperand: true, subcommands: GIT_SUBCOMMANDS, exactLong: true }),
   ],
   [
     "find",
     t(
       "-H -L -P -D= -O? -name= -iname= -path= -ipath= -wholename= -iwholename= -regex= -iregex= -regextype= -lname= -ilname= -type= -xtype= -size= -perm= -user= -group= -uid= -gid= -newer= -anewer= -cnewer= -mtime= -mmin= -atime= -amin= -ctime= -cmin= -used= -maxdepth= -mindepth= -printf= -fprint= -fprint0= -fls= -fprintf= -samefile= -inum= -links= -context= -files0-from= -delete -print -print0 -ls -prune -quit -depth -xdev -mount -follow -empty -executable -readable -writable -nouser -nogroup -true -false -not -a -and -o -or -daystart -noleaf -ignore_readdir_race -noignore_readdir_race -exec -execdir -ok -okdir",
-      { singleDashLong: true },
+      { singleDashLong: true, commandUntil: ["-exec", "-execdir", "-ok", "-okdir"] },
     ),
   ],
   [

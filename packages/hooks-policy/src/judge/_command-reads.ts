@@ -1,5 +1,5 @@
-import { lstatSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { lstatSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import type { PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
 import { existingReal, LINK_TTL_MS, normalizePath, procAlias, samplesOf } from "../paths/_paths.js";
@@ -173,12 +173,37 @@ function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: s
   for (const root of unique([normalized.lexical, normalized.real])) {
     const found = rules.guard.find(root);
     // What it leaves out (hidden files and folders below the root) it does not read.
-    const paths = found.paths.filter((path) => readsIt(touch, path.slice(root.length)));
+    const seen = found.paths.filter((path) => readsIt(touch, path.slice(root.length)));
+    const paths = touch.tracked ? trackedOf(root, seen) : seen;
     if (paths.length === 0 && found.complete) continue;
     const denied = paths.map((path) => rules.readDeny.matching(path)[0]).find((rule) => rule !== undefined) ?? first;
     const shown = paths.join(", ");
     add(denied, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
     notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
+  }
+}
+
+/**
+ * The paths git tracks, of those given (below `root`): in no repository, none (git fails); else
+ * those the repository's index names. Where that cannot be read for sure (a `.git` file of a
+ * worktree, `GIT_DIR` of the host, an index of version 4 whose names are compressed), all of them.
+ */
+function trackedOf(root: string, paths: string[]): string[] {
+  if (paths.length === 0 || process.env.GIT_DIR !== undefined || process.env.GIT_WORK_TREE !== undefined || process.env.GIT_INDEX_FILE !== undefined) return paths;
+  for (let top = root; ; top = dirname(top)) {
+    const git = lstatSync(join(top, ".git"), { throwIfNoEntry: false });
+    if (git !== undefined) {
+      if (!git.isDirectory()) return paths;
+      let index: Buffer;
+      try {
+        index = readFileSync(join(top, ".git", "index"));
+      } catch {
+        return lstatSync(join(top, ".git", "index"), { throwIfNoEntry: false }) === undefined ? [] : paths;
+      }
+      if (index.toString("latin1", 0, 4) !== "DIRC" || index.readUInt32BE(4) >= 4) return paths;
+      return paths.filter((path) => index.includes(Buffer.from(`${relative(top, path)}\0`)));
+    }
+    if (dirname(top) === top) return [];
   }
 }
 

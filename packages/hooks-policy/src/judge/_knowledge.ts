@@ -2,12 +2,13 @@ import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { isInside } from "@toolhost/core";
 import type { Inventory, InventoryEntry } from "../inventory/_inventory.js";
-import { hasAny, rowKind } from "../shell/_kind-of.js";
+import { hasAny, kindText, rowKind } from "../shell/_kind-of.js";
 import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
 import { parseArguments, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
 import { environmentDump } from "./_environment.js";
+import { gitJudgment } from "./_git.js";
 import { apiRead, cloudCall, npmCredential } from "./_network-reads.js";
 import { archiveEscape, setsId } from "./_operations.js";
 import { FETCHED, fetchedModule, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
@@ -134,6 +135,10 @@ function pythonModule(inventory: Inventory, words: readonly ShellWord[], args: P
 /** What the row alone cannot say: a script of the workspace, a container given the host, an upload, a cluster's secrets. */
 function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPart, args: ParsedArguments, cwd: string | undefined, workspace: string): CommandKnowledge {
   const { kind } = known;
+  if (program === "git") {
+    const git = gitJudgment(part.words, args, cwd);
+    if (git) return { ...known, kind: git.kind, note: `${known.note}; but ${git.why} (${kindText(git.kind)})` };
+  }
   if (kind.role === "interpreter" || kind.role === "shell") return interpreted(known, part, args, cwd, workspace);
   if (program === "docker" || program === "podman" || program === "nerdctl") return container(known, part.words, args);
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);

@@ -10,6 +10,8 @@ export interface Touch {
   include?: string[];
   exclude?: string[];
   excludeDir?: string[];
+  /** A tree read of only the files git tracks (`git grep`): what git's index does not hold is not read. */
+  tracked?: boolean;
 }
 
 /** What a simple command does beyond running: the files it writes, reads and walks, code it runs. */

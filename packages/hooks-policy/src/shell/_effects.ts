@@ -177,7 +177,8 @@ const readers: Record<string, Reader> = {
     }
     if (roots.length === 0) roots.push(DOT);
     // A listing of names reads no file (what -exec runs is judged as a command).
-    if (words.some((each) => each.value === "-delete")) write(out, "find -delete", ...roots);
+    // `-delete` as find's action, not a word of the command `-exec` runs (`-exec echo -delete \;`).
+    if (_args.options.some((option) => option.name === "-delete")) write(out, "find -delete", ...roots);
   },
   grep: (p, args, _w, out) => {
     // `rg --files` lists names: it reads no file.
@@ -363,6 +364,15 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
     case "rebase":
       for (const option of args.options) if (option.name === "--exec" && option.value) run(out, "git rebase --exec", [option.value], true);
       break;
+    case "grep": {
+      // It reads the tracked files of the working tree (or its pathspecs after `--`), a tracked `.env` among them; with a revision, their history.
+      const after = args.separator === undefined ? [] : args.operands.slice(Math.max(args.separator, 1));
+      // Only what git tracks, unless told to read more (`--no-index`, `--untracked`) or a revision's history (any operand besides the pattern).
+      const pattern = args.options.some((option) => option.name === "-e" || option.name === "-f") ? 0 : 1;
+      const tracked = !args.options.some((option) => /^--(no-index|untracked|no-exclude-standard)$/.test(option.spelling)) && args.operands.length - after.length <= 1 + pattern && !args.dynamic;
+      for (const path of after.length > 0 ? after : [DOT]) out.trees.push({ path, via: "git grep", ...(tracked && { tracked }) });
+      break;
+    }
     case "bisect":
       if (operands[0]?.value === "run") run(out, "git bisect run", operands.slice(1), false);
       break;

@@ -35,6 +35,10 @@ export interface OptionTable {
   readonly bundledFirst?: boolean;
   /** Every option of the program is in the table: one it does not list is `unknown` in the result. */
   readonly closed?: boolean;
+  /** Long options only as written, no unique prefixes (git's own options). */
+  readonly exactLong?: boolean;
+  /** Options followed by a command that ends at `;` or `+` (find's `-exec`). */
+  readonly commandUntil?: readonly string[];
 }
 
 /**
@@ -176,6 +180,14 @@ export function parseArguments(program: string, args: readonly ShellWord[]): Par
       continue;
     }
     const before = result.options.length;
+    if (current?.commandUntil?.includes(value)) {
+      // `find . -exec echo -delete \; -print`: the command's words (judged as a command) are not find's.
+      result.options.push({ name: value, spelling: value, word });
+      let j = i + 1;
+      while (j < args.length && !(args[j]?.value === ";" || (args[j]?.value === "+" && j > i + 1))) j++;
+      i = j;
+      continue;
+    }
     i += readOption(current, word, args[i + 1], result.options);
     if (result.options.slice(before).some((option) => current?.bySpelling.get(option.spelling)?.terminal)) optionsEnded = true;
     // `head -5`: an old spelling of a count, not an option.
@@ -241,7 +253,7 @@ function readOption(table: OptionTable | undefined, word: ShellWord, next: Shell
  * it, but a rule about any of them should not be escaped by it): all but the last are pushed here.
  */
 function abbreviated(table: OptionTable | undefined, prefix: string, out: ReadOption[], word: ShellWord): OptionSpec | undefined {
-  if (!table || prefix.length < 3) return undefined;
+  if (!table || table.exactLong || prefix.length < 3) return undefined;
   const candidates = [...new Set([...table.bySpelling].filter(([spelling]) => spelling.startsWith("--") && spelling.startsWith(prefix)).map(([, spec]) => spec))];
   for (const spec of candidates.slice(0, -1)) for (const name of spec.expands ?? [spec.name]) out.push({ name, spelling: prefix, word });
   return candidates[candidates.length - 1];

@@ -107,6 +107,15 @@ function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
   if (program === "parallel") {
     const end = rest.findIndex((word) => word.value !== undefined && /^:::/.test(word.value));
     const command = end === -1 ? rest : rest.slice(0, end);
+    // `parallel CMD ::: a b`: its input is known, so each command it runs is (`CMD a`, `CMD b`); with no CMD each argument is a command line.
+    const inputs = end === -1 ? undefined : knownInputs(rest.slice(end));
+    if (inputs !== undefined && options.unknown.length === 0 && !command.some((word) => word.value === undefined || word.value.includes("{"))) {
+      for (const input of inputs) {
+        if (command.length === 0) analysis.reparse([input], level, "parallel");
+        else analysis.resolve([...command, input], false, level, undefined, call.why);
+      }
+      return true;
+    }
     if (command.length === 1 && command[0]?.value !== undefined && /[\s;&|<>$`]/.test(command[0].value)) analysis.reparse(command, level, "parallel");
     else analysis.resolve(command, true, level, undefined, call.why);
     return true;
@@ -126,6 +135,14 @@ function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
     return true;
   }
   return false;
+}
+
+/** The arguments of one `::: a b` group, when every one is known before the command runs and no other source (`::::`, `:::+`, a second group) adds to them; at most 16. */
+function knownInputs(words: ShellWord[]): ShellWord[] | undefined {
+  if (words[0]?.value !== ":::") return undefined;
+  const inputs = words.slice(1);
+  if (inputs.length === 0 || inputs.length > 16 || inputs.some((word) => word.value === undefined || word.splits || /^:::/.test(word.value))) return undefined;
+  return inputs;
 }
 
 interface ReadOptions {
