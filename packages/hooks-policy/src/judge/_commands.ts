@@ -51,6 +51,9 @@ export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: Too
       if (plant) planted.push(plant);
     } else parts.push(judgeFile(scope, part, rules.read, rules.readWhole, cwds));
   }
+  // Recipes written for a later call's build: judged as the commands they are, as a file tool's write of them is.
+  const later = planted.filter((plant) => "commands" in plant.recipes && plant.file.format !== undefined);
+  if (later.length > 0 && depth < MAX_PLANTED_DEPTH) judgePlanted(scope, undefined, later, rules, where, parts, depth);
   if (parts.length === before) {
     // Only redirects of descriptors (`exec 2>&1`), or nothing at all: nothing runs, nothing is touched.
     const matched = rules.whole.map((rule) => matchOf(rule, rule.decision));
@@ -69,21 +72,24 @@ function runsRecipes(scope: JudgeScope, part: ShellCommandPart, cwds: Array<stri
  * A runner run after the same command line wrote a runner's file: the recipes written are judged
  * as the commands they are, with these rules, once each; a file the policy cannot read asks.
  */
-function judgePlanted(scope: JudgeScope, runner: ShellCommandPart, planted: Planted[], rules: ToolRules, cwd: string, parts: PolicyPart[], depth: number): void {
+function judgePlanted(scope: JudgeScope, runner: ShellCommandPart | undefined, planted: Planted[], rules: ToolRules, cwd: string, parts: PolicyPart[], depth: number): void {
   for (const plant of planted.splice(0)) {
     const recipes = plant.recipes;
-    if (!("commands" in recipes)) {
+    if (runner && !("commands" in recipes)) {
       parts.push(unreadablePlant(runner, plant, recipes.unreadable));
       continue;
     }
-    if (depth >= MAX_PLANTED_DEPTH) {
+    if (runner && depth >= MAX_PLANTED_DEPTH) {
       parts.push(unreadablePlant(runner, plant, "its recipes write recipes again"));
       continue;
     }
+    if (!("commands" in recipes)) continue;
     for (const recipe of recipes.commands) {
       const judged: PolicyPart[] = [];
       judgeShell(scope, { command: recipe, cwd }, rules, cwd, judged, depth + 1);
-      const said = `a recipe this command writes into ${plant.path} (${plant.via}), which ${subjectOf(runner)} then runs instead of the project's own`;
+      const said = runner
+        ? `a recipe this command writes into ${plant.path} (${plant.via}), which ${subjectOf(runner)} then runs instead of the project's own`
+        : `a recipe this command writes into ${plant.path} (${plant.via}), which ${plant.file.runner} runs when the project is next built or tested`;
       for (const part of judged) if (part.decision !== "allow") part.note = part.note ? `${part.note}; ${said}` : said;
       parts.push(...judged);
     }
