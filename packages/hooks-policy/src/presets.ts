@@ -234,6 +234,15 @@ const BUILDING = [
   "git restore *",
 ].map((command) => ({ tool: "*", command, decision: "allow" as const }));
 
+/**
+ * What the inventory finds is not the project's own build however a command rule names it (issue
+ * 39): a build told to load code from outside the workspace (`make -C /tmp/x`, `npm test --prefix
+ * /tmp/x`), code fetched by name (`npx pkg` the project does not have), the user's settings.
+ */
+const NOT_THE_PROJECTS: PolicyRule[] = [
+  { tool: "*", kind: ["interpreter", "fetch-run", "settings"], decision: "ask", reason: "it runs code that is not the project's own (from outside the workspace, or fetched by name) or changes the user's settings" },
+];
+
 /** Commands that destroy or change much at once: asked by `recommended`. */
 const DESTRUCTIVE: PolicyRule[] = [
   "rm",
@@ -440,6 +449,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
       ...CATASTROPHIC,
       { tool: "*", kind: ["read-only", "writes", "runner"], decision: "allow" },
       ...MORE_CATASTROPHIC,
+      // Issue 39: the build and test commands above run the project's files; one told to load code from outside the workspace, fetch it by name or change the user's settings is not the project's build.
+      ...NOT_THE_PROJECTS,
     ],
   },
   recommended: {

@@ -9,6 +9,7 @@ import { type ShellWord, showWord } from "../shell/_words.js";
 import { kindMatches } from "../inventory/_kinds.js";
 import { readsOfCommand } from "./_command-reads.js";
 import { type CommandKnowledge, knowledgeOf } from "./_knowledge.js";
+import { type Planted, plantedBy, pkgScripts, subjectOf, unreadablePlant } from "./_planted.js";
 import { foldedOperands } from "./_spellings.js";
 import { judgeFile, judgePath } from "./_files.js";
 import { type JudgeScope, LIFTED } from "./_scope.js";
@@ -19,32 +20,79 @@ import { lifts, type ToolRules } from "./_tool-rules.js";
  * and every file its redirects and writers touch; each is judged by its rules.
  */
 
-/** Judges a declared shell command: each of its parts goes into `parts`. */
-export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: ToolRules, cwd: string, parts: PolicyPart[]): void {
+/** Recipes planted in recipes are judged this deep; deeper, they ask. */
+const MAX_PLANTED_DEPTH = 2;
+
+/** Judges a declared shell command: each of its parts goes into `parts`. `depth` counts recipes judged inside recipes. */
+export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: ToolRules, cwd: string, parts: PolicyPart[], depth = 0): void {
   const where = command.cwd ? resolve(cwd, command.cwd) : cwd;
   const parsed = parseCommand(command.command, scope.knowledge);
   const cwds = cwdsOf(parsed, where);
   const before = parts.length;
   const written = new Set<string>();
+  const planted: Planted[] = [];
   for (const part of parsed.parts) {
     if (part.kind === "command") {
       const placed: string[] = [];
       parts.push(judgeCommand(scope, part, rules, cwds, placed));
       // What it reads outside the workspace, where a place rule judges: a read of its own, by the read rules.
       for (const path of placed) parts.push(judgePath(scope, "read", path, rules.read, rules.readWhole, where));
-      const planted = plantedProgram(part, cwds, written);
-      if (planted !== undefined) parts.push(judgeUnknown(scope, showWord(part.words[0] as ShellWord), `it runs ${planted}, which this command writes first: code the call wrote, not the project's own file`, rules));
+      const plantedHere = plantedProgram(part, cwds, written);
+      if (plantedHere !== undefined) parts.push(judgeUnknown(scope, showWord(part.words[0] as ShellWord), `it runs ${plantedHere}, which this command writes first: code the call wrote, not the project's own file`, rules));
+      if (planted.length > 0 && runsRecipes(scope, part, cwds)) judgePlanted(scope, part, planted, rules, where, parts, depth);
+      const scripts = pkgScripts(part);
+      if (scripts) planted.push(scripts);
     } else if (part.kind === "unknown") parts.push(judgeUnknown(scope, part.subject, part.reason, rules, part.confinedToo));
     else if (part.kind === "write") {
       parts.push(judgeFile(scope, part, rules.write, rules.writeWhole, cwds, rules.lifting));
       const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)];
       if (part.path.value !== undefined && cwd !== undefined) written.add(resolve(cwd, part.path.value));
+      const plant = plantedBy(part);
+      if (plant) planted.push(plant);
     } else parts.push(judgeFile(scope, part, rules.read, rules.readWhole, cwds));
   }
+  // Recipes written for a later call's build: judged as the commands they are, as a file tool's write of them is.
+  const later = planted.filter((plant) => "commands" in plant.recipes && plant.file.format !== undefined);
+  if (later.length > 0 && depth < MAX_PLANTED_DEPTH) judgePlanted(scope, undefined, later, rules, where, parts, depth);
   if (parts.length === before) {
     // Only redirects of descriptors (`exec 2>&1`), or nothing at all: nothing runs, nothing is touched.
     const matched = rules.whole.map((rule) => matchOf(rule, rule.decision));
     parts.push({ kind: "command", subject: command.command.trim() || "(empty)", decision: matched.length > 0 ? decideLayered(matched, scope.layering) : "allow", matched, note: "runs no program and touches no file" });
+  }
+}
+
+/** Whether a command runs the project's recipes: its build, tests and scripts, or an install (which runs package.json's scripts too). */
+function runsRecipes(scope: JudgeScope, part: ShellCommandPart, cwds: Array<string | undefined>): boolean {
+  const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)];
+  const knowledge = knowledgeOf(scope.knowledge.inventory, part, cwd, scope.environment.workspace);
+  return knowledge === undefined || knowledge.kind.role === "build" || knowledge.kind.kind === "installs" || knowledge.kind.kind === "unknown";
+}
+
+/**
+ * A runner run after the same command line wrote a runner's file: the recipes written are judged
+ * as the commands they are, with these rules, once each; a file the policy cannot read asks.
+ */
+function judgePlanted(scope: JudgeScope, runner: ShellCommandPart | undefined, planted: Planted[], rules: ToolRules, cwd: string, parts: PolicyPart[], depth: number): void {
+  for (const plant of planted.splice(0)) {
+    const recipes = plant.recipes;
+    if (runner && !("commands" in recipes)) {
+      parts.push(unreadablePlant(runner, plant, recipes.unreadable));
+      continue;
+    }
+    if (runner && depth >= MAX_PLANTED_DEPTH) {
+      parts.push(unreadablePlant(runner, plant, "its recipes write recipes again"));
+      continue;
+    }
+    if (!("commands" in recipes)) continue;
+    for (const recipe of recipes.commands) {
+      const judged: PolicyPart[] = [];
+      judgeShell(scope, { command: recipe, cwd }, rules, cwd, judged, depth + 1);
+      const said = runner
+        ? `a recipe this command writes into ${plant.path} (${plant.via}), which ${subjectOf(runner)} then runs instead of the project's own`
+        : `a recipe this command writes into ${plant.path} (${plant.via}), which ${plant.file.runner} runs when the project is next built or tested`;
+      for (const part of judged) if (part.decision !== "allow") part.note = part.note ? `${part.note}; ${said}` : said;
+      parts.push(...judged);
+    }
   }
 }
 

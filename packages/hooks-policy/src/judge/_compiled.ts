@@ -11,6 +11,7 @@ import { judgeArgs } from "./_arguments.js";
 import { judgeShell } from "./_commands.js";
 import { liftedNote, noteUntrusted, orderSandboxed, type Trust, trustOf } from "./_confinement.js";
 import { judgePath } from "./_files.js";
+import { writtenRecipes } from "./_planted.js";
 import { judgeConnections, judgeNetwork } from "./_network.js";
 import { Protection } from "./_protection.js";
 import { type JudgeScope, LIFTED, READ, WRITE } from "./_scope.js";
@@ -143,6 +144,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
     const cwd = request.cwd ? resolve(this.environment.cwd, request.cwd) : this.environment.cwd;
     const parts = this.#accessParts(access, rules, cwd);
     parts.push(...this.#undeclared(tool, access, rules));
+    if ((access?.writes?.length ?? 0) > 0) parts.push(...this.#recipesWritten(tool, access?.writes ?? [], request.args, cwd));
     if (rules.args.length > 0) {
       const args = request.args;
       const fields = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
@@ -174,6 +176,45 @@ export class CompiledPolicy implements Policy, JudgeScope {
     for (const path of access?.writes ?? []) parts.push(judgePath(this, WRITE, path, rules.write, rules.writeWhole, cwd));
     if (rules.network.length > 0) for (const destination of access?.network ?? []) parts.push(...judgeNetwork(this, destination, rules));
     return parts;
+  }
+
+  /**
+   * A write of a runner's recipe file (a Makefile, package.json, a justfile) by a tool that is not
+   * a command: the recipes it adds are what the next build runs, judged as commands would be
+   * unconfined in a trusted workspace (the build runs them later, perhaps outside any sandbox).
+   */
+  #recipesWritten(tool: string, writes: readonly string[], args: unknown, cwd: string): PolicyPart[] {
+    const fields = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+    const parts: PolicyPart[] = [];
+    for (const write of writes) {
+      const path = resolve(cwd, write);
+      const written = writtenRecipes(path, fields);
+      if (!written) continue;
+      const { recipes, file } = written;
+      if (!("commands" in recipes)) {
+        parts.push({ kind: "write", subject: path, decision: "ask", matched: [], note: `${file.runner} runs the recipes of ${path}, and ${recipes.unreadable}: the policy cannot tell what the next build runs; check the file, or write it in a form the policy reads` });
+        continue;
+      }
+      for (const command of recipes.commands) {
+        const judged: PolicyPart[] = [];
+        for (const name of new Set([tool, "bash"])) judgeShell(this, { command, cwd }, this.#recipeRules(name), cwd, judged);
+        const said = `a recipe this call writes into ${path}, which ${file.runner} runs when the project is built or tested`;
+        for (const part of judged) if (part.decision !== "allow") part.note = part.note ? `${part.note}; ${said}` : said;
+        parts.push(...judged.filter((part) => part.decision !== "allow"));
+      }
+    }
+    return parts;
+  }
+
+  /** The rules that judge a planted recipe: unconfined, in a trusted workspace. */
+  #recipeRules(tool: string): ToolRules {
+    const key = `recipe\0${tool}`;
+    let found = this.#byTool.get(key);
+    if (!found) {
+      found = toolRulesOf(this.#rules, tool, false, true, this.anchors);
+      this.#byTool.set(key, found);
+    }
+    return found;
   }
 
   /** A deny or ask rule that names the tool and judges what the call does not declare: the call asks, since it cannot be judged. */

@@ -183,7 +183,8 @@ function lookFor(known: CommandKnowledge, command: string | undefined, cwd: stri
   if (command === undefined || cwd === undefined || command.includes("@") || command.includes("/")) return known;
   for (let folder = cwd; isInside(folder, workspace); folder = dirname(folder)) {
     if (existsSync(join(folder, "node_modules", ".bin", command))) {
-      return { ...known, kind: { kind: "runner", role: "wrapper" }, note: `${known.note}; ${command} is the project's own (node_modules/.bin), so it runs that` };
+      // The project's own program, as the project's build is: asked in a workspace not trusted, and not the project's when told to load code from elsewhere.
+      return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${command} is the project's own (node_modules/.bin), so it runs that (runs-code:build)` };
     }
     if (folder === workspace || dirname(folder) === folder) break;
   }

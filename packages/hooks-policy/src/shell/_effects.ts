@@ -260,6 +260,7 @@ const readers: Record<string, Reader> = {
   sftp: (p, args, _w, out) => sshOptions(p, args, out),
   npm: (p, args, words, out) => {
     if (["exec", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} exec`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+    buildSettings(p, args, words, out, () => false);
   },
   source: (_p, args, _w, out) => {
     if (args.operands[0]?.value !== undefined) out.script = args.operands[0];
@@ -280,9 +281,11 @@ const readers: Record<string, Reader> = {
 readers.chown = readers.chmod as Reader;
 readers.pnpm = (p, args, words, out) => {
   if (["exec", "dlx", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+  buildSettings(p, args, words, out, () => false);
 };
 readers.yarn = (p, args, words, out) => {
   if (["exec", "dlx"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+  buildSettings(p, args, words, out, () => false);
 };
 readers.chgrp = readers.chmod as Reader;
 for (const name of ["rg", "ag", "ack", "egrep", "fgrep"]) readers[name] = readers.grep as Reader;
@@ -295,7 +298,7 @@ for (const name of ["mysql", "mariadb", "sqlite3", "duckdb"]) readers[name] = re
 readers.lldb = readers.gdb as Reader;
 for (const name of ["vi", "nvim", "view", "ex", "vimdiff"]) readers[name] = readers.vim as Reader;
 readers.more = readers.less as Reader;
-for (const name of ["gmake", "cmake", "cargo"]) readers[name] = readers.make as Reader;
+for (const name of ["gmake", "cmake", "cargo", "go"]) readers[name] = readers.make as Reader;
 
 /** git settings whose value is a command line git runs: judged as a command, at least ask unless harmless (`core.pager=cat`). */
 const COMMAND_GIT_KEYS =

@@ -28,6 +28,7 @@ export function codeVariable(analysis: Analysis, name: string, value: ShellWord 
   const given = value?.value ?? value?.text ?? text.slice(text.indexOf("=") + 1);
   const outside = outsideValue(given);
   if (outside !== undefined) analysis.unknown(text, `setting ${name} makes the program load code, settings or tools from ${outside}, which is not the project's`);
+  else if (name === "GOFLAGS" && /(^|\s)--?(exec|toolexec|vettool|overlay)(=|\s|$)/.test(given)) analysis.unknown(text, `setting GOFLAGS with ${/--?(exec|toolexec|vettool|overlay)/.exec(given)?.[0] ?? ""} makes go run another program, or build other files, for every build`);
   return true;
 }
 

@@ -8,7 +8,7 @@ import { type ParsedArguments, parseArguments } from "./_options.js";
 import { type Analysis, basename, clip, MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS, type ParsedCommand, type ShellCommandPart, type ShellPart } from "./_parts.js";
 import { programEffects } from "./_programs.js";
 import { assignment, runSetting } from "./_settings.js";
-import { literalInput, resolveShell } from "./_shells.js";
+import { literalInput, literalOutput, resolveShell } from "./_shells.js";
 import { resolveWrapper } from "./_wrappers.js";
 import { attaches, detaches, evaluatingText, readableCode } from "./_evaluating.js";
 import { exhaustion } from "./_exhaustion.js";
@@ -51,6 +51,8 @@ class ShellAnalysis implements Analysis {
   readonly #once: ReadonlySet<string>;
   /** Links the command line makes (`ln -s TARGET LINK`), by the link as written: a write through one is a write of its target too. */
   readonly #links = new Map<string, ShellWord>();
+  /** Redirects of standard output of the commands seen, with the text the command prints when it is literal. */
+  readonly #printed = new Map<Redirection, string>();
   #stopped = false;
 
   constructor(
@@ -176,7 +178,8 @@ class ShellAnalysis implements Analysis {
     if (word.value !== undefined && SILENT_DEVICES.has(word.value)) return;
     const writes = op !== "<" && op !== "<&";
     const reads = op === "<" || op === "<&" || op === "<>";
-    if (writes) this.push({ kind: "write", path: word, via: op, cdCount: this.cds.length });
+    const content = writes ? this.#printed.get(node) : undefined;
+    if (writes) this.push({ kind: "write", path: word, via: op, cdCount: this.cds.length, ...(content !== undefined && { content, append: op === ">>" }) });
     if (reads) this.push({ kind: "read", path: word, via: op, cdCount: this.cds.length });
   }
 
@@ -197,6 +200,13 @@ class ShellAnalysis implements Analysis {
       else if (item.type === "Assignment") words.push(assignmentWord(item, this.env));
     }
     this.resolve(words, false, level, node, undefined);
+    const printed = literalOutput(words, node, this.env);
+    if (printed !== undefined) {
+      for (const redirect of node.redirects) {
+        const fd = redirect.descriptor?.type === "FileDescriptor" ? redirect.descriptor.value : 1;
+        if (redirect.type === "Redirect" && fd === 1 && /^(>|>>|>\|)$/.test(redirect.operator)) this.#printed.set(redirect, printed);
+      }
+    }
   }
 
   #remember(item: Assignment): void {

@@ -49,6 +49,9 @@ export interface ShellFilePart {
   /** What makes it a write or read, for explanations: `>`, `tee`, … */
   via: string;
   cdCount: number;
+  /** A write's text when the command line gives it literally (`printf '…' > f`, `cat > f <<'EOF'`); `append` for `>>`. */
+  content?: string;
+  append?: boolean;
 }
 
 /** Something the policy cannot judge without running it: always at least `ask`. */

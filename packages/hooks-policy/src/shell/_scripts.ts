@@ -1,5 +1,6 @@
 import type { Effects } from "./_effect-types.js";
 import { hasOption, type ParsedArguments } from "./_options.js";
+import { HARMLESS_NODE_OPTIONS } from "../inventory/_variables.js";
 import { readSed } from "./_sed.js";
 import { runtimeWord, type ShellWord } from "./_words.js";
 
@@ -158,8 +159,76 @@ export function buildSettings(program: string, args: ParsedArguments, words: rea
   } else if (program === "cargo") {
     for (const value of optionWords(words, ["--config"])) {
       if (value.value === undefined || /runner|rustc[-_]wrapper|linker|rustc\s*=/.test(value.value)) out.uncertain = `cargo --config ${value.text}: a setting that can make cargo run a program`;
+      else if (/^\s*[A-Za-z"']/.test(value.value) && /=/.test(value.value) && !CARGO_HARMLESS_CONFIG.test(value.value)) {
+        out.uncertain = `cargo --config ${value.text}: a setting the policy does not know to be harmless (cargo's settings can name programs it runs, code it builds instead of the project's, or flags for the compiler)`;
+      }
     }
+    for (const value of optionWords(words, ["-Z"])) {
+      if (value.value === undefined || !CARGO_HARMLESS_UNSTABLE.test(value.value)) out.uncertain = `cargo -Z ${value.text}: an unstable feature the policy does not know to be harmless (some load other settings or build other code)`;
+    }
+  } else if (program === "go") {
+    goFlags(words, out);
+  } else if (program === "npm" || program === "pnpm" || program === "yarn") {
+    nodeOptions(program, words, out);
   }
+}
+
+/** `cargo --config KEY=VALUE` keys that only tune the build: profiles, jobs, the target folder, the network's retries, the terminal. */
+const CARGO_HARMLESS_CONFIG = /^\s*(profile\.[\w.-]+|build\.(jobs|incremental|target-dir|pipelining)|net\.(retry|offline|git-fetch-with-cli)|http\.(timeout|low-speed-limit|multiplexing)|term\.[\w.-]+|cargo-new\.[\w.-]+|future-incompat-report\.[\w.-]+)\s*=/;
+/** `cargo -Z` features that load nothing else and run nothing else. */
+const CARGO_HARMLESS_UNSTABLE = /^(unstable-options|build-std(=[\w,-]+)?|build-std-features(=[\w,-]+)?|panic-abort-tests|timings(=[\w,]+)?|avoid-dev-deps|minimal-versions|direct-minimal-versions|no-index-update|binary-dep-depinfo|doctest-xcompile|sparse-registry|msrv-policy|checksum-freshness|publish-timeout|rustdoc-scrape-examples|next-lockfile-bump)$/;
+
+/**
+ * go's build flags whose value is a program go runs (`-exec`, `-toolexec`, `-vettool`) are judged as
+ * commands; `-overlay` makes it build other files in place of the project's. Go reads `-flag` and
+ * `--flag`, with the value after `=` or as the next word.
+ */
+function goFlags(words: readonly ShellWord[], out: Effects): void {
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]?.value;
+    if (text === undefined || text === "--") continue;
+    const flag = /^--?(exec|toolexec|vettool|overlay)(=(.*))?$/s.exec(text);
+    if (!flag) continue;
+    const value = flag[2] !== undefined ? literal(flag[3] as string) : words[i + 1];
+    if (flag[1] === "overlay") out.uncertain = `go -overlay ${value?.text ?? ""}: it builds the files the overlay names in place of the project's, which the policy does not read`;
+    else if (value?.value === undefined) out.uncertain = `go -${flag[1]} names a program known only at run time`;
+    else setting(out, value.value, `go -${flag[1]}`);
+  }
+}
+
+/** Words of node's options that load code from a file or a module: `-r X`, `--require=X`, `--import X`, `--loader X`. */
+const NODE_LOADS = /^(-r|--require|--import|--loader|--experimental-loader)$/;
+
+/**
+ * `npm test --node-options='--require /tmp/evil.js'`: node, for every script npm runs, loads what
+ * the options name. Harmless options (memory, warnings), and code loaded from the workspace or the
+ * project's modules, are the project's; a place outside it, an address or any other option asks.
+ */
+function nodeOptions(program: string, words: readonly ShellWord[], out: Effects): void {
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]?.value;
+    if (text === undefined || text === "--") continue;
+    const option = /^--(?:config\.)?node[-_]options(=(.*))?$/s.exec(text);
+    if (!option) continue;
+    const value = option[1] !== undefined ? (option[2] as string) : words[i + 1]?.value;
+    const why = value === undefined ? "known only at run time" : nodeOptionsProblem(value);
+    if (why !== undefined) out.uncertain = `${program} ${text.replace(/=.*$/s, "")}: the options make node load or run ${why}, for every script ${program} runs`;
+  }
+}
+
+function nodeOptionsProblem(value: string): string | undefined {
+  const list = value.trim().split(/\s+/).filter((each) => each !== "");
+  for (let i = 0; i < list.length; i++) {
+    const each = list[i] as string;
+    if (HARMLESS_NODE_OPTIONS.test(each)) continue;
+    const eq = each.indexOf("=");
+    const name = eq === -1 ? each : each.slice(0, eq);
+    if (!NODE_LOADS.test(name)) return `what ${JSON.stringify(each)} says, which the policy does not know to be harmless`;
+    const loaded = eq === -1 ? list[++i] : each.slice(eq + 1);
+    if (loaded === undefined) return "code named at run time";
+    if (/^[a-z][a-z0-9+.-]*:/i.test(loaded) || loaded.startsWith("/") || loaded.startsWith("~") || loaded === ".." || loaded.startsWith("../") || loaded.includes("$")) return `${loaded}, which is not the project's code`;
+  }
+  return undefined;
 }
 
 /**

@@ -94,3 +94,62 @@ export function literalInput(redirects: readonly Redirection[], env: WordEnv): s
   }
   return input;
 }
+
+/**
+ * The text a command prints when the command line gives it literally: `printf` of a format with
+ * only `%s` and `%%` (and its arguments), `echo` (`-n`, `-e`), `cat` of a literal heredoc or
+ * here-string; undefined otherwise. What a write of it holds (`printf '…' > Makefile`).
+ */
+export function literalOutput(words: readonly ShellWord[], node: { redirects: readonly Redirection[] }, env: WordEnv): string | undefined {
+  const values = words.map((word) => word.value);
+  if (values.some((value) => value === undefined)) return undefined;
+  const [program, ...rest] = values as string[];
+  if (program === "printf" && rest.length > 0 && rest[0] !== "-v" && rest[0] !== "--") return printfText(rest[0] as string, rest.slice(1));
+  if (program === "echo") {
+    let escapes = false;
+    let newline = true;
+    let i = 0;
+    for (; i < rest.length && /^-[neE]+$/.test(rest[i] as string); i++) {
+      const flags = rest[i] as string;
+      if (flags.includes("n")) newline = false;
+      if (flags.includes("e")) escapes = true;
+      if (flags.includes("E")) escapes = false;
+    }
+    const text = rest.slice(i).join(" ");
+    const shown = escapes ? unescaped(text) : text;
+    return shown === undefined ? undefined : `${shown}${newline ? "\n" : ""}`;
+  }
+  if (program === "cat" && rest.length === 0) return literalInput(node.redirects, env);
+  return undefined;
+}
+
+/** printf's output for a format whose directives are only `%s` and `%%`, repeated while arguments remain, as bash does. */
+function printfText(format: string, args: readonly string[]): string | undefined {
+  const pieces = format.split(/(%%|%s)/);
+  if (pieces.some((piece, i) => i % 2 === 0 && piece.includes("%"))) return undefined;
+  const directives = pieces.filter((piece) => piece === "%s").length;
+  let out = "";
+  let at = 0;
+  do {
+    for (const [i, piece] of pieces.entries()) {
+      if (i % 2 === 0) {
+        const text = unescaped(piece);
+        if (text === undefined) return undefined;
+        out += text;
+      } else out += piece === "%%" ? "%" : (args[at++] ?? "");
+    }
+  } while (directives > 0 && at < args.length);
+  return out;
+}
+
+/** The escapes of printf's format and `echo -e`: `\n`, `\t`, `\\` and the quotes; undefined for others (octal, `\c`, …). */
+function unescaped(text: string): string | undefined {
+  let unknown = false;
+  const out = text.replace(/\\(.)/gs, (_, char: string) => {
+    const known: Record<string, string> = { n: "\n", t: "\t", "\\": "\\", '"': '"', "'": "'", r: "\r", a: "\u0007", v: "\v", f: "\f", b: "\b", e: "\u001b" };
+    const value = known[char];
+    if (value === undefined) unknown = true;
+    return value ?? "";
+  });
+  return unknown ? undefined : out;
+}
