@@ -12,6 +12,7 @@ import type { ParsedArguments } from "../shell/_options.js";
 import type { Touch } from "../shell/_effect-types.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
+import { privateHeld } from "./_files.js";
 import { WRITES_WITHOUT_READING } from "./_operations.js";
 import { type JudgeScope, unique } from "./_scope.js";
 import type { ToolRules } from "./_tool-rules.js";
@@ -156,7 +157,14 @@ function gitFiles(args: ParsedArguments): ShellWord[] {
 function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: string | undefined, add: Add, notes: string[], place: (path: string) => void): void {
   const word = touch.path;
   const normalized = word.value !== undefined && cwd !== undefined ? normalizePath(word.value, cwd, word.tilde) : undefined;
-  if (normalized?.ok) for (const root of unique([normalized.lexical, normalized.real])) place(root);
+  if (normalized?.ok) {
+    for (const root of unique([normalized.lexical, normalized.real])) {
+      place(root);
+      // A private place under it (in /etc) is read too: judged as a read of its own.
+      const held = privateHeld(scope, rules, root);
+      if (held !== undefined) place(held ?? root);
+    }
+  }
   else if (word.value === undefined && cwd !== undefined) {
     const glob = globPath(scope, word, cwd);
     if (glob !== undefined) place(glob);

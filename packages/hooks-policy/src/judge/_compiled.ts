@@ -10,7 +10,7 @@ import type { EffectiveRule, Policy, PolicyEnvironment } from "../types.js";
 import { judgeArgs } from "./_arguments.js";
 import { judgeShell } from "./_commands.js";
 import { liftedNote, noteUntrusted, orderSandboxed, type Trust, trustOf } from "./_confinement.js";
-import { judgePath } from "./_files.js";
+import { judgePath, judgeTree } from "./_files.js";
 import { writtenRecipes } from "./_planted.js";
 import { judgeConnections, judgeNetwork } from "./_network.js";
 import { Protection } from "./_protection.js";
@@ -168,11 +168,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
     const parts: PolicyPart[] = [];
     for (const command of access?.commands ?? []) judgeShell(this, command, rules, cwd, parts);
     for (const path of access?.reads ?? []) parts.push(judgePath(this, READ, path, rules.read, rules.readWhole, cwd));
-    for (const path of access?.readTrees ?? []) {
-      const part = judgePath(this, "tree", path, rules.read, rules.readWhole, cwd);
-      part.note = [part.note, "what the read rules deny under it is left out by the tool"].filter(Boolean).join("; ");
-      parts.push(part);
-    }
+    for (const path of access?.readTrees ?? []) parts.push(judgeTree(this, path, rules, cwd));
     for (const path of access?.writes ?? []) parts.push(judgePath(this, WRITE, path, rules.write, rules.writeWhole, cwd));
     if (rules.network.length > 0) for (const destination of access?.network ?? []) parts.push(...judgeNetwork(this, destination, rules));
     return parts;

@@ -1,14 +1,17 @@
 import { isAbsolute } from "node:path";
 import type { PolicyMatch, PolicyPart, PolicyPartKind } from "@toolhost/core";
 import { decideLayered, finish, merge, worst } from "../explain/_explanation.js";
-import { normalizePath } from "../paths/_paths.js";
+import { LINK_TTL_MS, normalizePath } from "../paths/_paths.js";
+import { placeOf } from "../paths/_places.js";
+import { TreeGuard } from "../paths/_protected.js";
 import type { PathIndex } from "../rules/_path-index.js";
 import { type CompiledRule, isControl, matchOf } from "../rules/_rules.js";
 import type { Decision } from "../options.js";
 import type { ShellFilePart } from "../shell/_parse.js";
 import { judgeControl, writesNothingRead } from "./_control.js";
 import { operationNote, rulesOfWrite } from "./_operations.js";
-import { LIFTED, type JudgeScope, WRITE } from "./_scope.js";
+import { LIFTED, type JudgeScope, READ, WRITE } from "./_scope.js";
+import type { ToolRules } from "./_tool-rules.js";
 
 /*
  * Parts that are paths: a file a call declares it reads or writes, a tree it reads, and a file a
@@ -48,6 +51,44 @@ export function judgePath(scope: JudgeScope, kind: PolicyPartKind, path: unknown
     return finish({ kind, subject: String(path), decision: "allow", matched: [] }, scope.layering, ["the path is not a string"], true);
   }
   return judgeNormalized(scope, kind, path, cwd, false, pathRules, whole);
+}
+
+/** /etc and /usr/local/etc hold private places by what they are (`/etc/sudoers`, `/etc/apt/auth.conf.d`); elsewhere in the system's folders only names would say so, which programs' files share (`git-credential`). */
+const ETC_TREE = /^\/(etc|usr\/local\/etc)(\/|$)/;
+
+/**
+ * The first private place (a `place` rule that does not allow, no deny rule) under a tree in /etc
+ * that a call reads recursively: the path, `null` when the tree is too large to check, or undefined.
+ */
+export function privateHeld(scope: JudgeScope, rules: ToolRules, top: string): string | null | undefined {
+  if (rules.readPlaces.length === 0 || !ETC_TREE.test(top) || placeOf(top, scope.anchors) === "workspace") return undefined;
+  rules.placeGuard ??= new TreeGuard((at) => rules.readPlaces.some((rule) => (rule.path as (path: string) => boolean)(at)) && !rules.readDeny.any(at), LINK_TTL_MS, true);
+  const found = rules.placeGuard.find(top);
+  return found.paths[0] ?? (found.complete ? undefined : null);
+}
+
+/**
+ * A tree a tool reads (ls, find, grep of tool-fs): judged as a path. The tool leaves out what the
+ * read rules deny under it, not what they ask about: a tree that holds a private place is judged as
+ * a read of that place too.
+ */
+export function judgeTree(scope: JudgeScope, path: unknown, rules: ToolRules, cwd: string): PolicyPart {
+  const part = judgePath(scope, "tree", path, rules.read, rules.readWhole, cwd);
+  const notes = [part.note, "what the read rules deny under it is left out by the tool"];
+  const root = typeof path === "string" ? normalizePath(path, cwd, false) : undefined;
+  if (root?.ok && part.decision === "allow") {
+    for (const top of root.real === root.lexical ? [root.lexical] : [root.lexical, root.real]) {
+      const held = privateHeld(scope, rules, top);
+      if (held === undefined) continue;
+      const inner = judgePath(scope, READ, held ?? top, rules.read, rules.readWhole, cwd);
+      const merged = merge(part, { ...inner, kind: "tree", subject: part.subject, decision: held === null ? worst(inner.decision, "ask") : inner.decision });
+      notes.push(held === null ? `reads ${top} recursively, too large to check for private places` : `reads ${top} recursively, which holds ${held}`);
+      merged.note = notes.filter(Boolean).join("; ");
+      return merged;
+    }
+  }
+  part.note = notes.filter(Boolean).join("; ");
+  return part;
 }
 
 /** A path as the system would walk it, judged by where it is and, for a symlink, where it leads. */
