@@ -1,8 +1,8 @@
 import { lstatSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import type { PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
-import { existingReal, LINK_TTL_MS, normalizePath, procAlias, samplesOf } from "../paths/_paths.js";
+import { existingReal, LINK_TTL_MS, normalizePath, procAlias, resolvePath as resolve, samplesOf } from "../paths/_paths.js";
 import { TreeGuard } from "../paths/_protected.js";
 import type { CompiledRule } from "../rules/_rules.js";
 import type { InventoryEntry } from "../inventory/_inventory.js";

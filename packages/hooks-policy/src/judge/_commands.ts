@@ -1,8 +1,7 @@
-import { resolve } from "node:path";
 import type { CommandAccess, PolicyMatch, PolicyPart } from "@toolhost/core";
 import type { CommandPattern } from "../rules/_command-pattern.js";
 import { clip, decideLayered, finish } from "../explain/_explanation.js";
-import { folderOf } from "../paths/_paths.js";
+import { folderOf, resolvePath as resolve } from "../paths/_paths.js";
 import { type CompiledRule, matchOf } from "../rules/_rules.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
