@@ -142,7 +142,9 @@ export function summarize(tool: string, parts: PolicyPart[], layering?: Layering
   const decision = parts.map((part) => part.decision).reduce(worst);
   if (layering) markRoles(parts, layering);
   const deciding = parts.filter((part) => part.decision === decision);
-  const rules = [...new Set(deciding.flatMap((part) => part.matched.filter((entry) => entry.decision === decision).map((entry) => entry.id)))];
+  const ids = new Set<string>();
+  for (const part of deciding) for (const entry of part.matched) if (entry.decision === decision) ids.add(entry.id);
+  const rules = [...ids];
   const first = deciding[0] as PolicyPart;
   const rule = first.matched.find((entry) => entry.role === "decided") ?? first.matched.find((entry) => entry.decision === decision);
   const what = first.kind === "call" ? tool : `${first.kind === "command" ? "" : `${first.kind} `}${first.subject}`;
