@@ -1,0 +1,105 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { controlFileOf } from "@toolhost/core";
+import { describe, expect, it } from "vitest";
+import { PRESETS } from "../src/index.js";
+import { anchorsOf, procAlias, resolvePath } from "../src/paths/_paths.js";
+import { controlFileAt } from "../src/rules/_control-files.js";
+import { PathIndex } from "../src/rules/_path-index.js";
+import { type CompiledRule, compileRule } from "../src/rules/_rules.js";
+
+// What bench/policy's decision saves is computed again or remembered, never judged otherwise:
+// each shortcut must answer what the long way answers, whatever the path.
+
+const BASES = ["/", "/tmp/ws", "/tmp/ws/", "/tmp//ws", "/tmp/./ws", "/tmp/ws/..", "/home/me/my project (2)", "/a/.b/..c/...", "relative/base", "", "."];
+const VALUES = ["", ".", "..", "a", "a/b", "a/", "a//b", "./a", "a/./b", "a/../b", "../a", "/", "/etc/passwd", "/etc//passwd", "/etc/./passwd", "/etc/../etc/passwd", "/etc/", ".env", "..env", "...", ".../x", "a/.b", "~/x", "~", "x y/z", "/proc/self/root/etc/shadow", "/dev/fd/3", "a\\b"];
+
+describe("resolvePath", () => {
+  it("is node's resolve(base, value) for every base and value", () => {
+    for (const base of BASES) for (const value of VALUES) expect(resolvePath(base, value), `${base} + ${value}`).toBe(resolve(base, value));
+  });
+});
+
+describe("procAlias", () => {
+  it("leaves a path outside /proc and /dev/fd as it is, and still follows /proc/self/root", () => {
+    expect(procAlias("/etc/passwd", "/tmp")).toBe("/etc/passwd");
+    expect(procAlias("/dev/null", "/tmp")).toBe("/dev/null");
+    expect(procAlias("/proc/self/root/etc/shadow", "/tmp")).toBe("/etc/shadow");
+    expect(procAlias("/proc/self/cwd/.env", "/tmp/ws")).toBe("/tmp/ws/.env");
+    expect(procAlias("/proc/1/cwd/.env", "/tmp/ws")).toBeUndefined();
+    expect(procAlias("/dev/fd/3", "/tmp")).toBeUndefined();
+    expect(procAlias("/dev/fd/1", "/tmp")).toBe("/dev/fd/1");
+  });
+});
+
+const ANCHORS = anchorsOf("/tmp/ws");
+const HOME = homedir();
+const PATHS = [
+  "/tmp/ws/.env",
+  "/tmp/ws/src/a.ts",
+  "/tmp/ws/.env.local",
+  "/tmp/ws/.env.example",
+  "/tmp/ws/keys/server.pem",
+  "/tmp/ws/.git/hooks/pre-commit",
+  "/tmp/ws/.git/config",
+  "/tmp/ws/package.json",
+  `${HOME}/.ssh/id_rsa`,
+  `${HOME}/.bashrc`,
+  `${HOME}/.npm/_cacache/x`,
+  `${HOME}/.aws/credentials`,
+  "/etc/shadow",
+  "/etc/hosts",
+  "/usr/share/dict/words",
+  "/run/secrets/token",
+  "/proc/self/environ",
+  "/",
+  "/tmp",
+];
+
+function compiled(): CompiledRule[] {
+  const rules = PRESETS.recommended.rules.map((rule, at) => compileRule(rule, `recommended:rules[${at}]`, ANCHORS, `rules[${at}]`));
+  rules.forEach((rule, order) => {
+    rule.order = order;
+  });
+  return rules.filter((rule) => rule.path !== undefined);
+}
+
+describe("PathIndex.matching, remembered", () => {
+  const rules = compiled();
+  it("finds every rule whose matcher matches, in order, the first time and every time after", () => {
+    const index = new PathIndex(rules, ANCHORS);
+    for (const round of [1, 2, 3]) {
+      for (const path of PATHS) {
+        const expected = rules.filter((rule) => (rule.path as (path: string) => boolean)(path)).map((rule) => rule.id);
+        expect(index.matching(path).map((rule) => rule.id), `${path} (round ${round})`).toEqual(expected);
+      }
+    }
+  });
+
+  it("gives each caller its own list: changing one changes no later answer", () => {
+    const index = new PathIndex(rules, ANCHORS);
+    const first = index.matching("/tmp/ws/.env");
+    expect(first.length).toBeGreaterThan(0);
+    const ids = first.map((rule) => rule.id);
+    first.length = 0;
+    expect(index.matching("/tmp/ws/.env").map((rule) => rule.id)).toEqual(ids);
+    const none = index.matching("/tmp/ws/src/a.ts");
+    none.push(rules[0] as CompiledRule);
+    expect(index.matching("/tmp/ws/src/a.ts").map((rule) => rule.id)).toEqual(rules.filter((rule) => (rule.path as (path: string) => boolean)("/tmp/ws/src/a.ts")).map((rule) => rule.id));
+  });
+});
+
+describe("controlFileAt, remembered", () => {
+  it("is core's control file from either home folder, the first time and every time after", () => {
+    const anchors = { workspaces: ["/tmp/ws"], homes: ["/home/me", "/data/me"] };
+    const paths = ["/tmp/ws/.git/hooks/pre-commit", "/tmp/ws/src/a.ts", "/home/me/.bashrc", "/data/me/.bashrc", "/data/me/notes.txt", "/etc/profile.d/x.sh", "/etc/hosts"];
+    for (const round of [1, 2]) {
+      for (const path of paths) {
+        const expected = anchors.homes.map((home) => controlFileOf(path, { home })).find((found) => found !== undefined);
+        expect(controlFileAt(path, anchors), `${path} (round ${round})`).toEqual(expected);
+      }
+    }
+    // Another policy's home folders are its own.
+    expect(controlFileAt("/data/me/.bashrc", { workspaces: ["/tmp/ws"], homes: ["/home/me"] })).toBeUndefined();
+  });
+});
