@@ -12,6 +12,8 @@ interface Compiled {
   options: Array<{ name: string; value: RegExp | undefined }>;
   names: Set<string>;
   elements: Element[];
+  /** The elements are `**` alone: any operands match, whatever they are at run time. */
+  anyOperands: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export class CommandPattern {
     const words = withSeparator(parsed);
     const count = words.length;
     found = {
+      anyOperands: false,
       options: parsed.options.map((option) => ({
         name: option.name,
         value: option.value?.value === undefined || matchesEverything(option.value.value) ? undefined : wordGlob(option.value.value),
@@ -69,6 +72,7 @@ export class CommandPattern {
             }),
     };
     if (this.#open && found.elements[found.elements.length - 1]?.kind !== "many") found.elements.push({ kind: "many" });
+    found.anyOperands = found.elements.length === 1 && found.elements[0]?.kind === "many";
     this.#byProgram.set(program, found);
     return found;
   }
@@ -105,6 +109,7 @@ export class CommandPattern {
       if (best === "maybe") result = "maybe";
     }
     if (strict && !this.#open && args.options.some((option) => !compiled.names.has(option.name))) return "no";
+    if (compiled.anyOperands) return result;
     const operands = withSeparator(args);
     if (tail) operands.push({ text: "…", value: undefined, splits: true, tilde: false });
     if (run(compiled.elements, operands, true)) return result;
