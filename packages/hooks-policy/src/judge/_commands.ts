@@ -126,7 +126,7 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
 
 /** The kind rules that match what the inventory says of the command; true when it is at least ask whatever they say. */
 function judgeKind(knowledge: CommandKnowledge, rules: ToolRules, matched: PolicyMatch[], notes: string[]): boolean {
-  const kinded = rules.kinds.filter((rule) => (rule.kinds as readonly string[]).some((entry) => kindMatches(entry, knowledge.kind)));
+  const kinded = kindRules(rules.kinds, knowledge.kind);
   const others = matched.filter((entry) => !rules.whole.some((rule) => rule.id === entry.id)).length;
   const confined = rules.lifting.size > 0;
   const understood = ["read-only", "writes", "runner"].includes(knowledge.kind.kind);
@@ -140,6 +140,21 @@ function judgeKind(knowledge: CommandKnowledge, rules: ToolRules, matched: Polic
 }
 
 /** What the parser could not follow: at least ask, unless a sandboxed rule lifts it in a confined call. */
+/** The rules of `kinds` whose `kind:` names this kind, by the list and the kind: a command's kind is one of a few dozen. */
+function kindRules(kinds: readonly CompiledRule[], kind: CommandKnowledge["kind"]): readonly CompiledRule[] {
+  let byKind = kindRulesOf.get(kinds);
+  if (byKind === undefined) kindRulesOf.set(kinds, (byKind = new Map()));
+  const key = kind.role === undefined ? kind.kind : `${kind.kind}:${kind.role}`;
+  let found = byKind.get(key);
+  if (found === undefined) {
+    found = kinds.filter((rule) => (rule.kinds as readonly string[]).some((entry) => kindMatches(entry, kind)));
+    byKind.set(key, found);
+  }
+  return found;
+}
+
+const kindRulesOf = new WeakMap<readonly CompiledRule[], Map<string, readonly CompiledRule[]>>();
+
 function judgeUnknown(scope: JudgeScope, subject: string, reason: string, rules: ToolRules): PolicyPart {
   const matched: PolicyMatch[] = rules.whole.map((rule) => matchOf(rule, rule.decision));
   for (const rule of rules.anyProgram) {
