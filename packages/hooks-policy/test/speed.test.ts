@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { PRESETS } from "../src/index.js";
 import { anchorsOf, procAlias, resolvePath } from "../src/paths/_paths.js";
 import { controlFileAt } from "../src/rules/_control-files.js";
+import { type Element, runBits, runSets } from "../src/rules/_command-pattern.js";
 import { PathIndex } from "../src/rules/_path-index.js";
 import { type CompiledRule, compileRule } from "../src/rules/_rules.js";
 
@@ -101,5 +102,28 @@ describe("controlFileAt, remembered", () => {
     }
     // Another policy's home folders are its own.
     expect(controlFileAt("/data/me/.bashrc", { workspaces: ["/tmp/ws"], homes: ["/home/me"] })).toBeUndefined();
+  });
+});
+
+describe("a command pattern's run over the operands", () => {
+  it("answers with bits as with sets, for any elements and operands, sure or not", () => {
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const ELEMENTS: Element[] = [{ kind: "many" }, { kind: "one" }, { kind: "word", exact: /^a$/ }, { kind: "word", exact: /^b.*$/ }];
+    const ARGS = [
+      { text: "a", value: "a", splits: false, tilde: false },
+      { text: "bx", value: "bx", splits: false, tilde: false },
+      { text: "c", value: "c", splits: false, tilde: false },
+      { text: "$x", value: undefined, splits: true, tilde: false },
+      { text: '"$x"', value: undefined, splits: false, tilde: false },
+    ];
+    for (let i = 0; i < 20_000; i++) {
+      const elements = Array.from({ length: random(7) }, () => ELEMENTS[random(ELEMENTS.length)] as Element);
+      const args = Array.from({ length: random(7) }, () => ARGS[random(ARGS.length)] as (typeof ARGS)[number]);
+      for (const sure of [true, false]) expect(runBits(elements, args, sure), JSON.stringify({ elements: elements.map((each) => each.kind), args: args.map((each) => each.text), sure })).toBe(runSets(elements, args, sure));
+    }
   });
 });
