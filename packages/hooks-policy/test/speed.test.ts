@@ -2,7 +2,9 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { controlFileOf } from "@toolhost/core";
 import { describe, expect, it } from "vitest";
+import { decideLayered, type Layering, worst } from "../src/explain/_explanation.js";
 import { PRESETS } from "../src/index.js";
+import type { Decision } from "../src/options.js";
 import { anchorsOf, procAlias, resolvePath } from "../src/paths/_paths.js";
 import { controlFileAt } from "../src/rules/_control-files.js";
 import { type Element, runBits, runSets } from "../src/rules/_command-pattern.js";
@@ -124,6 +126,41 @@ describe("a command pattern's run over the operands", () => {
       const elements = Array.from({ length: random(7) }, () => ELEMENTS[random(ELEMENTS.length)] as Element);
       const args = Array.from({ length: random(7) }, () => ARGS[random(ARGS.length)] as (typeof ARGS)[number]);
       for (const sure of [true, false]) expect(runBits(elements, args, sure), JSON.stringify({ elements: elements.map((each) => each.kind), args: args.map((each) => each.text), sure })).toBe(runSets(elements, args, sure));
+    }
+  });
+});
+
+describe("decideLayered", () => {
+  // By layer, as it was written: each layer's most severe, the last layer's decides, never below a locked layer's.
+  function byLayers(matched: Array<{ id: string; decision: Decision }>, layering: Layering): Decision {
+    const byLayer = new Map<number, Decision>();
+    const locked = new Set<number>();
+    for (const entry of matched) {
+      const where = layering.layerOf(entry.id) ?? { index: Number.MAX_SAFE_INTEGER, locked: false };
+      byLayer.set(where.index, worst(byLayer.get(where.index) ?? "allow", entry.decision));
+      if (where.locked) locked.add(where.index);
+    }
+    let floor: Decision = "allow";
+    let last: Decision = "allow";
+    for (const index of [...byLayer.keys()].sort((a, b) => a - b)) {
+      last = byLayer.get(index) as Decision;
+      if (locked.has(index)) floor = worst(floor, last);
+    }
+    return worst(last, floor);
+  }
+
+  it("decides as layer by layer, for any matches in any layers, locked or not", () => {
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const DECISIONS: Decision[] = ["allow", "ask", "deny"];
+    for (let i = 0; i < 5_000; i++) {
+      const layers = Array.from({ length: 1 + random(4) }, (_, index) => ({ index, locked: random(3) === 0 }));
+      const layering: Layering = { default: "ask", layerOf: (id) => (id === "nowhere" ? undefined : layers[Number(id)]) };
+      const matched = Array.from({ length: random(6) }, () => ({ id: random(6) === 0 ? "nowhere" : String(random(layers.length)), decision: DECISIONS[random(3)] as Decision }));
+      expect(decideLayered(matched, layering), JSON.stringify({ layers, matched })).toBe(byLayers(matched, layering));
     }
   });
 });
