@@ -199,7 +199,7 @@ function variants(scope: JudgeScope, value: string, cwd: string, tilde: boolean)
   let path = value;
   if (tilde && (value === "~" || value.startsWith("~/"))) path = (scope.anchors.homes[0] as string) + value.slice(1);
   const lexical = resolve(cwd, path);
-  const real = existingReal(path.split("/").includes("..") ? `${cwd}/${path}` : lexical);
+  const real = existingReal(path.includes("..") && path.split("/").includes("..") ? `${cwd}/${path}` : lexical);
   return real === undefined || real === lexical ? [lexical] : [lexical, real];
 }
 

@@ -63,7 +63,7 @@ export function normalizePath(input: string, cwd: string, tilde = true): Normali
   const aliased = procAlias(lexical, cwd);
   if (aliased === undefined) return { ok: false, reason: `${path} reaches a file through another process's folder or a descriptor, known only at run time`, deny: false };
   if (aliased !== lexical) return normalizePath(aliased, cwd, false);
-  const hasDotDot = path.split("/").includes("..");
+  const hasDotDot = path.includes("..") && path.split("/").includes("..");
   return { ok: true, lexical, real: hasDotDot ? walkReal(isAbsolute(path) ? path : `${cwd}${sep}${path}`) : recentRealOf(lexical) };
 }
 
@@ -72,7 +72,7 @@ export function normalizePath(input: string, cwd: string, tilde = true): Normali
  * resolve, except that `..` is walked as the system walks it. Undefined when it cannot be known.
  */
 export function folderOf(input: string, cwd: string, tilde = true): string | undefined {
-  if (!input.split("/").includes("..")) {
+  if (!input.includes("..") || !input.split("/").includes("..")) {
     if (input.includes("\0")) return undefined;
     if (tilde && input.startsWith("~")) {
       if (input !== "~" && !input.startsWith("~/")) return undefined;
