@@ -36,20 +36,18 @@ const NOWHERE: Place = { index: Number.MAX_SAFE_INTEGER, locked: false };
  * last layer with a match decides, but never below what a locked layer before it said.
  */
 export function decideLayered(matched: Array<{ id: string; decision: Decision }>, layering: Layering): Decision {
-  const byLayer = new Map<number, Decision>();
-  const locked = new Set<number>();
+  // The last layer's most severe decision, never below the most severe of any locked layer: two
+  // passes over the matches, nothing made (every part of every call is decided here).
+  let last = -1;
+  let floor: Decision = "allow";
   for (const entry of matched) {
     const where = layering.layerOf(entry.id) ?? NOWHERE;
-    byLayer.set(where.index, worst(byLayer.get(where.index) ?? "allow", entry.decision));
-    if (where.locked) locked.add(where.index);
+    if (where.index > last) last = where.index;
+    if (where.locked) floor = worst(floor, entry.decision);
   }
-  let floor: Decision = "allow";
-  let last: Decision = "allow";
-  for (const index of [...byLayer.keys()].sort((a, b) => a - b)) {
-    last = byLayer.get(index) as Decision;
-    if (locked.has(index)) floor = worst(floor, last);
-  }
-  return worst(last, floor);
+  let said: Decision = "allow";
+  for (const entry of matched) if ((layering.layerOf(entry.id) ?? NOWHERE).index === last) said = worst(said, entry.decision);
+  return worst(said, floor);
 }
 
 /** Sets a part's decision from its matches (by layer, see `decideLayered`), the default when none, at least ask when uncertain. */
@@ -142,7 +140,9 @@ export function summarize(tool: string, parts: PolicyPart[], layering?: Layering
   const decision = parts.map((part) => part.decision).reduce(worst);
   if (layering) markRoles(parts, layering);
   const deciding = parts.filter((part) => part.decision === decision);
-  const rules = [...new Set(deciding.flatMap((part) => part.matched.filter((entry) => entry.decision === decision).map((entry) => entry.id)))];
+  const ids = new Set<string>();
+  for (const part of deciding) for (const entry of part.matched) if (entry.decision === decision) ids.add(entry.id);
+  const rules = [...ids];
   const first = deciding[0] as PolicyPart;
   const rule = first.matched.find((entry) => entry.role === "decided") ?? first.matched.find((entry) => entry.decision === decision);
   const what = first.kind === "call" ? tool : `${first.kind === "command" ? "" : `${first.kind} `}${first.subject}`;

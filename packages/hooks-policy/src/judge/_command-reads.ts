@@ -1,8 +1,8 @@
 import { lstatSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
-import { existingReal, LINK_TTL_MS, normalizePath, procAlias, samplesOf } from "../paths/_paths.js";
+import { existingReal, LINK_TTL_MS, normalizePath, procAlias, resolvePath as resolve, samplesOf } from "../paths/_paths.js";
 import { TreeGuard } from "../paths/_protected.js";
 import type { CompiledRule } from "../rules/_rules.js";
 import type { InventoryEntry } from "../inventory/_inventory.js";
@@ -232,7 +232,7 @@ function variants(scope: JudgeScope, value: string, cwd: string, tilde: boolean)
   let path = value;
   if (tilde && (value === "~" || value.startsWith("~/"))) path = (scope.anchors.homes[0] as string) + value.slice(1);
   const lexical = resolve(cwd, path);
-  const real = existingReal(path.split("/").includes("..") ? `${cwd}/${path}` : lexical);
+  const real = existingReal(path.includes("..") && path.split("/").includes("..") ? `${cwd}/${path}` : lexical);
   return real === undefined || real === lexical ? [lexical] : [lexical, real];
 }
 

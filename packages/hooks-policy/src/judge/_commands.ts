@@ -1,8 +1,7 @@
-import { resolve } from "node:path";
 import type { CommandAccess, PolicyMatch, PolicyPart } from "@toolhost/core";
 import type { CommandPattern } from "../rules/_command-pattern.js";
 import { clip, decideLayered, finish } from "../explain/_explanation.js";
-import { folderOf } from "../paths/_paths.js";
+import { folderOf, resolvePath as resolve } from "../paths/_paths.js";
 import { type CompiledRule, matchOf } from "../rules/_rules.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
@@ -175,7 +174,7 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
 
 /** The kind rules that match what the inventory says of the command; true when it is at least ask whatever they say. */
 function judgeKind(knowledge: CommandKnowledge, rules: ToolRules, matched: PolicyMatch[], notes: string[]): boolean {
-  const kinded = rules.kinds.filter((rule) => (rule.kinds as readonly string[]).some((entry) => kindMatches(entry, knowledge.kind)));
+  const kinded = kindRules(rules.kinds, knowledge.kind);
   const others = matched.filter((entry) => !rules.whole.some((rule) => rule.id === entry.id)).length;
   const confined = rules.lifting.size > 0;
   const understood = ["read-only", "writes", "runner"].includes(knowledge.kind.kind);
@@ -189,6 +188,21 @@ function judgeKind(knowledge: CommandKnowledge, rules: ToolRules, matched: Polic
 }
 
 /** What the parser could not follow: at least ask, unless a sandboxed rule lifts it in a confined call. */
+/** The rules of `kinds` whose `kind:` names this kind, by the list and the kind: a command's kind is one of a few dozen. */
+function kindRules(kinds: readonly CompiledRule[], kind: CommandKnowledge["kind"]): readonly CompiledRule[] {
+  let byKind = kindRulesOf.get(kinds);
+  if (byKind === undefined) kindRulesOf.set(kinds, (byKind = new Map()));
+  const key = kind.role === undefined ? kind.kind : `${kind.kind}:${kind.role}`;
+  let found = byKind.get(key);
+  if (found === undefined) {
+    found = kinds.filter((rule) => (rule.kinds as readonly string[]).some((entry) => kindMatches(entry, kind)));
+    byKind.set(key, found);
+  }
+  return found;
+}
+
+const kindRulesOf = new WeakMap<readonly CompiledRule[], Map<string, readonly CompiledRule[]>>();
+
 function judgeUnknown(scope: JudgeScope, subject: string, reason: string, rules: ToolRules, confinedToo = false): PolicyPart {
   const matched: PolicyMatch[] = rules.whole.map((rule) => matchOf(rule, rule.decision));
   for (const rule of rules.anyProgram) {

@@ -1,5 +1,4 @@
-import { resolve } from "node:path";
-import { existingReal, type PathAnchors } from "../paths/_paths.js";
+import { existingReal, type PathAnchors, resolvePath as resolve } from "../paths/_paths.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
 

@@ -9,6 +9,40 @@ export type NormalizedPath =
   | { ok: false; reason: string; deny: boolean };
 
 /**
+ * `resolve(base, value)` of node:path, without its cost where nothing is to be folded: a value
+ * that is absolute and clean is itself, a clean relative one is joined to a clean absolute base
+ * (clean: no empty, `.` or `..` segment, no trailing slash); anything else is node's to resolve.
+ * A decision resolves each word against each folder, several times over.
+ */
+export function resolvePath(base: string, value: string): string {
+  if (sep === "/" && clean(value)) {
+    if (value.charCodeAt(0) === SLASH) return value;
+    if (base === "/") return `/${value}`;
+    if (base.charCodeAt(0) === SLASH && clean(base)) return `${base}/${value}`;
+  }
+  return resolve(base, value);
+}
+
+const SLASH = 47;
+const DOT = 46;
+
+/** A path that resolving leaves as it is: not empty, no empty segment but a leading `/`, no `.` or `..` segment, no trailing slash. */
+function clean(path: string): boolean {
+  const size = path.length;
+  if (size === 0 || path.charCodeAt(size - 1) === SLASH) return false;
+  let start = 0;
+  for (let i = 0; i <= size; i++) {
+    if (i < size && path.charCodeAt(i) !== SLASH) continue;
+    const length = i - start;
+    if (length === 0 && i !== 0) return false;
+    if (length === 1 && path.charCodeAt(start) === DOT) return false;
+    if (length === 2 && path.charCodeAt(start) === DOT && path.charCodeAt(start + 1) === DOT) return false;
+    start = i + 1;
+  }
+  return true;
+}
+
+/**
  * Normalizes a path argument: refuses NUL bytes, expands `~` (when `tilde`), resolves it against
  * `cwd`, folds `.` and `..`, and follows the symlinks of the part that exists (so `..` after a
  * symlink goes where the system would go).
@@ -25,11 +59,11 @@ export function normalizePath(input: string, cwd: string, tilde = true): Normali
     path = homedir() + (slash === -1 ? "" : path.slice(slash));
   }
   if (path === "") return { ok: false, reason: "the path is empty", deny: false };
-  const aliased = procAlias(resolve(cwd, path), cwd);
+  const lexical = resolvePath(cwd, path);
+  const aliased = procAlias(lexical, cwd);
   if (aliased === undefined) return { ok: false, reason: `${path} reaches a file through another process's folder or a descriptor, known only at run time`, deny: false };
-  if (aliased !== resolve(cwd, path)) return normalizePath(aliased, cwd, false);
-  const lexical = resolve(cwd, path);
-  const hasDotDot = path.split("/").includes("..");
+  if (aliased !== lexical) return normalizePath(aliased, cwd, false);
+  const hasDotDot = path.includes("..") && path.split("/").includes("..");
   return { ok: true, lexical, real: hasDotDot ? walkReal(isAbsolute(path) ? path : `${cwd}${sep}${path}`) : recentRealOf(lexical) };
 }
 
@@ -38,7 +72,7 @@ export function normalizePath(input: string, cwd: string, tilde = true): Normali
  * resolve, except that `..` is walked as the system walks it. Undefined when it cannot be known.
  */
 export function folderOf(input: string, cwd: string, tilde = true): string | undefined {
-  if (!input.split("/").includes("..")) {
+  if (!input.includes("..") || !input.split("/").includes("..")) {
     if (input.includes("\0")) return undefined;
     if (tilde && input.startsWith("~")) {
       if (input !== "~" && !input.startsWith("~/")) return undefined;
@@ -246,6 +280,7 @@ export function existingReal(path: string): string | undefined {
  * run time (another process's `cwd`, a file descriptor).
  */
 export function procAlias(path: string, cwd: string): string | undefined {
+  if (!path.startsWith("/proc/") && !path.startsWith("/dev/fd/")) return path;
   const match = /^\/proc\/(self|thread-self|\d+)(?:\/task\/\d+)?\/(root|cwd|fd\/\d+)(\/.*)?$/.exec(path);
   if (!match) {
     const descriptor = /^\/dev\/fd\/(\d+)(\/.*)?$/.exec(path);

@@ -5,13 +5,15 @@ import type { ShellWord } from "../shell/_words.js";
 /** `yes`: matches whatever the run-time words turn out to be; `maybe`: matches for some of them. */
 export type Match = "yes" | "maybe" | "no";
 
-type Element = { kind: "word"; exact: RegExp } | { kind: "one" } | { kind: "many" };
+export type Element = { kind: "word"; exact: RegExp } | { kind: "one" } | { kind: "many" };
 
 interface Compiled {
   /** Options that must be present, by name, with a glob on the value when the pattern gives one. */
   options: Array<{ name: string; value: RegExp | undefined }>;
   names: Set<string>;
   elements: Element[];
+  /** The elements are `**` alone: any operands match, whatever they are at run time. */
+  anyOperands: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export class CommandPattern {
     const words = withSeparator(parsed);
     const count = words.length;
     found = {
+      anyOperands: false,
       options: parsed.options.map((option) => ({
         name: option.name,
         value: option.value?.value === undefined || matchesEverything(option.value.value) ? undefined : wordGlob(option.value.value),
@@ -69,6 +72,7 @@ export class CommandPattern {
             }),
     };
     if (this.#open && found.elements[found.elements.length - 1]?.kind !== "many") found.elements.push({ kind: "many" });
+    found.anyOperands = found.elements.length === 1 && found.elements[0]?.kind === "many";
     this.#byProgram.set(program, found);
     return found;
   }
@@ -105,6 +109,7 @@ export class CommandPattern {
       if (best === "maybe") result = "maybe";
     }
     if (strict && !this.#open && args.options.some((option) => !compiled.names.has(option.name))) return "no";
+    if (compiled.anyOperands) return result;
     const operands = withSeparator(args);
     if (tail) operands.push({ text: "…", value: undefined, splits: true, tilde: false });
     if (run(compiled.elements, operands, true)) return result;
@@ -123,6 +128,57 @@ function withSeparator(args: ParsedArguments): ShellWord[] {
 
 /** Runs the elements over the operands as a set of states; `sure`: only what holds for any run-time value. */
 function run(elements: Element[], args: readonly ShellWord[], sure: boolean): boolean {
+  return elements.length < 30 ? runBits(elements, args, sure) : runSets(elements, args, sure);
+}
+
+/**
+ * `runSets` with the states as the bits of a number (a pattern has a few words, never 30): every
+ * rule of a program is run over every command's operands, and a set per operand was most of it.
+ */
+export function runBits(elements: Element[], args: readonly ShellWord[], sure: boolean): boolean {
+  const size = elements.length;
+  let states = closeBits(elements, 1);
+  for (const arg of args) {
+    let next = 0;
+    for (let state = 0; state <= size; state++) {
+      if ((states & (1 << state)) === 0) continue;
+      if (state === size) {
+        if (!sure && arg.value === undefined && arg.splits) next |= 1 << state;
+        continue;
+      }
+      const element = elements[state] as Element;
+      if (element.kind === "many") {
+        next |= 1 << state;
+        continue;
+      }
+      if (arg.value === undefined) {
+        if (sure) {
+          if (element.kind === "one" && !arg.splits) next |= 1 << (state + 1);
+        } else if (arg.splits) {
+          for (let s = state; s <= size; s++) next |= 1 << s;
+        } else {
+          next |= 1 << (state + 1);
+        }
+        continue;
+      }
+      if (element.kind === "one" || element.exact.test(arg.value)) next |= 1 << (state + 1);
+    }
+    states = closeBits(elements, next);
+    if (states === 0) return false;
+  }
+  return (states & (1 << size)) !== 0;
+}
+
+function closeBits(elements: Element[], states: number): number {
+  let closed = states;
+  for (let state = 0; state < elements.length; state++) {
+    if ((closed & (1 << state)) !== 0 && (elements[state] as Element).kind === "many") closed |= 1 << (state + 1);
+  }
+  return closed;
+}
+
+/** The states of a run as a set, for a pattern of any length. */
+export function runSets(elements: Element[], args: readonly ShellWord[], sure: boolean): boolean {
   const size = elements.length;
   let states = close(elements, new Set([0]));
   for (const arg of args) {

@@ -52,6 +52,23 @@ export class PathIndex {
 
   /** The rules that match `path`, in the order they are written. */
   matching(path: string): CompiledRule[] {
+    const known = this.#matched.get(path);
+    if (known !== undefined) return known.length === 0 ? [] : [...known];
+    const hits = this.#match(path);
+    if (this.#matched.size >= MAX_MATCHED) this.#matched.clear();
+    this.#matched.set(path, hits);
+    return hits.length === 0 ? [] : [...hits];
+  }
+
+  /**
+   * What `matching` found, by path: a call judges the same path against the same index again and
+   * again (as named and real, by its commands' words and redirects, call after call), and what
+   * matches depends only on the path and the rules (every rule's matcher is a glob, a place or a
+   * control file: nothing on disk). Each caller gets its own copy.
+   */
+  readonly #matched = new Map<string, readonly CompiledRule[]>();
+
+  #match(path: string): CompiledRule[] {
     const found: CompiledRule[] = [...this.#others];
     let start = 0;
     let first = true;
@@ -88,6 +105,9 @@ export class PathIndex {
     return this.matching(path).length > 0;
   }
 }
+
+/** How many paths an index remembers what it matched for, at most (then it starts again). */
+const MAX_MATCHED = 4096;
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);

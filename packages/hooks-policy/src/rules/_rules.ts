@@ -4,7 +4,7 @@ import { CommandPattern, type Match } from "./_command-pattern.js";
 import { toolMatcher, wordGlob } from "./_glob.js";
 import { compilePathPattern, type PathAnchors } from "../paths/_paths.js";
 import { controlFileMatcher } from "./_control-files.js";
-import { placeOf } from "../paths/_places.js";
+import { type Place, placeOf } from "../paths/_places.js";
 import { kindNames, parseKind } from "../inventory/_kinds.js";
 import type { Decision, PolicyRule } from "../options.js";
 import { type AddressMatcher, addressMatcher, hostAddresses, urlAddresses } from "./_addresses.js";
@@ -130,8 +130,26 @@ export const isWhole = (rule: CompiledRule): boolean => MATCHERS.every((key) => 
 export const isPlace = (rule: CompiledRule): boolean => rule.rule.place !== undefined;
 
 function placeMatcher(place: "private" | "public", anchors: PathAnchors): (path: string) => boolean {
-  return (path) => placeOf(path, anchors) === place;
+  return (path) => placeRemembered(path, anchors) === place;
 }
+
+/**
+ * `placeOf`, by the policy's anchors and the path: every path read outside the workspace is asked
+ * of each place rule (recommended has two), and the place depends only on the path and the anchors.
+ */
+function placeRemembered(path: string, anchors: PathAnchors): Place {
+  let known = places.get(anchors);
+  if (known === undefined) places.set(anchors, (known = new Map()));
+  let place = known.get(path);
+  if (place === undefined) {
+    place = placeOf(path, anchors);
+    if (known.size >= 4096) known.clear();
+    known.set(path, place);
+  }
+  return place;
+}
+
+const places = new WeakMap<PathAnchors, Map<string, Place>>();
 
 /** A `control: true` rule: it judges writes only, never a read. */
 export const isControl = (rule: CompiledRule): boolean => rule.rule.control === true;

@@ -453,7 +453,7 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
   const reader = readers[program];
   if (reader) reader(program, args, words, out);
   else if (row) rowEffects(program, row, args, words, out);
-  for (const [pattern, options] of INLINE_CODE) {
+  for (const [pattern, options] of inlineCodeOf(program)) {
     if (!pattern.test(program)) continue;
     // The option table's reading, else the words (a program without a table, or one that does not know the option: `Rscript -e`, `bun -e`).
     const code = optionValue(args, ...options) ?? (args.options.some((option) => options.includes(option.spelling)) ? optionWords(words, options)[0] : undefined);
@@ -478,3 +478,20 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
   if (out.inline !== undefined) for (const command of embeddedCommands(program, out.inline)) run(out, `${program}'s inline program`, [word(command)], true);
   return out;
 }
+
+/**
+ * The rows of INLINE_CODE whose program pattern matches `program`, in order, by program: every
+ * command was tested against each row's pattern; a command line names a few programs again and
+ * again. The rows are constants, so what matches depends only on the name.
+ */
+function inlineCodeOf(program: string): typeof INLINE_CODE {
+  let found = inlineCodeRows.get(program);
+  if (found === undefined) {
+    found = INLINE_CODE.filter(([pattern]) => pattern.test(program));
+    if (inlineCodeRows.size >= 4096) inlineCodeRows.clear();
+    inlineCodeRows.set(program, found);
+  }
+  return found;
+}
+
+const inlineCodeRows = new Map<string, typeof INLINE_CODE>();
