@@ -106,7 +106,9 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["bun", "runs-code:build | sub install,i,add,a,update,remove,rm=installs:installer x=installs:fetch-run publish=network:publisher pm=read-only"],
   ["perl ruby php lua luajit Rscript R julia osascript tclsh wish", "runs-code:interpreter"],
   ["java jshell scala kotlin groovy clojure erl escript elixir iex ghci runghc runhaskell swift dotnet", "runs-code:interpreter"],
-  ["sh bash dash zsh ksh mksh ash yash posh rbash fish busybox-sh", "runs-code:shell"],
+  ["sh bash dash zsh ksh mksh ash yash posh rbash fish busybox-sh ksh93 lksh oksh loksh pdksh hush sash osh bosh jsh", "runs-code:shell"],
+  // Shells of other languages: their code is not parsed (see `FOREIGN_SHELLS`).
+  ["csh tcsh pwsh powershell nu nushell elvish xonsh rc es ion ysh oil murex hilbish ngs oh closh scsh cmd", "runs-code:shell"],
   ["vi vim nvim view ex ed emacs nano pico micro joe kak hx helix code subl mate", "runs-code:editor"],
   ["gdb lldb pdb", "runs-code:debugger"],
   ["xdg-open open gio", "runs-code:editor"],

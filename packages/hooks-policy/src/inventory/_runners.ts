@@ -157,7 +157,75 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 };
 
 /** Shells whose `-c` string is parsed again, and whose standard input is a script. */
-export const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish", "busybox-sh"]);
+export const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "rbash", "fish", "busybox-sh", "ksh93", "lksh", "oksh", "loksh", "pdksh", "hush", "sash", "osh", "bosh", "jsh"]);
+
+/**
+ * How a shell of another language is given its code: the options whose value is code (`-c`), or
+ * after which every word is (`pwsh -Command a b`), the options whose value is a script file, and
+ * whether its options are spelled in any case and with `/` (PowerShell, cmd).
+ */
+export interface ForeignShellSpec {
+  /** Options whose value (the next word) is code. */
+  code: readonly string[];
+  /** Options after which the remaining words, joined, are code. */
+  rest?: readonly string[];
+  /** Options whose value is a script file it runs. */
+  file?: readonly string[];
+  /** Options whose value is code encoded (base64): unreadable whatever it says. */
+  encoded?: readonly string[];
+  /** Options of its own that take a value. */
+  values?: readonly string[];
+  /** Options are matched in any case, and may start with `/` (`/c`, `-Command`). */
+  caseless?: boolean;
+  /** With no option naming code, its first operand is code too (Windows PowerShell's default `-Command`). */
+  operandIsCode?: boolean;
+  /** Its options start with `/` (cmd's `/c`). */
+  slash?: boolean;
+}
+
+/**
+ * Shells whose language is not bash's (csh, PowerShell, nushell, elvish, xonsh, rc, cmd, …): the
+ * policy does not parse their code, so a command string, a script or standard input given to one
+ * is code it cannot read (at least ask). The string is still read as bash for what it names, so
+ * that a rule denying a program it runs still denies (`tcsh -c 'rm x'`).
+ */
+export const FOREIGN_SHELLS: Readonly<Record<string, ForeignShellSpec>> = {
+  csh: { code: ["-c"] },
+  tcsh: { code: ["-c"] },
+  pwsh: {
+    code: [],
+    rest: ["-command", "-c", "-cwa", "-commandwithargs"],
+    file: ["-file", "-f"],
+    encoded: ["-encodedcommand", "-e", "-ec", "-enc", "-encodedarguments", "-ea"],
+    values: ["-executionpolicy", "-ex", "-ep", "-workingdirectory", "-wd", "-configurationname", "-config", "-custompipename", "-outputformat", "-o", "-of", "-inputformat", "-if", "-in", "-windowstyle", "-w", "-settingsfile", "-settings", "-psconsolefile"],
+    caseless: true,
+  },
+  powershell: {
+    code: [],
+    rest: ["-command", "-c"],
+    file: ["-file", "-f"],
+    encoded: ["-encodedcommand", "-e", "-ec", "-enc"],
+    values: ["-executionpolicy", "-ex", "-ep", "-workingdirectory", "-wd", "-configurationname", "-outputformat", "-o", "-inputformat", "-if", "-windowstyle", "-w", "-version", "-psconsolefile"],
+    caseless: true,
+    operandIsCode: true,
+  },
+  nu: { code: ["-c", "--commands", "-e", "--execute"], values: ["--config", "--env-config", "-I", "--include-path", "--log-level", "--log-target", "--plugin-config", "--plugins", "--table-mode", "-m"] },
+  nushell: { code: ["-c", "--commands", "-e", "--execute"] },
+  elvish: { code: ["-c"], values: ["-rc", "-sock", "-db", "-log"] },
+  xonsh: { code: ["-c"], values: ["-D", "--rc", "--shell-type", "--timings"] },
+  rc: { code: ["-c"] },
+  es: { code: ["-c"] },
+  ion: { code: ["-c"] },
+  ysh: { code: ["-c"] },
+  oil: { code: ["-c"] },
+  murex: { code: ["-c"] },
+  hilbish: { code: ["-c", "--command"] },
+  ngs: { code: ["-e", "-p", "-pl", "-pj", "-pi"] },
+  oh: { code: ["-c"] },
+  closh: { code: ["-c", "-e"] },
+  scsh: { code: ["-c", "-e"] },
+  cmd: { code: [], rest: ["-c", "-k", "-r"], caseless: true, slash: true },
+};
 
 /** Options of a shell that take a value. */
 export const SHELL_VALUE_OPTIONS: ReadonlySet<string> = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);

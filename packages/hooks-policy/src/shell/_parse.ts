@@ -1,14 +1,14 @@
 import { homedir } from "node:os";
 import { type Assignment, type Command, forEachChild, parse, type Redirection, type SyntaxNode, type Word } from "unbash";
 import { Inventory } from "../inventory/_inventory.js";
-import { SHELLS, WRAPPERS } from "../inventory/_runners.js";
+import { FOREIGN_SHELLS, type ForeignShellSpec, SHELLS, WRAPPERS } from "../inventory/_runners.js";
 import { shellEffects } from "./_builtins.js";
 import { type Effects, effectsOf } from "./_effects.js";
 import { type ParsedArguments, parseArguments } from "./_options.js";
 import { type Analysis, basename, clip, MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS, type ParsedCommand, type ShellCommandPart, type ShellPart } from "./_parts.js";
 import { programEffects } from "./_programs.js";
 import { assignment, runSetting } from "./_settings.js";
-import { literalInput, resolveShell } from "./_shells.js";
+import { literalInput, resolveForeignShell, resolveShell } from "./_shells.js";
 import { resolveWrapper } from "./_wrappers.js";
 import { attaches, detaches, evaluatingText, readableCode } from "./_evaluating.js";
 import { evalWord, runtimeWord, type ShellWord, showWord, type WordEnv } from "./_words.js";
@@ -74,7 +74,7 @@ class ShellAnalysis implements Analysis {
   namesProgram(program: string): boolean {
     // Words that are also common arguments (`.`, `:`, `[`) name no program here.
     if (/^[^A-Za-z0-9_]*$/.test(program)) return false;
-    return this.inventory.lookup(program) !== undefined || WRAPPERS[program] !== undefined || SHELLS.has(program) || (this.#named?.(program) ?? false);
+    return this.inventory.lookup(program) !== undefined || WRAPPERS[program] !== undefined || SHELLS.has(program) || Object.hasOwn(FOREIGN_SHELLS, program) || (this.#named?.(program) ?? false);
   }
 
   run(): void {
@@ -219,9 +219,11 @@ class ShellAnalysis implements Analysis {
     if (detached !== undefined) this.unknown(words.map(showWord).join(" "), detached);
     const wrapper = WRAPPERS[program];
     if (wrapper) return resolveWrapper(this, program, wrapper, words, tail, level, node, uncertain);
-    if (SHELLS.has(program)) return resolveShell(this, words, tail, level, node, uncertain);
-    const args = parseArguments(program, words.slice(1));
     const entry = this.inventory.lookup(program);
+    if (SHELLS.has(program) || (entry !== undefined && SHELLS.has(entry.name) && entry.source === "inventory")) return resolveShell(this, words, tail, level, node, uncertain);
+    const foreign = foreignShell(program, entry?.name);
+    if (foreign) return resolveForeignShell(this, program, foreign, words, tail, level, node, uncertain);
+    const args = parseArguments(program, words.slice(1));
     const effects = effectsOf(program, words, args, entry?.row);
     // An interpreter reading a literal heredoc or here-string: the program is that text.
     if (effects.inline === "(standard input)" && node) {
@@ -263,6 +265,13 @@ class ShellAnalysis implements Analysis {
     }
     this.parseScript(words.map((word) => word.value).join(" "), level + 1, what);
   }
+}
+
+/** The shell of another language a program name is (`pwsh`, `powershell.exe`, `tcsh6`), by itself or as the inventory spells it. */
+function foreignShell(program: string, spelled: string | undefined): ForeignShellSpec | undefined {
+  const bare = program.replace(/\.exe$/i, "");
+  const named = Object.hasOwn(FOREIGN_SHELLS, bare) ? bare : spelled !== undefined && Object.hasOwn(FOREIGN_SHELLS, spelled) ? spelled : undefined;
+  return named === undefined ? undefined : FOREIGN_SHELLS[named];
 }
 
 /** `ln [-s] TARGET… LINK` (or `-t DIR`): each link made, by its name as written, to the target it leads to. */
