@@ -79,8 +79,17 @@ export const RUN_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   rg: ["--hostname-bin"],
   tar: ["--checkpoint-action"],
   fzf: ["--preview"],
-  entr: ["-s"],
-  watchexec: ["-s", "--shell"],
+};
+
+/**
+ * Options whose value is the command a watcher or runner runs as its work, instead of its default
+ * (`nodemon --exec 'npm run build'`, `chokidar -c CMD`, `tsc-watch --onSuccess CMD`): judged as a
+ * command, as a runner's operands are, not asked as a setting.
+ */
+export const EXEC_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  nodemon: ["-x", "--exec"],
+  chokidar: ["-c", "--command"],
+  "tsc-watch": ["--onSuccess", "--onFailure", "--onFirstSuccess", "--onEmit", "--onEmitDebounced", "--onCompilationStarted", "--onCompilationComplete"],
 };
 
 /** Options that make a program change the system or reach other processes, whatever its row says (`date -s`, `dmesg --clear`, `strace -p`). */

@@ -92,7 +92,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["hyperfine", "runner:wrapper | runs shell-operands | program -p,--prepare,-c,--cleanup,-s,--setup,--conclude"],
   ["concurrently", "runner:wrapper | runs shell-operands"],
   ["entr watchexec", "runner:wrapper"],
-  ["nodemon", "runs-code:build | program -x,--exec"],
+  ["nodemon", "runs-code:build"],
   ["cross-env env-cmd dotenv dotenvx", "runner:wrapper"],
   ["direnv", "read-only | sub exec=runner:wrapper allow,permit,grant=runs-code:shell"],
   ["nix-shell", "installs:installer | program --run,--command"],

@@ -17,6 +17,8 @@ function readShellOptions(words: ShellWord[]): ShellStart {
   const start: ShellStart = { commandMode: false, stdinMode: false, index: 1 };
   while (start.index < words.length) {
     const word = words[start.index] as ShellWord;
+    // After `-c`, a word known only at run time is the command string: judged as such.
+    if (word.value === undefined && start.commandMode) break;
     if (word.value === undefined) {
       start.unknown = word.text;
       break;
