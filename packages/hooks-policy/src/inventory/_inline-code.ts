@@ -74,7 +74,7 @@ export const SETTINGS_COMMANDS: Readonly<Record<string, readonly string[]>> = {
  */
 export const RUN_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   split: ["--filter"],
-  git: ["archive:--exec", "grep:-O", "grep:--open-files-in-pager", "difftool:-x", "difftool:--extcmd", "send-email:--to-cmd", "send-email:--cc-cmd", "send-email:--sendmail-cmd", "clone:-u", "clone:--upload-pack", "fetch:--upload-pack", "pull:--upload-pack", "ls-remote:--upload-pack", "push:--receive-pack", "push:--exec"],
+  git: ["archive:--exec", "grep:-O", "grep:--open-files-in-pager", "difftool:-x", "difftool:--extcmd", "send-email:--to-cmd", "send-email:--cc-cmd", "send-email:--sendmail-cmd", "clone:-u", "clone:--upload-pack", "fetch:--upload-pack", "pull:--upload-pack", "ls-remote:--upload-pack", "push:--receive-pack", "push:--exec", "filter-branch:--tree-filter", "filter-branch:--index-filter", "filter-branch:--msg-filter", "filter-branch:--env-filter", "filter-branch:--commit-filter", "filter-branch:--parent-filter", "filter-branch:--tag-name-filter", "filter-branch:--setup"],
   helm: ["--post-renderer"],
   rg: ["--hostname-bin"],
   tar: ["--checkpoint-action"],

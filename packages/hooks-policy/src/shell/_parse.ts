@@ -234,6 +234,10 @@ class ShellAnalysis implements Analysis {
       } else if (input !== undefined) effects.inline = input;
     }
     this.pushCommand(words, tail, uncertain, args, effects, level);
+    if (effects.buildFromInput && node) {
+      const input = literalInput(node.redirects, this.env);
+      if (input !== undefined) for (const recipe of recipeLines(input)) this.parseScript(recipe, level + 1, `a recipe of the build file ${program} reads from its input`);
+    }
     if (program === "ln" || (program === "cp" && args.options.some((option) => option.name === "--symbolic-link" || option.name === "--link"))) rememberLinks(this.#links, args);
     shellEffects(this, program, words, tail, level, node, uncertain);
     programEffects(this, program, entry, words, args, tail, level, effects);
@@ -265,6 +269,15 @@ class ShellAnalysis implements Analysis {
     }
     this.parseScript(words.map((word) => word.value).join(" "), level + 1, what);
   }
+}
+
+/** The recipe lines of a makefile (tab-indented), as the shell gets them: without `@`, `-`, `+`, with `$$` as `$`. */
+function recipeLines(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("\t"))
+    .map((line) => line.slice(1).replace(/^[@+-]+/, "").replaceAll("$$", "$"))
+    .filter((line) => line.trim() !== "");
 }
 
 /** The shell of another language a program name is (`pwsh`, `powershell.exe`, `tcsh6`), by itself or as the inventory spells it. */
