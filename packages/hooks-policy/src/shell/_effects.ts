@@ -202,19 +202,20 @@ const readers: Record<string, Reader> = {
   vim: (p, _args, words, out) => commandOptions(p, words, out),
   less: (p, _args, words, out) => pagerCommands(p, words, out),
   make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => PROGRAM_VARIABLES.has(name) || name === "SHELL"),
-  npx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
-  bunx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
-  pnpx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
-  uvx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  npx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), false),
+  bunx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), false),
+  pnpx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), true),
+  uvx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), true),
   ssh: (p, args, _w, out) => sshOptions(p, args, out),
   sftp: (p, args, _w, out) => sshOptions(p, args, out),
   npm: (p, args, words, out) => {
-    if (["exec", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} exec`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+    if (["exec", "x"].includes(args.operands[0]?.value ?? "")) fetchRun(out, `${p} exec`, words.slice(words.indexOf(args.operands[0] as ShellWord) + 1), false);
+    plantsScripts(p, args, out);
   },
   source: (_p, args, _w, out) => {
     if (args.operands[0]?.value !== undefined) out.script = args.operands[0];
   },
-  awk: (_p, args, _w, out) => {
+  awk: (_p, args, _words, out) => {
     if (optionValue(args, "--file") || optionValue(args, "--source")) {
       const source = optionValue(args, "--source");
       if (source) out.inline = source.value ?? source.text;
@@ -225,8 +226,27 @@ const readers: Record<string, Reader> = {
     const text = program.value;
     // It runs commands (`system`, `print | "cmd"`, `"cmd" | getline`) or writes files (`print > "f"`); a comparison (`NR>=5`, `$3 > 1`) does neither.
     if (text === undefined || /\bsystem\s*\(|\b(print|printf)\b[^;}\n]*[>|]|\|\s*getline|\bgetline\b[^;}\n]*</.test(text)) out.inline = text ?? program.text;
+    // The files it names in its output redirections are writes, judged by the write rules.
+    if (text !== undefined) awkOutputs(text, out);
+    // gawk -i inplace edits its files.
+    if (_words.some((each, i) => /^(-i|--include)$/.test(each.value ?? "") && _words[i + 1]?.value === "inplace") || _words.some((each) => /^(-iinplace|--include=inplace)$/.test(each.value ?? ""))) write(out, "gawk -i inplace", ...args.operands.slice(1));
   },
 };
+/**
+ * awk's output redirections: `print > "FILE"` and `>> "FILE"` write the file (judged by the write
+ * rules); a target that is an expression (`> $1`, `> name`) is a file named only at run time. In a
+ * parenthesised expression `>` compares.
+ */
+function awkOutputs(text: string, out: Effects): void {
+  let flat = text.replace(/"(?:[^"\\]|\\.)*"/g, (literal) => literal.replace(/[()]/g, " "));
+  for (let i = 0; i < 8 && /\([^()]*\)/.test(flat); i++) flat = flat.replace(/\([^()]*\)/g, (group) => " ".repeat(group.length));
+  for (const match of flat.matchAll(/\b(?:print|printf)\b[^;}\n]*?(>>|>)\s*("(?:[^"\\]|\\.)*"|[^;}\s]+)/g)) {
+    const target = match[2] as string;
+    if (target.startsWith('"')) write(out, `awk print ${match[1]}`, word(target.slice(1, -1).replace(/\\(.)/g, "$1")));
+    else if (target !== "/dev/stdout" && target !== "/dev/stderr") out.uncertain = `awk writes to ${target}, a file named only at run time`;
+  }
+}
+
 /** perl-rename's names (util-linux's `rename` is told apart by its arguments). */
 const PERL_RENAMES = /^(prename|perl-rename|file-rename|rename\.pl)$/;
 
@@ -284,11 +304,45 @@ const rename: Reader = (program, _args, words, out) => {
 for (const name of ["rename", "prename", "perl-rename", "file-rename", "rename.pl"]) readers[name] = rename;
 readers.chown = readers.chmod as Reader;
 readers.pnpm = (p, args, words, out) => {
-  if (["exec", "dlx", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+  const sub = args.operands[0]?.value ?? "";
+  if (["exec", "dlx", "x"].includes(sub)) fetchRun(out, `${p} ${sub}`, words.slice(words.indexOf(args.operands[0] as ShellWord) + 1), sub !== "exec");
+  plantsScripts(p, args, out);
 };
 readers.yarn = (p, args, words, out) => {
-  if (["exec", "dlx"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+  const sub = args.operands[0]?.value ?? "";
+  if (["exec", "dlx"].includes(sub)) fetchRun(out, `${p} ${sub}`, words.slice(words.indexOf(args.operands[0] as ShellWord) + 1), sub === "dlx");
 };
+
+/**
+ * The command a package runner runs (`npx`, `npm exec`, `pnpm dlx`, `uvx`): judged as a command;
+ * when it fetches the package (`--yes`, `--package`, a version or an address, or a runner that
+ * always fetches), the package's code is code the policy cannot read: at least ask.
+ */
+function fetchRun(out: Effects, via: string, words: ShellWord[], alwaysFetches: boolean): void {
+  const command = packageCommand(words);
+  run(out, via, command, false);
+  const options = words.slice(0, words.length - command.length).map((each) => each.value ?? "");
+  const name = command[0]?.value;
+  const named = options.some((value) => /^(-y|--yes|-p|--package|--package=.*|--from|--from=.*|--with|--with=.*)$/.test(value));
+  if (alwaysFetches || named || name === undefined || /@[^/]*$|^(npm|jsr|https?|git\+[a-z]+|github|gh|file):|^[./~]|\.(tgz|tar\.gz|whl)$/.test(name.replace(/^@[^/]+\//, ""))) {
+    out.uncertain = `${via} fetches the package ${command[0]?.text ?? ""} and runs its code, which is not the project's and the policy cannot read`;
+  }
+}
+
+/** `npm pkg set scripts.NAME=CMD`, `npm set-script NAME CMD`: a script planted in package.json runs later (`npm run NAME`): judged as the command it is. */
+function plantsScripts(program: string, args: ParsedArguments, out: Effects): void {
+  const [first, second, ...more] = args.operands;
+  const values: ShellWord[] = [];
+  if (first?.value === "pkg" && second?.value === "set") {
+    for (const operand of more) {
+      const match = /^scripts[.[]"?([^=\]"]*)"?\]?=(.*)$/s.exec(operand.value ?? "");
+      if (match) values.push(word(match[2] as string));
+      else if (operand.value === undefined && /scripts/.test(operand.text)) out.uncertain = `${program} pkg set ${operand.text}: a script known only at run time`;
+    }
+  } else if (first?.value === "set-script" && args.operands[2]) values.push(args.operands[2]);
+  for (const value of values) if (value.value !== undefined) (out.runs ??= []).push({ words: [value], shell: true, via: `a script ${program} writes into package.json, run later by ${program} run` });
+  if (values.length > 0 || (first?.value === "pkg" && second?.value === "set")) write(out, `${program} pkg set`, word("package.json"));
+}
 readers.chgrp = readers.chmod as Reader;
 for (const name of ["rg", "ag", "ack", "egrep", "fgrep"]) readers[name] = readers.grep as Reader;
 for (const name of ["gawk", "mawk", "nawk"]) readers[name] = readers.awk as Reader;
