@@ -19,7 +19,7 @@ import { LIFTED, type JudgeScope, WRITE } from "./_scope.js";
  * A file a command writes or reads; `lifting` (writes of a confined call): the sandboxed rules
  * that lift a run-time path's ask.
  */
-export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: PathIndex, whole: CompiledRule[], cwds: Array<string | undefined>, lifting?: Set<string>): PolicyPart {
+export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: PathIndex, whole: CompiledRule[], cwds: Array<string | undefined>, lifting?: Set<string>, fallback?: PolicyMatch[]): PolicyPart {
   const word = part.path;
   const kind = part.kind;
   if (word.value === undefined) {
@@ -36,10 +36,17 @@ export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: Pat
     const judged =
       cwd === undefined
         ? finish({ kind, subject: value, decision: "allow", matched: [] }, scope.layering, ["relative to a folder known only at run time (after cd)"], true)
-        : judgeNormalized(scope, kind, value, cwd, word.tilde, fileRules, whole, part.via);
+        : judgeNormalized(scope, kind, value, cwd, word.tilde, fileRules, whole, part.via, fallback);
     result = result === undefined ? judged : merge(result, judged);
   }
   return result as PolicyPart;
+}
+
+/** Programs that change a file's mode, owner or attributes and not what it holds. */
+const METADATA_ONLY = /^(chmod|chown|chgrp|chattr|setfacl)$/;
+
+export function changesMetadataOnly(via: string | undefined): boolean {
+  return via !== undefined && METADATA_ONLY.test(via.split(" ")[0] ?? "");
 }
 
 /** A path a call declares (`reads`, `writes`, `readTrees`). */
@@ -51,7 +58,7 @@ export function judgePath(scope: JudgeScope, kind: PolicyPartKind, path: unknown
 }
 
 /** A path as the system would walk it, judged by where it is and, for a symlink, where it leads. */
-function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string, cwd: string, tilde: boolean, pathRules: PathIndex, whole: CompiledRule[], via?: string): PolicyPart {
+function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string, cwd: string, tilde: boolean, pathRules: PathIndex, whole: CompiledRule[], via?: string, fallback?: PolicyMatch[]): PolicyPart {
   const normalized = normalizePath(value, cwd, tilde);
   const matched: PolicyMatch[] = whole.map((rule) => matchOf(rule, rule.decision));
   if (!normalized.ok) {
@@ -62,17 +69,32 @@ function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string,
   let decision: Decision = "allow";
   let unmatched = false;
   let relieved = false;
+  let metadata = false;
+  let byCommand = false;
   for (const variant of variants) {
     const found = writesNothingRead(via) ? pathRules.matching(variant).filter((rule) => !isControl(rule)) : pathRules.matching(variant);
-    const hits = kind === WRITE ? rulesOfWrite(found, via, variants) : found;
-    if (hits.length < found.length) relieved = true;
+    const content = kind === WRITE ? rulesOfWrite(found, via, variants) : found;
+    // A change of mode or owner is not a write of the content: the policy's own path rules that ask or deny writes do not judge it
+    // (a preset's, which judge what is planted or protected there, and control files still do).
+    const hits = kind === WRITE && changesMetadataOnly(via) ? content.filter((rule) => rule.decision === "allow" || isControl(rule) || scope.layering.layerOf(rule.id)?.preset === true) : content;
+    if (hits.length < content.length) metadata = true;
+    if (content.length < found.length) relieved = true;
     for (const rule of hits) if (!matched.some((entry) => entry.id === rule.id)) matched.push(matchOf(rule, rule.decision));
     const own = [...hits, ...whole];
+    // The command's own rules cover the write when they allow it (when they ask or deny, the command's part says so).
+    if (own.length === 0 && fallback !== undefined && decideLayered(fallback, scope.layering) === "allow") {
+      byCommand = true;
+      for (const entry of fallback) if (!matched.some((each) => each.id === entry.id)) matched.push(entry);
+      decision = worst(decision, decideLayered(fallback, scope.layering));
+      continue;
+    }
     if (own.length === 0) unmatched = true;
     decision = worst(decision, own.length === 0 ? scope.defaultDecision : decideLayered(own, scope.layering));
   }
   const notes: string[] = [];
   if (relieved && via !== undefined) notes.push(operationNote(via));
+  if (metadata && via !== undefined) notes.push(`${via.split(" ")[0]} changes the file's mode or owner, not its content: the path rules that ask or deny writes do not judge it, the command's rules do`);
+  if (byCommand) notes.push("no path rule judges this write: the rules of the command that writes it do");
   const control = judgeControl(scope, kind, variants, via);
   if (control !== undefined) {
     notes.push(control.note);

@@ -47,7 +47,8 @@ export function shellEffects(analysis: Analysis, program: string, words: ShellWo
     case "cd":
     case "pushd": {
       const target = words.slice(1).find((word) => !(word.value?.startsWith("-") ?? false));
-      analysis.cds.push(target ?? { text: "~", value: "~", splits: false, tilde: true });
+      // Into a link this command made, the folder is where the link leads.
+      analysis.cds.push(target ? analysis.throughLinks(target) : { text: "~", value: "~", splits: false, tilde: true });
       return;
     }
     case "popd":

@@ -51,6 +51,8 @@ class ShellAnalysis implements Analysis {
   /** Links the command line makes (`ln -s TARGET LINK`), by the link as written: a write through one is a write of its target too. */
   readonly #links = new Map<string, ShellWord>();
   #stopped = false;
+  /** The index of the command part whose redirects are being read. */
+  #writer: number | undefined;
 
   constructor(
     readonly source: string,
@@ -104,6 +106,10 @@ class ShellAnalysis implements Analysis {
     }
   }
 
+  throughLinks(path: ShellWord): ShellWord {
+    return this.#links.size === 0 ? path : (throughLink(this.#links, path)?.target ?? path);
+  }
+
   unknown(subject: string, reason: string): void {
     this.push({ kind: "unknown", subject: clip(subject), reason });
   }
@@ -142,9 +148,17 @@ class ShellAnalysis implements Analysis {
       case "CompoundList":
         nextLevel = level + 1;
         break;
-      case "Command":
+      case "Command": {
+        // Its redirects are its writes: the first command part it added writes them.
+        const before = this.#writer;
+        const start = this.parts.length;
         this.#command(node, level);
-        break;
+        const first = this.parts.findIndex((part, index) => index >= start && part.kind === "command");
+        this.#writer = first === -1 ? undefined : first;
+        forEachChild(node, (child) => this.#visit(child, depth + 1, level, source));
+        this.#writer = before;
+        return;
+      }
       case "Redirect":
         this.#redirect(node);
         break;
@@ -173,7 +187,7 @@ class ShellAnalysis implements Analysis {
     if (word.value !== undefined && SILENT_DEVICES.has(word.value)) return;
     const writes = op !== "<" && op !== "<&";
     const reads = op === "<" || op === "<&" || op === "<>";
-    if (writes) this.push({ kind: "write", path: word, via: op, cdCount: this.cds.length });
+    if (writes) this.push({ kind: "write", path: word, via: op, cdCount: this.cds.length, ...(this.#writer !== undefined && { by: this.#writer }) });
     if (reads) this.push({ kind: "read", path: word, via: op, cdCount: this.cds.length });
   }
 
@@ -252,8 +266,9 @@ class ShellAnalysis implements Analysis {
     if (effects.inline !== undefined) part.inline = effects.inline;
     if (script ?? effects.script) part.script = script ?? effects.script;
     if (effects.printsOnly !== undefined) part.printsOnly = effects.printsOnly;
+    const by = this.parts.length;
     this.push(part);
-    for (const touch of effects.writes) this.push({ kind: "write", path: touch.path, via: touch.via, cdCount: this.cds.length });
+    for (const touch of effects.writes) this.push({ kind: "write", path: touch.path, via: touch.via, cdCount: this.cds.length, by });
     for (const run of effects.runs ?? []) {
       if (run.shell) this.reparse(run.words, level, run.via);
       else this.resolve(run.words, false, level, undefined, undefined);

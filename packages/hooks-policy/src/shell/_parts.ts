@@ -49,6 +49,8 @@ export interface ShellFilePart {
   /** What makes it a write or read, for explanations: `>`, `tee`, … */
   via: string;
   cdCount: number;
+  /** The index (in `parts`) of the command that writes or reads it, when known: its own command rules judge a write no path rule matches. */
+  by?: number;
 }
 
 /** Something the policy cannot judge without running it: always at least `ask`. */
@@ -83,6 +85,8 @@ export interface Analysis {
   /** The parts from `start` on. */
   partsFrom(start: number): readonly ShellPart[];
   push(part: ShellPart): void;
+  /** Where a path leads through a link this command made earlier (`ln -s /etc e; cd e`), else the path itself. */
+  throughLinks(path: ShellWord): ShellWord;
   /** A part the policy cannot judge without running it. */
   unknown(subject: string, reason: string): void;
   /** Judges `words` as a simple command, looking through wrappers, shells and eval. */
