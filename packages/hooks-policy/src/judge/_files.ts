@@ -71,6 +71,9 @@ function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string,
   let relieved = false;
   let metadata = false;
   let byCommand = false;
+  const control = judgeControl(scope, kind, variants, via);
+  // What a program writes itself is covered by its rules; a redirect is the shell's write, and a control file is judged as one.
+  const covered = fallback !== undefined && control === undefined && via !== undefined && /^[A-Za-z0-9_]/.test(via) ? fallback : undefined;
   for (const variant of variants) {
     const found = writesNothingRead(via) ? pathRules.matching(variant).filter((rule) => !isControl(rule)) : pathRules.matching(variant);
     const content = kind === WRITE ? rulesOfWrite(found, via, variants) : found;
@@ -82,10 +85,9 @@ function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string,
     for (const rule of hits) if (!matched.some((entry) => entry.id === rule.id)) matched.push(matchOf(rule, rule.decision));
     const own = [...hits, ...whole];
     // The command's own rules cover the write when they allow it (when they ask or deny, the command's part says so).
-    if (own.length === 0 && fallback !== undefined && decideLayered(fallback, scope.layering) === "allow") {
+    if (own.length === 0 && covered !== undefined && decideLayered(covered, scope.layering) === "allow") {
       byCommand = true;
-      for (const entry of fallback) if (!matched.some((each) => each.id === entry.id)) matched.push(entry);
-      decision = worst(decision, decideLayered(fallback, scope.layering));
+      for (const entry of covered) if (!matched.some((each) => each.id === entry.id)) matched.push(entry);
       continue;
     }
     if (own.length === 0) unmatched = true;
@@ -94,8 +96,7 @@ function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string,
   const notes: string[] = [];
   if (relieved && via !== undefined) notes.push(operationNote(via));
   if (metadata && via !== undefined) notes.push(`${via.split(" ")[0]} changes the file's mode or owner, not its content: the path rules that ask or deny writes do not judge it, the command's rules do`);
-  if (byCommand) notes.push("no path rule judges this write: the rules of the command that writes it do");
-  const control = judgeControl(scope, kind, variants, via);
+  if (byCommand) notes.push("no path rule judges this write: the rules of the program that writes it do");
   if (control !== undefined) {
     notes.push(control.note);
     if (control.decision !== undefined) decision = worst(decision, control.decision);

@@ -111,6 +111,18 @@ function replaced(analysis: Analysis, rest: ShellWord[], options: ReadOptions): 
   });
 }
 
+/**
+ * A word of parallel's command holding a replacement string (`{}`, `{.}`, `{2}`): alone or in a
+ * file name it is known only at run time; in a command line (`bash -c 'rm -rf {}'`) parallel puts
+ * the input in quoted, so it is read as a quoted expansion there.
+ */
+function parallelWord(word: ShellWord): ShellWord {
+  const value = word.value;
+  if (value === undefined || !/\{[^}\s]*\}/.test(value)) return word;
+  if (!/[\s;&|<>$`()]/.test(value.replace(/\{[^}\s]*\}/g, ""))) return runtimeWord(word.text, false);
+  return { ...word, value: value.replace(/\{[^}\s]*\}/g, '"$PARALLEL_INPUT"') };
+}
+
 /** A joined command line as one word. */
 function joined(words: ShellWord[]): ShellWord[] {
   if (words.length <= 1 || words.some((word) => word.value === undefined)) return words;
@@ -136,7 +148,7 @@ function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
   if (program === "parallel") {
     const end = rest.findIndex((word) => word.value !== undefined && /^:::/.test(word.value));
     // Its replacement strings (`{}`, `{.}`, `{1}`) are the input, known only at run time.
-    const command = (end === -1 ? rest : rest.slice(0, end)).map((word) => (word.value !== undefined && /\{[^}\s]*\}/.test(word.value) ? runtimeWord(word.text, false) : word));
+    const command = (end === -1 ? rest : rest.slice(0, end)).map(parallelWord);
     if (command.length === 0) {
       // With no command, parallel runs each of its arguments as a command line.
       for (let i = end; i < rest.length; i++) {
