@@ -203,7 +203,8 @@ const readers: Record<string, Reader> = {
   less: (p, _args, words, out) => pagerCommands(p, words, out),
   make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => PROGRAM_VARIABLES.has(name) || name === "SHELL"),
   npx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), false),
-  bunx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), false),
+  // bunx installs a package it does not find, without asking.
+  bunx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), true),
   pnpx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), true),
   uvx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), true),
   ssh: (p, args, _w, out) => sshOptions(p, args, out),

@@ -162,7 +162,11 @@ function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
     }
     // One word with blanks is a command line; parallel quotes what it puts in for `{}`.
     const line = end === -1 ? rest : rest.slice(0, end);
+    const inputs = end === -1 ? undefined : rest.slice(end + 1);
+    const literal = inputs !== undefined && inputs.length > 0 && inputs.length <= MAX_ALTERNATIVES && rest[end]?.value === ":::" && inputs.every((word) => word.value !== undefined && !/^:::/.test(word.value));
     if (line.length === 1 && line[0]?.value !== undefined && /[\s;&|<>$`]/.test(line[0].value)) analysis.reparse([{ ...(line[0] as ShellWord), value: line[0].value.replace(/\{[^}\s]*\}/g, '"$PARALLEL_INPUT"') }], level, "parallel");
+    // `parallel gzip ::: a b`: each literal argument is added to the command.
+    else if (literal && command.every((word, i) => word === line[i])) for (const input of inputs) analysis.resolve([...command, input], false, level, undefined, call.why);
     else analysis.resolve(command, true, level, undefined, call.why);
     return true;
   }
