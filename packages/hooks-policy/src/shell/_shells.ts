@@ -122,7 +122,9 @@ function readForeignOptions(words: ShellWord[], spec: ForeignShellSpec): Foreign
       const rest = words.slice(from);
       return rest.some((each) => each.value === undefined) ? undefined : rest.map((each) => each.value).join(" ");
     };
-    if (spec.code.includes(option)) {
+    // Joined flags (`tcsh -fc CMD`): the last one may take the code.
+    const joinedCode = !spec.caseless && /^-[A-Za-z]{2,}$/.test(option) && spec.code.includes(`-${option.slice(-1)}`);
+    if (spec.code.includes(option) || joinedCode) {
       const next = words[i + 1];
       if (next?.value === undefined) return { ...start, runtime: next?.text ?? "(nothing)" };
       return { ...start, code: next.value };
