@@ -145,31 +145,7 @@ function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
     }
     return true;
   }
-  if (program === "parallel") {
-    const end = rest.findIndex((word) => word.value !== undefined && /^:::/.test(word.value));
-    // Its replacement strings (`{}`, `{.}`, `{1}`) are the input, known only at run time.
-    const command = (end === -1 ? rest : rest.slice(0, end)).map(parallelWord);
-    if (command.length === 0) {
-      // With no command, parallel runs each of its arguments as a command line.
-      for (let i = end; i < rest.length; i++) {
-        const value = rest[i]?.value;
-        if (value !== undefined && /^::::/.test(value)) {
-          analysis.unknown(words.map(showWord).join(" "), `parallel runs the lines of ${rest[i + 1]?.text ?? "a file"} as commands, which are known only at run time`);
-          i += 1;
-        } else if (value === undefined || !/^:::/.test(value)) analysis.reparse([rest[i] as ShellWord], level, "parallel (an argument it runs as a command)");
-      }
-      return true;
-    }
-    // One word with blanks is a command line; parallel quotes what it puts in for `{}`.
-    const line = end === -1 ? rest : rest.slice(0, end);
-    const inputs = end === -1 ? undefined : rest.slice(end + 1);
-    const literal = inputs !== undefined && inputs.length > 0 && inputs.length <= MAX_ALTERNATIVES && rest[end]?.value === ":::" && inputs.every((word) => word.value !== undefined && !/^:::/.test(word.value));
-    if (line.length === 1 && line[0]?.value !== undefined && /[\s;&|<>$`]/.test(line[0].value)) analysis.reparse([{ ...(line[0] as ShellWord), value: line[0].value.replace(/\{[^}\s]*\}/g, '"$PARALLEL_INPUT"') }], level, "parallel");
-    // `parallel gzip ::: a b`: each literal argument is added to the command.
-    else if (literal && command.every((word, i) => word === line[i])) for (const input of inputs) analysis.resolve([...command, input], false, level, undefined, call.why);
-    else analysis.resolve(command, true, level, undefined, call.why);
-    return true;
-  }
+  if (program === "parallel") return parallel(call, rest);
   if (program === "sg") {
     // `sg GROUP -c CMD` / `sg GROUP CMD`: the command line goes to /bin/sh -c.
     if (rest[0]?.value === "-c") analysis.reparse(rest.slice(1, 2), level, "sg -c");
@@ -184,6 +160,55 @@ function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
     else analysis.resolve(after, tail, level, undefined, call.why);
     return true;
   }
+  if (watcherOrBatch(call, rest)) return true;
+  if (program === "flock" && (rest[0]?.value === "-c" || rest[0]?.value === "--command")) {
+    // `flock FILE -c COMMAND`: the command string comes after the lock file.
+    analysis.reparse(rest.slice(1, 2), level, "flock -c");
+    return true;
+  }
+  if (program === "watch" && !options.seen.has("-x") && !options.seen.has("--exec")) {
+    analysis.reparse(rest, level, "watch");
+    return true;
+  }
+  if (viaShell(call)) {
+    // The words after the user go to the user's shell: `su root -c 'cmd'`.
+    resolveShell(analysis, [SH_WORD, ...rest], tail, level, undefined, call.why);
+    return true;
+  }
+  return false;
+}
+
+/** `parallel CMD ::: ARGS`: the command with each input; with no command, each argument is a command line. */
+function parallel(call: WrapperCall, rest: ShellWord[]): boolean {
+  const { analysis, words, level } = call;
+  const end = rest.findIndex((word) => word.value !== undefined && /^:::/.test(word.value));
+  // Its replacement strings (`{}`, `{.}`, `{1}`) are the input, known only at run time.
+  const command = (end === -1 ? rest : rest.slice(0, end)).map(parallelWord);
+  if (command.length === 0) {
+    // With no command, parallel runs each of its arguments as a command line.
+    for (let i = end; i < rest.length; i++) {
+      const value = rest[i]?.value;
+      if (value !== undefined && /^::::/.test(value)) {
+        analysis.unknown(words.map(showWord).join(" "), `parallel runs the lines of ${rest[i + 1]?.text ?? "a file"} as commands, which are known only at run time`);
+        i += 1;
+      } else if (value === undefined || !/^:::/.test(value)) analysis.reparse([rest[i] as ShellWord], level, "parallel (an argument it runs as a command)");
+    }
+    return true;
+  }
+  // One word with blanks is a command line; parallel quotes what it puts in for `{}`.
+  const line = end === -1 ? rest : rest.slice(0, end);
+  const inputs = end === -1 ? undefined : rest.slice(end + 1);
+  const literal = inputs !== undefined && inputs.length > 0 && inputs.length <= MAX_ALTERNATIVES && rest[end]?.value === ":::" && inputs.every((word) => word.value !== undefined && !/^:::/.test(word.value));
+  if (line.length === 1 && line[0]?.value !== undefined && /[\s;&|<>$`]/.test(line[0].value)) analysis.reparse([{ ...(line[0] as ShellWord), value: line[0].value.replace(/\{[^}\s]*\}/g, '"$PARALLEL_INPUT"') }], level, "parallel");
+  // `parallel gzip ::: a b`: each literal argument is added to the command.
+  else if (literal && command.every((word, i) => word === line[i])) for (const input of inputs) analysis.resolve([...command, input], false, level, undefined, call.why);
+  else analysis.resolve(command, true, level, undefined, call.why);
+  return true;
+}
+
+/** Watchers (`watchexec`, `entr`) hand their words to a shell or run them; `sbatch` runs a script the policy cannot read. */
+function watcherOrBatch(call: WrapperCall, rest: ShellWord[]): boolean {
+  const { analysis, program, options, words, level, tail } = call;
   if (program === "watchexec") {
     // Its words, joined, go to a shell (`--shell`, default sh) unless `-n` / `--shell=none`.
     const shell = options.values.find(([option]) => option === "--shell")?.[1];
@@ -201,20 +226,6 @@ function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
   if (program === "sbatch") {
     // The batch script, or with `--wrap` none: the script is code the policy cannot read.
     if (!options.values.some(([option]) => option === "--wrap")) analysis.unknown(words.map(showWord).join(" "), `sbatch runs the batch script ${rest[0]?.text ?? ""}, which the policy cannot read`);
-    return true;
-  }
-  if (program === "flock" && (rest[0]?.value === "-c" || rest[0]?.value === "--command")) {
-    // `flock FILE -c COMMAND`: the command string comes after the lock file.
-    analysis.reparse(rest.slice(1, 2), level, "flock -c");
-    return true;
-  }
-  if (program === "watch" && !options.seen.has("-x") && !options.seen.has("--exec")) {
-    analysis.reparse(rest, level, "watch");
-    return true;
-  }
-  if (viaShell(call)) {
-    // The words after the user go to the user's shell: `su root -c 'cmd'`.
-    resolveShell(analysis, [SH_WORD, ...rest], tail, level, undefined, call.why);
     return true;
   }
   return false;
