@@ -100,7 +100,7 @@ function layered(layerList: SourcedLayer[], anchors: ReturnType<typeof anchorsOf
   layerList.forEach((layer, index) => {
     const owner = layer.owner !== undefined ? { owner: layer.owner } : {};
     const from = { layer: layer.name, ...owner, ...(layer.source ? { source: layer.source } : {}) };
-    const place = { index, locked: layer.locked === true, name: layer.name, ...owner, ...(layer.source ? { source: layer.source } : {}) };
+    const place = { index, locked: layer.locked === true, name: layer.name, ...owner, ...(layer.source ? { source: layer.source } : {}), ...(layer.preset ? { preset: true } : {}) };
     if (layer.default) {
       result.defaultDecision = worst(layer.default, floor);
       result.defaultFrom = result.defaultDecision === layer.default ? from : floorFrom;

@@ -23,7 +23,7 @@ export function clip(text: string, size: number): string {
 /** Where a rule stands: its layer's place in layer order, whether that layer is locked, its name and owner. */
 export interface Layering {
   default: Decision;
-  layerOf(id: string): { index: number; locked: boolean; label?: string; name?: string; owner?: ConfigOwner } | undefined;
+  layerOf(id: string): { index: number; locked: boolean; label?: string; name?: string; owner?: ConfigOwner; preset?: boolean } | undefined;
 }
 
 /** Where a rule's layer stands, as `Layering.layerOf` says. */

@@ -76,13 +76,22 @@ export const SETTINGS_COMMANDS: Readonly<Record<string, readonly string[]>> = {
  */
 export const RUN_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   split: ["--filter"],
-  git: ["archive:--exec", "grep:-O", "grep:--open-files-in-pager", "difftool:-x", "difftool:--extcmd", "send-email:--to-cmd", "send-email:--cc-cmd", "send-email:--sendmail-cmd", "clone:-u", "clone:--upload-pack", "fetch:--upload-pack", "pull:--upload-pack", "ls-remote:--upload-pack", "push:--receive-pack", "push:--exec"],
+  git: ["archive:--exec", "grep:-O", "grep:--open-files-in-pager", "difftool:-x", "difftool:--extcmd", "send-email:--to-cmd", "send-email:--cc-cmd", "send-email:--sendmail-cmd", "clone:-u", "clone:--upload-pack", "fetch:--upload-pack", "pull:--upload-pack", "ls-remote:--upload-pack", "push:--receive-pack", "push:--exec", "filter-branch:--tree-filter", "filter-branch:--index-filter", "filter-branch:--msg-filter", "filter-branch:--env-filter", "filter-branch:--commit-filter", "filter-branch:--parent-filter", "filter-branch:--tag-name-filter", "filter-branch:--setup"],
   helm: ["--post-renderer"],
   rg: ["--hostname-bin"],
   tar: ["--checkpoint-action"],
   fzf: ["--preview"],
-  entr: ["-s"],
-  watchexec: ["-s", "--shell"],
+};
+
+/**
+ * Options whose value is the command a watcher or runner runs as its work, instead of its default
+ * (`nodemon --exec 'npm run build'`, `chokidar -c CMD`, `tsc-watch --onSuccess CMD`): judged as a
+ * command, as a runner's operands are, not asked as a setting.
+ */
+export const EXEC_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  nodemon: ["-x", "--exec"],
+  chokidar: ["-c", "--command"],
+  "tsc-watch": ["--onSuccess", "--onFailure", "--onFirstSuccess", "--onEmit", "--onEmitDebounced", "--onCompilationStarted", "--onCompilationComplete"],
 };
 
 /** Options that make a program change the system or reach other processes, whatever its row says (`date -s`, `dmesg --clear`, `strace -p`). */

@@ -10,7 +10,7 @@ import { readsOfCommand } from "./_command-reads.js";
 import { type CommandKnowledge, knowledgeOf } from "./_knowledge.js";
 import { type Planted, plantedBy, pkgScripts, subjectOf, unreadablePlant } from "./_planted.js";
 import { foldedOperands } from "./_spellings.js";
-import { judgeFile, judgePath } from "./_files.js";
+import { changesMetadataOnly, judgeFile, judgePath } from "./_files.js";
 import { type JudgeScope, LIFTED } from "./_scope.js";
 import { lifts, type ToolRules } from "./_tool-rules.js";
 
@@ -30,10 +30,14 @@ export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: Too
   const before = parts.length;
   const written = new Set<string>();
   const planted: Planted[] = [];
-  for (const part of parsed.parts) {
+  /** By a command part's index: the rules of the policy's own layers (not a preset's) whose pattern matched it. */
+  const named = new Map<number, PolicyMatch[]>();
+  for (const [index, part] of parsed.parts.entries()) {
     if (part.kind === "command") {
       const placed: string[] = [];
-      parts.push(judgeCommand(scope, part, rules, cwds, placed));
+      const own: PolicyMatch[] = [];
+      parts.push(judgeCommand(scope, part, rules, cwds, placed, own));
+      named.set(index, own);
       // What it reads outside the workspace, where a place rule judges: a read of its own, by the read rules.
       for (const path of placed) parts.push(judgePath(scope, "read", path, rules.read, rules.readWhole, where));
       const plantedHere = plantedProgram(part, cwds, written);
@@ -43,7 +47,10 @@ export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: Too
       if (scripts) planted.push(scripts);
     } else if (part.kind === "unknown") parts.push(judgeUnknown(scope, part.subject, part.reason, rules, part.confinedToo));
     else if (part.kind === "write") {
-      parts.push(judgeFile(scope, part, rules.write, rules.writeWhole, cwds, rules.lifting));
+      // Where no path rule judges writes, a command's writes are its own: its rules judge them (`*` allowed: `rm -r /tmp/x`); so
+      // is a change of mode or owner, which no path rule of the policy's own judges (`chmod 777 /etc/hosts` under `/etc/** deny`).
+      const fallback = part.by === undefined || (rules.judgesWrites && !changesMetadataOnly(part.via)) ? undefined : named.get(part.by);
+      parts.push(judgeFile(scope, part, rules.write, rules.writeWhole, cwds, rules.lifting, fallback && fallback.length > 0 ? fallback : undefined));
       const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)];
       if (part.path.value !== undefined && cwd !== undefined) written.add(resolve(cwd, part.path.value));
       const plant = plantedBy(part);
@@ -126,7 +133,7 @@ function candidatesOf(name: ShellWord, rules: ToolRules): { candidates: Compiled
   return { candidates: rules.forProgram.get(program) ?? rules.anyProgram, program };
 }
 
-function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRules, cwds: Array<string | undefined>, placed: string[]): PolicyPart {
+function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRules, cwds: Array<string | undefined>, placed: string[], own: PolicyMatch[]): PolicyPart {
   const words = part.words;
   const subject = words.map(showWord).join(" ") + (part.tail ? " …" : "");
   const { candidates, program } = candidatesOf(words[0] as ShellWord, rules);
@@ -144,6 +151,7 @@ function judgeCommand(scope: JudgeScope, part: ShellCommandPart, rules: ToolRule
     if (match !== "yes" && folded && rule.decision !== "allow" && pattern.match(folded, part.tail, false) === "yes") match = "yes";
     if (match === "yes") {
       matched.push(matchOf(rule, rule.decision));
+      if (scope.layering.layerOf(rule.id)?.preset !== true) own.push(matchOf(rule, rule.decision));
       if (pattern.namesOperand) named = true;
     } else if (match === "maybe" && rule.decision !== "allow") {
       matched.push(matchOf(rule, "ask"));

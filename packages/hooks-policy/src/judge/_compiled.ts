@@ -22,6 +22,8 @@ export interface LayerPlace {
   index: number;
   locked: boolean;
   name: string;
+  /** The layer is a preset: its command rules judge programs, not the paths they write. */
+  preset?: boolean;
   owner?: ConfigOwner;
   source?: string;
   label: string;

@@ -22,7 +22,7 @@ import type { ToolRules } from "./_tool-rules.js";
  * A file a command writes or reads; `lifting` (writes of a confined call): the sandboxed rules
  * that lift a run-time path's ask.
  */
-export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: PathIndex, whole: CompiledRule[], cwds: Array<string | undefined>, lifting?: Set<string>): PolicyPart {
+export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: PathIndex, whole: CompiledRule[], cwds: Array<string | undefined>, lifting?: Set<string>, fallback?: PolicyMatch[]): PolicyPart {
   const word = part.path;
   const kind = part.kind;
   if (word.value === undefined) {
@@ -39,10 +39,17 @@ export function judgeFile(scope: JudgeScope, part: ShellFilePart, fileRules: Pat
     const judged =
       cwd === undefined
         ? finish({ kind, subject: value, decision: "allow", matched: [] }, scope.layering, ["relative to a folder known only at run time (after cd)"], true)
-        : judgeNormalized(scope, kind, value, cwd, word.tilde, fileRules, whole, part.via);
+        : judgeNormalized(scope, kind, value, cwd, word.tilde, fileRules, whole, part.via, fallback);
     result = result === undefined ? judged : merge(result, judged);
   }
   return result as PolicyPart;
+}
+
+/** Programs that change a file's mode, owner or attributes and not what it holds. */
+const METADATA_ONLY = /^(chmod|chown|chgrp|chattr|setfacl)$/;
+
+export function changesMetadataOnly(via: string | undefined): boolean {
+  return via !== undefined && METADATA_ONLY.test(via.split(" ")[0] ?? "");
 }
 
 /** A path a call declares (`reads`, `writes`, `readTrees`). */
@@ -92,7 +99,7 @@ export function judgeTree(scope: JudgeScope, path: unknown, rules: ToolRules, cw
 }
 
 /** A path as the system would walk it, judged by where it is and, for a symlink, where it leads. */
-function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string, cwd: string, tilde: boolean, pathRules: PathIndex, whole: CompiledRule[], via?: string): PolicyPart {
+function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string, cwd: string, tilde: boolean, pathRules: PathIndex, whole: CompiledRule[], via?: string, fallback?: PolicyMatch[]): PolicyPart {
   const normalized = normalizePath(value, cwd, tilde);
   const matched: PolicyMatch[] = whole.map((rule) => matchOf(rule, rule.decision));
   if (!normalized.ok) {
@@ -103,18 +110,34 @@ function judgeNormalized(scope: JudgeScope, kind: PolicyPartKind, value: string,
   let decision: Decision = "allow";
   let unmatched = false;
   let relieved = false;
+  let metadata = false;
+  let byCommand = false;
+  const control = judgeControl(scope, kind, variants, via);
+  // What a program writes itself is covered by its rules; a redirect is the shell's write, and a control file is judged as one.
+  const covered = fallback !== undefined && control === undefined && via !== undefined && /^[A-Za-z0-9_]/.test(via) ? fallback : undefined;
   for (const variant of variants) {
     const found = writesNothingRead(via) ? pathRules.matching(variant).filter((rule) => !isControl(rule)) : pathRules.matching(variant);
-    const hits = kind === WRITE ? rulesOfWrite(found, via, variants) : found;
-    if (hits.length < found.length) relieved = true;
+    const content = kind === WRITE ? rulesOfWrite(found, via, variants) : found;
+    // A change of mode or owner is not a write of the content: the policy's own path rules that ask or deny writes do not judge it
+    // (a preset's, which judge what is planted or protected there, and control files still do).
+    const hits = kind === WRITE && changesMetadataOnly(via) ? content.filter((rule) => rule.decision === "allow" || isControl(rule) || scope.layering.layerOf(rule.id)?.preset === true) : content;
+    if (hits.length < content.length) metadata = true;
+    if (content.length < found.length) relieved = true;
     for (const rule of hits) if (!matched.some((entry) => entry.id === rule.id)) matched.push(matchOf(rule, rule.decision));
     const own = [...hits, ...whole];
+    // The command's own rules cover the write when they allow it (when they ask or deny, the command's part says so).
+    if (own.length === 0 && covered !== undefined && decideLayered(covered, scope.layering) === "allow") {
+      byCommand = true;
+      for (const entry of covered) if (!matched.some((each) => each.id === entry.id)) matched.push(entry);
+      continue;
+    }
     if (own.length === 0) unmatched = true;
     decision = worst(decision, own.length === 0 ? scope.defaultDecision : decideLayered(own, scope.layering));
   }
   const notes: string[] = [];
   if (relieved && via !== undefined) notes.push(operationNote(via));
-  const control = judgeControl(scope, kind, variants, via);
+  if (metadata && via !== undefined) notes.push(`${via.split(" ")[0]} changes the file's mode or owner, not its content: the path rules that ask or deny writes do not judge it, the command's rules do`);
+  if (byCommand) notes.push("no path rule judges this write: the rules of the program that writes it do");
   if (control !== undefined) {
     notes.push(control.note);
     if (control.decision !== undefined) decision = worst(decision, control.decision);

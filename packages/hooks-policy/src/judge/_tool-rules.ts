@@ -22,6 +22,8 @@ export interface ToolRules {
   args: CompiledRule[];
   /** Path rules of the tool and of `write` / `read`, indexed by what a path must hold to match them. */
   write: PathIndex;
+  /** Whether any path rule judges writes (else a bash command's writes are the command's, judged by its rules). */
+  judgesWrites: boolean;
   read: PathIndex;
   /** Rules without a matcher of `write` / `read` and of the tool. */
   writeWhole: CompiledRule[];
@@ -78,6 +80,7 @@ export function toolRulesOf(all: CompiledRule[], tool: string, confined: boolean
     args: mine.filter((rule) => rule.args),
     // A place rule judges reads only.
     write: new PathIndex(fileRules(WRITE).filter((rule) => !isPlace(rule)), anchors),
+    judgesWrites: fileRules(WRITE).some((rule) => !isPlace(rule)),
     read: new PathIndex(read, anchors),
     readDeny: new PathIndex(read.filter((rule) => rule.decision === "deny"), anchors),
     readPlaces: read.filter((rule) => isPlace(rule) && rule.decision !== "allow"),

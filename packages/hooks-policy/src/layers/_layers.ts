@@ -26,7 +26,7 @@ export type PolicyFile = Static<typeof PolicyFileSchema>;
  * a package its package.json as the search reached it (an upgrade or reinstall replaces it); whose
  * config named it (`owner`), and whether it is that config's own rules (`own`).
  */
-export type SourcedLayer = PolicyLayer & { source?: string; manifest?: string; owner?: ConfigOwner; own?: true };
+export type SourcedLayer = PolicyLayer & { source?: string; manifest?: string; owner?: ConfigOwner; own?: true; /** A preset (`recommended`, …). */ preset?: true };
 
 /** Where an owner's `extends` are read from, and whether code may run from there. */
 export interface ExtendsScope {
@@ -62,7 +62,7 @@ export function layersOf(options: PolicyOptions, scope: ExtendsScope): SourcedLa
 
 function resolveEntry(entry: string, from: string, chain: string[], locked: boolean, scope: ExtendsScope): SourcedLayer[] {
   const preset = Object.hasOwn(PRESETS, entry) ? PRESETS[entry as keyof typeof PRESETS] : undefined;
-  if (preset) return [{ name: entry, rules: preset.rules, default: preset.default, ...(locked ? { locked } : {}) }];
+  if (preset) return [{ name: entry, rules: preset.rules, default: preset.default, preset: true, ...(locked ? { locked } : {}) }];
   const { file, manifest } = locate(entry, from, chain);
   if (chain.includes(file)) {
     throw failure(entry, chain, `extends itself (${[...chain, file].join(" → ")})`, "Remove one of the `extends` entries that close the cycle.");

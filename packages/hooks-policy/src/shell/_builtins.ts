@@ -2,6 +2,7 @@ import type { Command } from "unbash";
 import { evaluatingBuiltin } from "./_evaluating.js";
 import type { Analysis } from "./_parts.js";
 import { assignment, assignmentOf } from "./_settings.js";
+import { literalInput } from "./_shells.js";
 import { runtimeWord, type ShellWord, showWord } from "./_words.js";
 
 /**
@@ -46,7 +47,8 @@ export function shellEffects(analysis: Analysis, program: string, words: ShellWo
     case "cd":
     case "pushd": {
       const target = words.slice(1).find((word) => !(word.value?.startsWith("-") ?? false));
-      analysis.cds.push(target ?? { text: "~", value: "~", splits: false, tilde: true });
+      // Into a link this command made, the folder is where the link leads.
+      analysis.cds.push(target ? analysis.throughLinks(target) : { text: "~", value: "~", splits: false, tilde: true });
       return;
     }
     case "popd":
@@ -54,9 +56,34 @@ export function shellEffects(analysis: Analysis, program: string, words: ShellWo
       return;
     case "find":
       return find(analysis, words, level);
+    case "at":
+    case "batch":
+      return scheduled(analysis, program, words, level, node);
+    case "crontab":
+      if (!words.slice(1).some((word) => word.value === "-l" || word.value === "--list")) analysis.unknown(shown(), "crontab installs a schedule of commands that run later, after the call and outside any sandbox");
+      return;
     default:
       return;
   }
+}
+
+/**
+ * `at TIME` / `batch` run the commands of their standard input (or `-f FILE`) later, after the call
+ * ends: a literal heredoc or here-string is read as the job's script; anything else is a job known
+ * only at run time. Listing (`-l`), showing (`-c`) and removing (`-r`, `-d`) jobs runs nothing.
+ */
+function scheduled(analysis: Analysis, program: string, words: ShellWord[], level: number, node: Command | undefined): void {
+  const values = words.slice(1).map((word) => word.value);
+  if (values.some((value) => value !== undefined && /^-[A-Za-z]*[lcrd]$/.test(value))) return;
+  const shown = words.map(showWord).join(" ");
+  const file = values.findIndex((value) => value !== undefined && /^-[A-Za-z]*f$/.test(value));
+  if (file !== -1) return analysis.unknown(shown, `${program} runs the commands of ${words[file + 2]?.text ?? "a file"} later, which the policy cannot read`);
+  // Words an unknown program was given (`mytool at noon`) are judged without a standard input of their own.
+  if (!node) return;
+  const input = literalInput(node.redirects, analysis.env);
+  if (input === undefined) return analysis.unknown(shown, `${program} runs the commands of its standard input later, which are known only at run time`);
+  analysis.unknown(shown, `${program} runs its job later, after the call ends and outside any sandbox`);
+  analysis.parseScript(input, level + 1, `${program}'s job`);
 }
 
 function aliases(analysis: Analysis, words: ShellWord[], level: number): void {

@@ -32,6 +32,8 @@ export interface Effects {
   uncertain?: string;
   /** Commands it runs itself (`git rebase -x`, `npx`): words run as a program, or text run by a shell. */
   runs?: Array<{ words: ShellWord[]; shell: boolean; via: string }>;
+  /** A build tool reads its build file from standard input or a pipe (`make -f /dev/stdin <<< …`): what a literal input says is read. */
+  buildFromInput?: boolean;
   /** Settings whose value is a command line it runs (`git -c core.pager=…`, `ssh -o ProxyCommand=…`): judged, and at least ask unless harmless. */
   settings?: Array<{ value: ShellWord; what: string }>;
 }

@@ -252,20 +252,21 @@ const readers: Record<string, Reader> = {
   vim: (p, _args, words, out) => commandOptions(p, words, out),
   less: (p, _args, words, out) => pagerCommands(p, words, out),
   make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => PROGRAM_VARIABLES.has(name) || name === "SHELL"),
-  npx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
-  bunx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
-  pnpx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
-  uvx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
+  npx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), false),
+  // bunx installs a package it does not find, without asking.
+  bunx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), true),
+  pnpx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), true),
+  uvx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), true),
   ssh: (p, args, _w, out) => sshOptions(p, args, out),
   sftp: (p, args, _w, out) => sshOptions(p, args, out),
   npm: (p, args, words, out) => {
-    if (["exec", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} exec`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+    if (["exec", "x"].includes(args.operands[0]?.value ?? "")) fetchRun(out, `${p} exec`, words.slice(words.indexOf(args.operands[0] as ShellWord) + 1), false);
     buildSettings(p, args, words, out, () => false);
   },
   source: (_p, args, _w, out) => {
     if (args.operands[0]?.value !== undefined) out.script = args.operands[0];
   },
-  awk: (_p, args, _w, out) => {
+  awk: (_p, args, _words, out) => {
     if (optionValue(args, "--file") || optionValue(args, "--source")) {
       const source = optionValue(args, "--source");
       if (source) out.inline = source.value ?? source.text;
@@ -276,17 +277,110 @@ const readers: Record<string, Reader> = {
     const text = program.value;
     // It runs commands (`system`, `print | "cmd"`, `"cmd" | getline`) or writes files (`print > "f"`); a comparison (`NR>=5`, `$3 > 1`) does neither.
     if (text === undefined || /\bsystem\s*\(|\b(print|printf)\b[^;}\n]*[>|]|\|\s*getline|\bgetline\b[^;}\n]*</.test(text)) out.inline = text ?? program.text;
+    // The files it names in its output redirections are writes, judged by the write rules.
+    if (text !== undefined) awkOutputs(text, out);
+    // gawk -i inplace edits its files.
+    if (_words.some((each, i) => /^(-i|--include)$/.test(each.value ?? "") && _words[i + 1]?.value === "inplace") || _words.some((each) => /^(-iinplace|--include=inplace)$/.test(each.value ?? ""))) write(out, "gawk -i inplace", ...args.operands.slice(1));
   },
 };
+/**
+ * awk's output redirections: `print > "FILE"` and `>> "FILE"` write the file (judged by the write
+ * rules); a target that is an expression (`> $1`, `> name`) is a file named only at run time. In a
+ * parenthesised expression `>` compares.
+ */
+function awkOutputs(text: string, out: Effects): void {
+  let flat = text.replace(/"(?:[^"\\]|\\.)*"/g, (literal) => literal.replace(/[()]/g, " "));
+  for (let i = 0; i < 8 && /\([^()]*\)/.test(flat); i++) flat = flat.replace(/\([^()]*\)/g, (group) => " ".repeat(group.length));
+  for (const match of flat.matchAll(/\b(?:print|printf)\b[^;}\n]*?(>>|>)\s*("(?:[^"\\]|\\.)*"|[^;}\s]+)/g)) {
+    const target = match[2] as string;
+    if (target.startsWith('"')) write(out, `awk print ${match[1]}`, word(target.slice(1, -1).replace(/\\(.)/g, "$1")));
+    else if (target !== "/dev/stdout" && target !== "/dev/stderr") out.uncertain = `awk writes to ${target}, a file named only at run time`;
+  }
+}
+
+/** perl-rename's names (util-linux's `rename` is told apart by its arguments). */
+const PERL_RENAMES = /^(prename|perl-rename|file-rename|rename\.pl)$/;
+
+/**
+ * `rename`: perl-rename's expression is Perl code run for every name (`s/a/b/e`, backticks,
+ * `system`); util-linux's `rename FROM TO FILES` replaces a fixed string. An expression that is
+ * only a substitution or transliteration without `e` and without code in it (`(?{`, `@{[`) is read;
+ * any other is an inline program. A new name may move a file anywhere: a replacement with `/` or
+ * `..` in it is known only at run time.
+ */
+const rename: Reader = (program, _args, words, out) => {
+  const values = words.slice(1);
+  const expressions: ShellWord[] = [];
+  let i = 0;
+  let perl = PERL_RENAMES.test(program);
+  for (; i < values.length; i++) {
+    const value = values[i]?.value;
+    if (value === undefined || !value.startsWith("-") || value === "-") break;
+    if (value === "--") {
+      i += 1;
+      break;
+    }
+    if (value === "-e" || value === "-E") {
+      perl = true;
+      if (values[i + 1]) expressions.push(values[i + 1] as ShellWord);
+      i += 1;
+    } else if (/^-(u|-use)$/.test(value)) {
+      perl = true;
+      i += 1;
+    } else if (/^-[A-Za-z]*[pd0fP]|^--(path|filename|nopath|nofullpath|fullpath|makedirs|nul|null)/.test(value)) perl = true;
+  }
+  const operands = values.slice(i);
+  const first = operands[0]?.value;
+  if (!perl && expressions.length === 0 && first !== undefined && operands.length >= 2 && /^(s|y|tr)(\W)/.test(first) === false && !/[;(){}$`@]/.test(first)) {
+    // util-linux: FROM TO FILE…
+    const to = operands[1];
+    if (to?.value === undefined || /\/|\.\./.test(to.value)) out.uncertain = `rename's new name ${to?.text ?? ""} may move the files to another folder`;
+    return write(out, "rename", ...operands.slice(2));
+  }
+  if (expressions.length === 0 && operands[0]) expressions.push(operands.shift() as ShellWord);
+  write(out, program, ...operands);
+  for (const expression of expressions) {
+    const code = expression.value;
+    if (code === undefined) {
+      out.inline = expression.text;
+      continue;
+    }
+    const substitution = /^(?:s|y|tr)(\W)(.*)$/s.exec(code.trim());
+    const quiet = substitution !== undefined && substitution !== null && !/\(\?\??\{|@\{|\$\{|`/.test(code) && !/e[a-z]*$/.test(code.trim().slice(code.trim().lastIndexOf(substitution[1] as string) + 1));
+    if (!quiet) out.inline = code;
+    else if (/\/|\.\./.test(code.slice(code.indexOf(substitution[1] as string, 1) + 1)) && substitution[1] !== "/") out.uncertain = `${program}'s expression makes new names with folders in them, which may move the files elsewhere`;
+    else if (substitution[1] === "/" && /\\\/|\.\./.test(code)) out.uncertain = `${program}'s expression makes new names with folders in them, which may move the files elsewhere`;
+  }
+};
+for (const name of ["rename", "prename", "perl-rename", "file-rename", "rename.pl"]) readers[name] = rename;
 readers.chown = readers.chmod as Reader;
 readers.pnpm = (p, args, words, out) => {
-  if (["exec", "dlx", "x"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+  const sub = args.operands[0]?.value ?? "";
+  if (["exec", "dlx", "x"].includes(sub)) fetchRun(out, `${p} ${sub}`, words.slice(words.indexOf(args.operands[0] as ShellWord) + 1), sub !== "exec");
   buildSettings(p, args, words, out, () => false);
 };
 readers.yarn = (p, args, words, out) => {
-  if (["exec", "dlx"].includes(args.operands[0]?.value ?? "")) run(out, `${p} ${args.operands[0]?.value}`, packageCommand(words.slice(words.indexOf(args.operands[0] as ShellWord) + 1)), false);
+  const sub = args.operands[0]?.value ?? "";
+  if (["exec", "dlx"].includes(sub)) fetchRun(out, `${p} ${sub}`, words.slice(words.indexOf(args.operands[0] as ShellWord) + 1), sub === "dlx");
   buildSettings(p, args, words, out, () => false);
 };
+
+/**
+ * The command a package runner runs (`npx`, `npm exec`, `pnpm dlx`, `uvx`): judged as a command;
+ * when it fetches the package (`--yes`, `--package`, a version or an address, or a runner that
+ * always fetches), the package's code is code the policy cannot read: at least ask.
+ */
+function fetchRun(out: Effects, via: string, words: ShellWord[], alwaysFetches: boolean): void {
+  const command = packageCommand(words);
+  run(out, via, command, false);
+  const options = words.slice(0, words.length - command.length).map((each) => each.value ?? "");
+  const name = command[0]?.value;
+  const named = options.some((value) => /^(-y|--yes|-p|--package|--package=.*|--from|--from=.*|--with|--with=.*)$/.test(value));
+  if (alwaysFetches || named || name === undefined || /@[^/]*$|^(npm|jsr|https?|git\+[a-z]+|github|gh|file):|^[./~]|\.(tgz|tar\.gz|whl)$/.test(name.replace(/^@[^/]+\//, ""))) {
+    out.uncertain = `${via} fetches the package ${command[0]?.text ?? ""} and runs its code, which is not the project's and the policy cannot read`;
+  }
+}
+
 readers.chgrp = readers.chmod as Reader;
 for (const name of ["rg", "ag", "ack", "egrep", "fgrep"]) readers[name] = readers.grep as Reader;
 for (const name of ["gawk", "mawk", "nawk"]) readers[name] = readers.awk as Reader;
@@ -402,6 +496,24 @@ function packageCommand(words: ShellWord[]): ShellWord[] {
   return words.slice(i);
 }
 
+/** Build-file options (`make -f`, `just --justfile`, `ninja -f`, `rake -f`) given standard input, a descriptor or a process substitution. */
+const BUILD_FILE_OPTIONS = /^(-f|--file|--makefile|--justfile|--taskfile|-t|--rakefile|--buildfile|-b|--build-file|-P)$/;
+
+function buildFileFromInput(words: readonly ShellWord[]): boolean {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i] as ShellWord;
+    const value = word.value;
+    if (value === undefined) {
+      if (/^[<>]\(/.test(word.text) && BUILD_FILE_OPTIONS.test(words[i - 1]?.value ?? "")) return true;
+      continue;
+    }
+    const attached = /^(--[a-z-]+)=(.*)$/s.exec(value) ?? /^(-[fb])(.+)$/s.exec(value);
+    const given = attached ? (BUILD_FILE_OPTIONS.test(attached[1] as string) ? attached[2] : undefined) : BUILD_FILE_OPTIONS.test(words[i - 1]?.value ?? "") ? value : undefined;
+    if (given !== undefined && (given === "-" || STDIN_FILES.has(given) || /^\/dev\/fd\/\d+$|^\/proc\/self\/fd\/\d+$/.test(given))) return true;
+  }
+  return false;
+}
+
 /** The file name a download of this URL gets. */
 function urlName(url: string): string {
   const path = url.replace(/[?#].*$/, "").replace(/\/+$/, "");
@@ -470,12 +582,16 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
   }
   if (program === "deno" && args.operands[0]?.value === "eval") out.inline = args.operands[1]?.value ?? "(an argument)";
   if (program === "deno" && /^(run|test|bench)$/.test(args.operands[0]?.value ?? "") && (args.operands[1]?.value === "-" || STDIN_FILES.has(args.operands[1]?.value ?? ""))) out.inline = "(standard input)";
+  if (row?.kind.kind === "runs-code" && row.kind.role === "build" && buildFileFromInput(words)) {
+    out.uncertain = `${program} reads its build file from standard input or a pipe: rules this command writes, not the project's own files`;
+    out.buildFromInput = true;
+  }
   if (out.inline !== undefined && readableCode(out.inline)) {
     out.printsOnly = out.inline;
     delete out.inline;
   }
   // Shell commands written in the inline program are judged as commands too.
-  if (out.inline !== undefined) for (const command of embeddedCommands(program, out.inline)) run(out, `${program}'s inline program`, [word(command)], true);
+  if (out.inline !== undefined) for (const command of embeddedCommands(readers[program] === rename ? "perl" : program, out.inline)) run(out, `${program}'s inline program`, [word(command)], true);
   return out;
 }
 

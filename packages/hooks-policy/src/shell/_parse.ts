@@ -1,14 +1,14 @@
 import { homedir } from "node:os";
 import { type Assignment, type Command, forEachChild, parse, type Redirection, type SyntaxNode, type Word } from "unbash";
 import { Inventory } from "../inventory/_inventory.js";
-import { SHELLS, WRAPPERS } from "../inventory/_runners.js";
+import { FOREIGN_SHELLS, type ForeignShellSpec, SHELLS, WRAPPERS } from "../inventory/_runners.js";
 import { shellEffects } from "./_builtins.js";
 import { type Effects, effectsOf } from "./_effects.js";
 import { type ParsedArguments, parseArguments } from "./_options.js";
 import { type Analysis, basename, clip, MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS, type ParsedCommand, type ShellCommandPart, type ShellPart } from "./_parts.js";
 import { programEffects } from "./_programs.js";
 import { assignment, runSetting } from "./_settings.js";
-import { literalInput, literalOutput, resolveShell } from "./_shells.js";
+import { literalInput, literalOutput, resolveForeignShell, resolveShell } from "./_shells.js";
 import { resolveWrapper } from "./_wrappers.js";
 import { attaches, detaches, evaluatingText, readableCode } from "./_evaluating.js";
 import { exhaustion } from "./_exhaustion.js";
@@ -54,6 +54,8 @@ class ShellAnalysis implements Analysis {
   /** Redirects of standard output of the commands seen, with the text the command prints when it is literal. */
   readonly #printed = new Map<Redirection, string>();
   #stopped = false;
+  /** The index of the command part whose redirects are being read. */
+  #writer: number | undefined;
 
   constructor(
     readonly source: string,
@@ -77,7 +79,7 @@ class ShellAnalysis implements Analysis {
   namesProgram(program: string): boolean {
     // Words that are also common arguments (`.`, `:`, `[`) name no program here.
     if (/^[^A-Za-z0-9_]*$/.test(program)) return false;
-    return this.inventory.lookup(program) !== undefined || WRAPPERS[program] !== undefined || SHELLS.has(program) || (this.#named?.(program) ?? false);
+    return this.inventory.lookup(program) !== undefined || WRAPPERS[program] !== undefined || SHELLS.has(program) || Object.hasOwn(FOREIGN_SHELLS, program) || (this.#named?.(program) ?? false);
   }
 
   run(): void {
@@ -105,6 +107,10 @@ class ShellAnalysis implements Analysis {
       const through = throughLink(this.#links, part.path);
       if (through) this.push({ ...part, path: through.target, via: `${part.via} (through the link ${through.link} made by this command)` });
     }
+  }
+
+  throughLinks(path: ShellWord): ShellWord {
+    return this.#links.size === 0 ? path : (throughLink(this.#links, path)?.target ?? path);
   }
 
   unknown(subject: string, reason: string): void {
@@ -147,9 +153,17 @@ class ShellAnalysis implements Analysis {
       case "CompoundList":
         nextLevel = level + 1;
         break;
-      case "Command":
+      case "Command": {
+        // Its redirects are its writes: the first command part it added writes them.
+        const before = this.#writer;
+        const start = this.parts.length;
         this.#command(node, level);
-        break;
+        const first = this.parts.findIndex((part, index) => index >= start && part.kind === "command");
+        this.#writer = first === -1 ? undefined : first;
+        forEachChild(node, (child) => this.#visit(child, depth + 1, level, source));
+        this.#writer = before;
+        return;
+      }
       case "Redirect":
         this.#redirect(node);
         break;
@@ -179,7 +193,7 @@ class ShellAnalysis implements Analysis {
     const writes = op !== "<" && op !== "<&";
     const reads = op === "<" || op === "<&" || op === "<>";
     const content = writes ? this.#printed.get(node) : undefined;
-    if (writes) this.push({ kind: "write", path: word, via: op, cdCount: this.cds.length, ...(content !== undefined && { content, append: op === ">>" }) });
+    if (writes) this.push({ kind: "write", path: word, via: op, cdCount: this.cds.length, ...(content !== undefined && { content, append: op === ">>" }), ...(this.#writer !== undefined && { by: this.#writer }) });
     if (reads) this.push({ kind: "read", path: word, via: op, cdCount: this.cds.length });
   }
 
@@ -232,9 +246,11 @@ class ShellAnalysis implements Analysis {
     if (detached !== undefined) this.unknown(words.map(showWord).join(" "), detached);
     const wrapper = WRAPPERS[program];
     if (wrapper) return resolveWrapper(this, program, wrapper, words, tail, level, node, uncertain);
-    if (SHELLS.has(program)) return resolveShell(this, words, tail, level, node, uncertain);
-    const args = parseArguments(program, words.slice(1));
     const entry = this.inventory.lookup(program);
+    if (SHELLS.has(program) || (entry !== undefined && SHELLS.has(entry.name) && entry.source === "inventory")) return resolveShell(this, words, tail, level, node, uncertain);
+    const foreign = foreignShell(program, entry?.name);
+    if (foreign) return resolveForeignShell(this, program, foreign, words, tail, level, node, uncertain);
+    const args = parseArguments(program, words.slice(1));
     const effects = effectsOf(program, words, args, entry?.row);
     // An interpreter reading a literal heredoc or here-string: the program is that text.
     if (effects.inline === "(standard input)" && node) {
@@ -245,6 +261,10 @@ class ShellAnalysis implements Analysis {
       } else if (input !== undefined) effects.inline = input;
     }
     this.pushCommand(words, tail, uncertain, args, effects, level);
+    if (effects.buildFromInput && node) {
+      const input = literalInput(node.redirects, this.env);
+      if (input !== undefined) for (const recipe of recipeLines(input)) this.parseScript(recipe, level + 1, `a recipe of the build file ${program} reads from its input`);
+    }
     if (program === "ln" || (program === "cp" && args.options.some((option) => option.name === "--symbolic-link" || option.name === "--link"))) rememberLinks(this.#links, args);
     shellEffects(this, program, words, tail, level, node, uncertain);
     programEffects(this, program, entry, words, args, tail, level, effects);
@@ -259,8 +279,9 @@ class ShellAnalysis implements Analysis {
     if (effects.inline !== undefined) part.inline = effects.inline;
     if (script ?? effects.script) part.script = script ?? effects.script;
     if (effects.printsOnly !== undefined) part.printsOnly = effects.printsOnly;
+    const by = this.parts.length;
     this.push(part);
-    for (const touch of effects.writes) this.push({ kind: "write", path: touch.path, via: touch.via, cdCount: this.cds.length });
+    for (const touch of effects.writes) this.push({ kind: "write", path: touch.path, via: touch.via, cdCount: this.cds.length, by });
     for (const run of effects.runs ?? []) {
       if (run.shell) this.reparse(run.words, level, run.via);
       else this.resolve(run.words, false, level, undefined, undefined);
@@ -276,6 +297,22 @@ class ShellAnalysis implements Analysis {
     }
     this.parseScript(words.map((word) => word.value).join(" "), level + 1, what);
   }
+}
+
+/** The recipe lines of a makefile (tab-indented), as the shell gets them: without `@`, `-`, `+`, with `$$` as `$`. */
+function recipeLines(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("\t"))
+    .map((line) => line.slice(1).replace(/^[@+-]+/, "").replaceAll("$$", "$"))
+    .filter((line) => line.trim() !== "");
+}
+
+/** The shell of another language a program name is (`pwsh`, `powershell.exe`, `tcsh6`), by itself or as the inventory spells it. */
+function foreignShell(program: string, spelled: string | undefined): ForeignShellSpec | undefined {
+  const bare = program.replace(/\.exe$/i, "");
+  const named = Object.hasOwn(FOREIGN_SHELLS, bare) ? bare : spelled !== undefined && Object.hasOwn(FOREIGN_SHELLS, spelled) ? spelled : undefined;
+  return named === undefined ? undefined : FOREIGN_SHELLS[named];
 }
 
 /** `ln [-s] TARGET… LINK` (or `-t DIR`): each link made, by its name as written, to the target it leads to. */

@@ -52,6 +52,8 @@ export interface ShellFilePart {
   /** A write's text when the command line gives it literally (`printf '…' > f`, `cat > f <<'EOF'`); `append` for `>>`. */
   content?: string;
   append?: boolean;
+  /** The index (in `parts`) of the command that writes or reads it, when known: its own command rules judge a write no path rule matches. */
+  by?: number;
 }
 
 /** Something the policy cannot judge without running it: always at least `ask`. */
@@ -88,6 +90,8 @@ export interface Analysis {
   /** The parts from `start` on. */
   partsFrom(start: number): readonly ShellPart[];
   push(part: ShellPart): void;
+  /** Where a path leads through a link this command made earlier (`ln -s /etc e; cd e`), else the path itself. */
+  throughLinks(path: ShellWord): ShellWord;
   /** A part the policy cannot judge without running it. */
   unknown(subject: string, reason: string): void;
   /** Judges `words` as a simple command, looking through wrappers, shells and eval. */

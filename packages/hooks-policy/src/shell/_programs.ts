@@ -1,10 +1,14 @@
 import type { InventoryEntry } from "../inventory/_inventory.js";
+import { SUB_WRAPPERS, type SubWrapperSpec } from "../inventory/_runners.js";
+import { resolveWrapper } from "./_wrappers.js";
 import { hasAny, subcommandOf } from "./_kind-of.js";
 import type { Effects } from "./_effects.js";
 import type { ParsedArguments } from "./_options.js";
 import { type Analysis, basename, type ShellCommandPart } from "./_parts.js";
 import { runSetting } from "./_settings.js";
 import { runOptions } from "./_evaluating.js";
+import { EXEC_OPTIONS } from "../inventory/_inline-code.js";
+import { optionWords } from "./_scripts.js";
 import type { ShellWord } from "./_words.js";
 
 /** At most this many of an unknown program's arguments are judged as the commands it may run. */
@@ -17,8 +21,10 @@ const MAX_PRESUMED = 8;
  * listed: `mytool rm -rf /`).
  */
 export function programEffects(analysis: Analysis, program: string, entry: InventoryEntry | undefined, words: ShellWord[], args: ParsedArguments, tail: boolean, level: number, effects: Effects): void {
+  for (const value of optionWords(words, EXEC_OPTIONS[program] ?? [])) mark(analysis, () => analysis.reparse([value], level, `${program}'s command`), `the command ${program} runs`);
   if (!entry) return presume(analysis, program, words, 1, tail, level);
   const { row } = entry;
+  subcommandWrapper(analysis, program, words, args, tail, level);
   let given = false;
   for (const option of args.options) {
     if ((row.program.includes(option.name) || row.program.includes(option.spelling)) && option.value) {
@@ -92,4 +98,35 @@ function mark(analysis: Analysis, step: () => void, why: string): void {
   step();
   const first = analysis.partsFrom(start).find((part): part is ShellCommandPart => part.kind === "command");
   if (first && first.via === undefined) first.via = why;
+}
+
+/** A subcommand that runs a command of its own (`docker exec C CMD`, `kubectl exec P -- CMD`, `ip netns exec NS CMD`): the command is judged. */
+function subcommandWrapper(analysis: Analysis, program: string, words: ShellWord[], args: ParsedArguments, tail: boolean, level: number): void {
+  const table = SUB_WRAPPERS[program];
+  if (!table) return;
+  const [first, second] = args.operands;
+  const two = first?.value !== undefined && second?.value !== undefined ? `${first.value}.${second.value}` : undefined;
+  const key = two !== undefined && Object.hasOwn(table, two) ? two : first?.value !== undefined && Object.hasOwn(table, first.value) ? first.value : undefined;
+  if (key === undefined) return;
+  const spec = table[key] as SubWrapperSpec;
+  const at = words.indexOf((key === two ? second : first) as ShellWord);
+  if (at === -1) return;
+  const what = `${program} ${key.replace(".", " ")}`;
+  if (spec.afterDash || spec.commandAfter) return commandAfter(analysis, what, spec, words.slice(at + 1), tail, level);
+  const head: ShellWord = { text: what, value: program, splits: false, tilde: false };
+  mark(analysis, () => resolveWrapper(analysis, what, spec, [head, ...words.slice(at + 1)], tail, level, undefined, undefined, true), `the command ${what} runs`);
+}
+
+/** The command after `--`, after an option that takes the rest (`nix develop -c`), and in a command-line option's value (`vagrant ssh -c`). */
+function commandAfter(analysis: Analysis, what: string, spec: SubWrapperSpec, rest: ShellWord[], tail: boolean, level: number): void {
+  for (let i = 0; i < rest.length; i++) {
+    const text = rest[i]?.value;
+    if (text === undefined) continue;
+    if (text === "--") return mark(analysis, () => analysis.resolve(rest.slice(i + 1), tail, level, undefined, undefined), `the command ${what} runs`);
+    if (spec.commandAfter?.includes(text)) return mark(analysis, () => analysis.resolve(rest.slice(i + 1), tail, level, undefined, undefined), `the command ${what} runs`);
+    for (const option of spec.commandString ?? []) {
+      if (text === option && rest[i + 1]) analysis.reparse([rest[i + 1] as ShellWord], level, `${what} ${option}`);
+      else if (option.startsWith("--") && text.startsWith(`${option}=`)) analysis.reparse([{ ...(rest[i] as ShellWord), value: text.slice(option.length + 1) }], level, `${what} ${option}`);
+    }
+  }
 }

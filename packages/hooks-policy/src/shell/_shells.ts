@@ -1,7 +1,7 @@
 import type { Command, Redirection } from "unbash";
-import { SHELL_VALUE_OPTIONS } from "../inventory/_runners.js";
+import { type ForeignShellSpec, SHELL_VALUE_OPTIONS } from "../inventory/_runners.js";
 import { parseArguments } from "./_options.js";
-import { type Analysis, basename } from "./_parts.js";
+import { type Analysis, basename, clip } from "./_parts.js";
 import { evalWord, type ShellWord, showWord, type WordEnv } from "./_words.js";
 
 /** How a shell was started: `-c` (a command string), `-s` (standard input), where its operands start. */
@@ -17,6 +17,8 @@ function readShellOptions(words: ShellWord[]): ShellStart {
   const start: ShellStart = { commandMode: false, stdinMode: false, index: 1 };
   while (start.index < words.length) {
     const word = words[start.index] as ShellWord;
+    // After `-c`, a word known only at run time is the command string: judged as such.
+    if (word.value === undefined && start.commandMode) break;
     if (word.value === undefined) {
       start.unknown = word.text;
       break;
@@ -152,4 +154,95 @@ function unescaped(text: string): string | undefined {
     return value ?? "";
   });
   return unknown ? undefined : out;
+}
+
+/** What a call of a shell of another language gives it to run. */
+interface ForeignStart {
+  code?: string;
+  encoded?: string;
+  script?: ShellWord;
+  /** An option or code word known only at run time. */
+  runtime?: string;
+  /** Only `--version` / `--help`: it runs no code. */
+  asks: boolean;
+}
+
+const ABOUT = /^--?(version|help|h|\?)$/i;
+
+function readForeignOptions(words: ShellWord[], spec: ForeignShellSpec): ForeignStart {
+  const start: ForeignStart = { asks: true };
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i] as ShellWord;
+    if (word.value === undefined) return { ...start, runtime: word.text };
+    const raw = word.value;
+    const spelled = spec.slash && raw.startsWith("/") ? `-${raw.slice(1)}` : spec.caseless && raw.startsWith("--") ? raw.slice(1) : raw;
+    const option = spec.caseless ? spelled.toLowerCase() : spelled;
+    const joined = (from: number): string | undefined => {
+      const rest = words.slice(from);
+      return rest.some((each) => each.value === undefined) ? undefined : rest.map((each) => each.value).join(" ");
+    };
+    // Joined flags (`tcsh -fc CMD`): the last one may take the code.
+    const joinedCode = !spec.caseless && /^-[A-Za-z]{2,}$/.test(option) && spec.code.includes(`-${option.slice(-1)}`);
+    if (spec.code.includes(option) || joinedCode) {
+      const next = words[i + 1];
+      if (next?.value === undefined) return { ...start, runtime: next?.text ?? "(nothing)" };
+      return { ...start, code: next.value };
+    }
+    if (spec.rest?.includes(option)) {
+      const code = joined(i + 1);
+      return code === undefined ? { ...start, runtime: words.slice(i + 1).map((each) => each.text).join(" ") } : { ...start, code };
+    }
+    if (spec.encoded?.includes(option)) return { ...start, encoded: words[i + 1]?.text ?? "" };
+    if (spec.file?.includes(option)) return words[i + 1] ? { ...start, script: words[i + 1] as ShellWord } : start;
+    if (spec.values?.includes(option)) {
+      i += 1;
+      continue;
+    }
+    if (option === "--" || option === "-") continue;
+    if (option.startsWith("-")) {
+      if (!ABOUT.test(option)) start.asks = true;
+      else start.asks = false;
+      continue;
+    }
+    if (spec.operandIsCode) {
+      const code = joined(i);
+      return code === undefined ? { ...start, runtime: words.slice(i).map((each) => each.text).join(" ") } : { ...start, code };
+    }
+    return { ...start, script: word };
+  }
+  return start;
+}
+
+/**
+ * A shell of another language (`tcsh -c`, `pwsh -Command`, `nu -c`, `cmd /c`): the policy does not
+ * parse its code, so the shell's part is at least ask; the code is also read as bash, so that a rule
+ * denying a program it names still denies. A script it runs is one the policy cannot read; standard
+ * input is code known only at run time unless a literal heredoc or here-string gives it.
+ */
+export function resolveForeignShell(analysis: Analysis, program: string, spec: ForeignShellSpec, words: ShellWord[], tail: boolean, level: number, node: Command | undefined, uncertain: string | undefined): void {
+  const found = readForeignOptions(words, spec);
+  const shown = words.map(showWord).join(" ");
+  const args = parseArguments(program, words.slice(1));
+  const none = { writes: [], reads: [], trees: [] };
+  const cannot = `${program}'s language is not bash's, so the policy cannot read what it runs`;
+  if (found.runtime !== undefined) {
+    analysis.pushCommand(words, tail, uncertain ?? `${program} runs ${found.runtime}, known only at run time: ${cannot}`, args, none, level);
+    return;
+  }
+  if (found.encoded !== undefined) {
+    analysis.pushCommand(words, tail, uncertain ?? `${program} runs code given encoded (${clip(found.encoded)}), which the policy does not read`, args, none, level);
+    return;
+  }
+  if (found.script !== undefined) {
+    analysis.pushCommand(words, tail, uncertain, args, none, level, found.script);
+    return;
+  }
+  const input = found.code ?? (node ? literalInput(node.redirects, analysis.env) : undefined);
+  if (input === undefined) {
+    if (!found.asks && words.length > 1) return analysis.pushCommand(words, tail, uncertain, args, none, level);
+    analysis.pushCommand(words, tail, uncertain ?? `${program} reads its commands from standard input, known only at run time: ${cannot}`, args, none, level);
+    return;
+  }
+  analysis.pushCommand(words, tail, uncertain ?? `${program} runs \`${clip(input)}\`: ${cannot}`, args, none, level);
+  analysis.parseScript(input, level + 1, `${program}'s code, read as bash`);
 }

@@ -4,7 +4,7 @@ import { type Analysis, SH_WORD } from "./_parts.js";
 import { assignment, assignmentOf } from "./_settings.js";
 import { resolveShell } from "./_shells.js";
 import type { ShellWord } from "./_words.js";
-import { showWord } from "./_words.js";
+import { runtimeWord, showWord } from "./_words.js";
 
 /** When a wrapper option is not known, at most this many readings of where its program starts are judged. */
 const MAX_ALTERNATIVES = 8;
@@ -37,6 +37,7 @@ export function resolveWrapper(
   level: number,
   node: Command | undefined,
   uncertain: string | undefined,
+  sub = false,
 ): void {
   const options = readOptions(words, 1, spec);
   const call: WrapperCall = { analysis, program, spec, words, tail, level, node, why: uncertain, options };
@@ -56,14 +57,15 @@ export function resolveWrapper(
     const hasString = options.values.some(([option]) => spec.commandString?.includes(option));
     if (!hasString && (spec.shellWhenEmpty || options.shell)) {
       analysis.unknown(words.map(showWord).join(" "), `${program} starts a shell that reads its commands from standard input`);
-    } else if (!spec.own && options.unknown.length === 0) {
+    } else if (!spec.own && !sub && options.unknown.length === 0) {
       // Given no program, a wrapper is judged as itself: `env` alone prints the environment.
       analysis.push({ kind: "command", words, tail, uncertain, cdCount: analysis.cds.length });
     }
     return;
   }
-  if (runsItsWay(call, words.slice(index))) return;
-  analysis.resolve(words.slice(index), tail || program === "xargs", level, program === "xargs" ? undefined : node, call.why);
+  const rest = program === "xargs" ? replaced(analysis, words.slice(index), options) : words.slice(index);
+  if (runsItsWay(call, rest)) return;
+  analysis.resolve(rest, tail || program === "xargs", level, program === "xargs" ? undefined : node, call.why);
   if (options.unknown.length > 0) {
     for (let alt = index + 1; alt < Math.min(words.length, index + 1 + MAX_ALTERNATIVES); alt++) {
       analysis.resolve(words.slice(alt), tail || program === "xargs", level, undefined, call.why);
@@ -86,7 +88,46 @@ function commandIndex(call: WrapperCall): number {
   }
   index += spec.operands ?? 0;
   if (viaShell(call)) index += call.program === "runuser" ? 1 : 0;
+  // `kubectl exec POD -- CMD`, `timeout 5 -- CMD`: a `--` after the operands ends the options.
+  if ((spec.operands ?? 0) > 0 && words[index]?.value === "--") index += 1;
   return index;
+}
+
+/**
+ * `xargs -I{} CMD {}`: a word that is the replace string is known only at run time; in a longer
+ * word (`sh -c 'rm {}'`) the input goes in as written, unquoted: read as an expansion there (so that
+ * `rm` still meets its rules), and, since the input may be any text, it is code known only at run time.
+ */
+function replaced(analysis: Analysis, rest: ShellWord[], options: ReadOptions): ShellWord[] {
+  const given = options.values.find(([option]) => option === "-I" || option === "--replace")?.[1];
+  const marker = given?.value ?? (options.seen.has("-i") || options.seen.has("--replace") ? "{}" : undefined);
+  if (given !== undefined && given.value === undefined) return rest.map((word) => runtimeWord(word.text, false));
+  if (marker === undefined || marker === "") return rest;
+  return rest.map((word) => {
+    if (word.value === undefined || !word.value.includes(marker)) return word;
+    if (word.value === marker || !/[\s;&|<>$`()]/.test(word.value.replaceAll(marker, ""))) return runtimeWord(word.text, false);
+    analysis.unknown(word.text, `xargs -I puts its input into ${word.text} as written, so what that command line runs is known only at run time`);
+    return { ...word, value: word.value.replaceAll(marker, "$XARGS_INPUT") };
+  });
+}
+
+/**
+ * A word of parallel's command holding a replacement string (`{}`, `{.}`, `{2}`): alone or in a
+ * file name it is known only at run time; in a command line (`bash -c 'rm -rf {}'`) parallel puts
+ * the input in quoted, so it is read as a quoted expansion there.
+ */
+function parallelWord(word: ShellWord): ShellWord {
+  const value = word.value;
+  if (value === undefined || !/\{[^}\s]*\}/.test(value)) return word;
+  if (!/[\s;&|<>$`()]/.test(value.replace(/\{[^}\s]*\}/g, ""))) return runtimeWord(word.text, false);
+  return { ...word, value: value.replace(/\{[^}\s]*\}/g, '"$PARALLEL_INPUT"') };
+}
+
+/** A joined command line as one word. */
+function joined(words: ShellWord[]): ShellWord[] {
+  if (words.length <= 1 || words.some((word) => word.value === undefined)) return words;
+  const value = words.map((word) => word.value).join(" ");
+  return [{ text: value, value, splits: false, tilde: false }];
 }
 
 /** `su USER -c …` and `runuser USER -c …` (without `-u`) hand their words to the user's shell. */
@@ -104,22 +145,22 @@ function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
     }
     return true;
   }
-  if (program === "parallel") {
-    const end = rest.findIndex((word) => word.value !== undefined && /^:::/.test(word.value));
-    const command = end === -1 ? rest : rest.slice(0, end);
-    // `parallel CMD ::: a b`: its input is known, so each command it runs is (`CMD a`, `CMD b`); with no CMD each argument is a command line.
-    const inputs = end === -1 ? undefined : knownInputs(rest.slice(end));
-    if (inputs !== undefined && options.unknown.length === 0 && !command.some((word) => word.value === undefined || word.value.includes("{"))) {
-      for (const input of inputs) {
-        if (command.length === 0) analysis.reparse([input], level, "parallel");
-        else analysis.resolve([...command, input], false, level, undefined, call.why);
-      }
-      return true;
-    }
-    if (command.length === 1 && command[0]?.value !== undefined && /[\s;&|<>$`]/.test(command[0].value)) analysis.reparse(command, level, "parallel");
-    else analysis.resolve(command, true, level, undefined, call.why);
+  if (program === "parallel") return parallel(call, rest);
+  if (program === "sg") {
+    // `sg GROUP -c CMD` / `sg GROUP CMD`: the command line goes to /bin/sh -c.
+    if (rest[0]?.value === "-c") analysis.reparse(rest.slice(1, 2), level, "sg -c");
+    else analysis.reparse(joined(rest), level, "sg");
     return true;
   }
+  if (spec.optionsAfterOperands && rest[0]?.value?.startsWith("-")) {
+    const more = readOptions([words[0] as ShellWord, ...rest], 1, spec);
+    if (more.unknown.length > 0) analysis.unknown(words.map(showWord).join(" "), `${program}'s option ${more.unknown.join(", ")} is not known to the policy, so the program it runs is uncertain`);
+    const after = rest.slice(more.index - 1);
+    if (after.length === 0) analysis.unknown(words.map(showWord).join(" "), `${program} starts a shell that reads its commands from standard input`);
+    else analysis.resolve(after, tail, level, undefined, call.why);
+    return true;
+  }
+  if (watcherOrBatch(call, rest)) return true;
   if (program === "flock" && (rest[0]?.value === "-c" || rest[0]?.value === "--command")) {
     // `flock FILE -c COMMAND`: the command string comes after the lock file.
     analysis.reparse(rest.slice(1, 2), level, "flock -c");
@@ -137,12 +178,57 @@ function runsItsWay(call: WrapperCall, rest: ShellWord[]): boolean {
   return false;
 }
 
-/** The arguments of one `::: a b` group, when every one is known before the command runs and no other source (`::::`, `:::+`, a second group) adds to them; at most 16. */
-function knownInputs(words: ShellWord[]): ShellWord[] | undefined {
-  if (words[0]?.value !== ":::") return undefined;
-  const inputs = words.slice(1);
-  if (inputs.length === 0 || inputs.length > 16 || inputs.some((word) => word.value === undefined || word.splits || /^:::/.test(word.value))) return undefined;
-  return inputs;
+/** `parallel CMD ::: ARGS`: the command with each input; with no command, each argument is a command line. */
+function parallel(call: WrapperCall, rest: ShellWord[]): boolean {
+  const { analysis, words, level } = call;
+  const end = rest.findIndex((word) => word.value !== undefined && /^:::/.test(word.value));
+  // Its replacement strings (`{}`, `{.}`, `{1}`) are the input, known only at run time.
+  const command = (end === -1 ? rest : rest.slice(0, end)).map(parallelWord);
+  if (command.length === 0) {
+    // With no command, parallel runs each of its arguments as a command line.
+    for (let i = end; i < rest.length; i++) {
+      const value = rest[i]?.value;
+      if (value !== undefined && /^::::/.test(value)) {
+        analysis.unknown(words.map(showWord).join(" "), `parallel runs the lines of ${rest[i + 1]?.text ?? "a file"} as commands, which are known only at run time`);
+        i += 1;
+      } else if (value === undefined || !/^:::/.test(value)) analysis.reparse([rest[i] as ShellWord], level, "parallel (an argument it runs as a command)");
+    }
+    return true;
+  }
+  // One word with blanks is a command line; parallel quotes what it puts in for `{}`.
+  const line = end === -1 ? rest : rest.slice(0, end);
+  const inputs = end === -1 ? undefined : rest.slice(end + 1);
+  const literal = inputs !== undefined && inputs.length > 0 && inputs.length <= MAX_ALTERNATIVES && rest[end]?.value === ":::" && inputs.every((word) => word.value !== undefined && !/^:::/.test(word.value));
+  if (line.length === 1 && line[0]?.value !== undefined && /[\s;&|<>$`]/.test(line[0].value)) analysis.reparse([{ ...(line[0] as ShellWord), value: line[0].value.replace(/\{[^}\s]*\}/g, '"$PARALLEL_INPUT"') }], level, "parallel");
+  // `parallel gzip ::: a b`: each literal argument is added to the command.
+  else if (literal && command.every((word, i) => word === line[i])) for (const input of inputs) analysis.resolve([...command, input], false, level, undefined, call.why);
+  else analysis.resolve(command, true, level, undefined, call.why);
+  return true;
+}
+
+/** Watchers (`watchexec`, `entr`) hand their words to a shell or run them; `sbatch` runs a script the policy cannot read. */
+function watcherOrBatch(call: WrapperCall, rest: ShellWord[]): boolean {
+  const { analysis, program, options, words, level, tail } = call;
+  if (program === "watchexec") {
+    // Its words, joined, go to a shell (`--shell`, default sh) unless `-n` / `--shell=none`.
+    const shell = options.values.find(([option]) => option === "--shell")?.[1];
+    if (options.seen.has("-n") || shell?.value === "none") analysis.resolve(rest, tail, level, undefined, call.why);
+    else if (shell !== undefined && !/^(sh|bash|dash|zsh)$/.test(shell.value ?? "")) analysis.resolve([shell, { text: "-c", value: "-c", splits: false, tilde: false }, ...joined(rest)], tail, level, undefined, call.why);
+    else analysis.reparse(joined(rest), level, "watchexec");
+    return true;
+  }
+  if (program === "entr") {
+    // `entr -s 'CMD'` runs its first word through the shell; `/_` is the file that changed.
+    if (options.seen.has("-s")) analysis.reparse(rest.slice(0, 1).map((word) => (word.value?.includes("/_") ? runtimeWord(word.text, false) : word)), level, "entr -s");
+    else analysis.resolve(rest.map((word) => (word.value === "/_" ? runtimeWord(word.text, false) : word)), tail, level, undefined, call.why);
+    return true;
+  }
+  if (program === "sbatch") {
+    // The batch script, or with `--wrap` none: the script is code the policy cannot read.
+    if (!options.values.some(([option]) => option === "--wrap")) analysis.unknown(words.map(showWord).join(" "), `sbatch runs the batch script ${rest[0]?.text ?? ""}, which the policy cannot read`);
+    return true;
+  }
+  return false;
 }
 
 interface ReadOptions {
