@@ -346,13 +346,40 @@ const rename: Reader = (program, _args, words, out) => {
       continue;
     }
     const substitution = /^(?:s|y|tr)(\W)(.*)$/s.exec(code.trim());
-    const quiet = substitution !== undefined && substitution !== null && !/\(\?\??\{|@\{|\$\{|`/.test(code) && !/e[a-z]*$/.test(code.trim().slice(code.trim().lastIndexOf(substitution[1] as string) + 1));
+    const quiet = substitution !== null && plainSubstitution(code.trim()) && !/\(\?\??\{|@\{|\$\{|`/.test(code);
     if (!quiet) out.inline = code;
     else if (/\/|\.\./.test(code.slice(code.indexOf(substitution[1] as string, 1) + 1)) && substitution[1] !== "/") out.uncertain = `${program}'s expression makes new names with folders in them, which may move the files elsewhere`;
     else if (substitution[1] === "/" && /\\\/|\.\./.test(code)) out.uncertain = `${program}'s expression makes new names with folders in them, which may move the files elsewhere`;
   }
 };
 for (const name of ["rename", "prename", "perl-rename", "file-rename", "rename.pl"]) readers[name] = rename;
+
+/**
+ * Whether a Perl expression is one substitution or transliteration and nothing else: `s/a/b/gi`,
+ * `y/a-z/A-Z/`, with a delimiter that is not a bracket and flags that run no code (no `e`, `ee`).
+ * Anything after it (`s/a/b/; system("id")`) or another shape is code.
+ */
+function plainSubstitution(code: string): boolean {
+  const match = /^(s|y|tr)(.)/s.exec(code);
+  if (!match) return false;
+  const delimiter = match[2] as string;
+  if (/[\w\s({[<]/.test(delimiter)) return false;
+  const sections: string[] = [];
+  let current = "";
+  for (let i = match[0].length; i < code.length; i++) {
+    const char = code[i] as string;
+    if (char === "\\") {
+      current += char + (code[i + 1] ?? "");
+      i += 1;
+    } else if (char === delimiter && sections.length < 2) {
+      sections.push(current);
+      current = "";
+    } else current += char;
+  }
+  if (sections.length < 2) return false;
+  const flags = current;
+  return match[1] === "s" ? /^[msixpodualngcr]*$/.test(flags) : /^[cdsr]*$/.test(flags);
+}
 readers.chown = readers.chmod as Reader;
 readers.pnpm = (p, args, words, out) => {
   const sub = args.operands[0]?.value ?? "";
