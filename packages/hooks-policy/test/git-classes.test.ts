@@ -141,8 +141,10 @@ describe("git's spellings that discard work or history", () => {
 });
 
 describe("git grep reads the files git tracks", () => {
-  it("in no repository it reads nothing (git refuses)", () => {
-    expect(decide("git grep -n SECRET", "open").decision).toBe("allow");
+  it("in no repository it is judged as reading every file (git refuses, unless a config sets grep.fallbackToNoIndex)", () => {
+    const explanation = decide("git grep -n SECRET", "open");
+    expect(explanation.decision).not.toBe("allow");
+    expect(explanation.reason).toContain(".env");
   });
   it("in a repository whose index holds .env it asks; when .env is not tracked it is allowed", () => {
     const repo = join(ws, "repo");

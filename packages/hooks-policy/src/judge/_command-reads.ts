@@ -192,7 +192,8 @@ function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: s
 }
 
 /**
- * The paths git tracks, of those given (below `root`): in no repository, none (git fails); else
+ * The paths git tracks, of those given (below `root`): in no repository, all of them (git fails,
+ * or with grep.fallbackToNoIndex set in a config searches every file); else
  * those the repository's index names. Where that cannot be read for sure (a `.git` file of a
  * worktree, `GIT_DIR` of the host, an index of version 4 whose names are compressed), all of them.
  */
@@ -211,7 +212,9 @@ function trackedOf(root: string, paths: string[]): string[] {
       if (index.toString("latin1", 0, 4) !== "DIRC" || index.readUInt32BE(4) >= 4) return paths;
       return paths.filter((path) => index.includes(Buffer.from(`${relative(top, path)}\0`)));
     }
-    if (dirname(top) === top) return [];
+    // In no repository git refuses, unless the user's or the system's git config sets
+    // grep.fallbackToNoIndex, which makes it search every file: what that config says is not read here.
+    if (dirname(top) === top) return paths;
   }
 }
 
