@@ -22,8 +22,12 @@ import { lifts, type ToolRules } from "./_tool-rules.js";
 /** Recipes planted in recipes are judged this deep; deeper, they ask. */
 const MAX_PLANTED_DEPTH = 2;
 
-/** Judges a declared shell command: each of its parts goes into `parts`. `depth` counts recipes judged inside recipes. */
-export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: ToolRules, cwd: string, parts: PolicyPart[], depth = 0): void {
+/**
+ * Judges a declared shell command: each of its parts goes into `parts`. `depth` counts recipes
+ * judged inside recipes; `limited`: the call is confined with limits on processes, memory and file
+ * size, so what would fill the process table ends at them (a sandboxed rule may decide it).
+ */
+export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: ToolRules, cwd: string, parts: PolicyPart[], depth = 0, limited = false): void {
   const where = command.cwd ? resolve(cwd, command.cwd) : cwd;
   const parsed = parseCommand(command.command, scope.knowledge);
   const cwds = cwdsOf(parsed, where);
@@ -45,7 +49,7 @@ export function judgeShell(scope: JudgeScope, command: CommandAccess, rules: Too
       if (planted.length > 0 && runsRecipes(scope, part, cwds)) judgePlanted(scope, part, planted, rules, where, parts, depth);
       const scripts = pkgScripts(part);
       if (scripts) planted.push(scripts);
-    } else if (part.kind === "unknown") parts.push(judgeUnknown(scope, part.subject, part.reason, rules, part.confinedToo));
+    } else if (part.kind === "unknown") parts.push(judgeUnknown(scope, part.subject, part.reason, rules, part.exhausts === "disk" || (part.exhausts === "processes" && !limited)));
     else if (part.kind === "write") {
       // Where no path rule judges writes, a command's writes are its own: its rules judge them (`*` allowed: `rm -r /tmp/x`); so
       // is a change of mode or owner, which no path rule of the policy's own judges (`chmod 777 /etc/hosts` under `/etc/** deny`).

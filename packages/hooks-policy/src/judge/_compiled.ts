@@ -144,7 +144,7 @@ export class CompiledPolicy implements Policy, JudgeScope {
     const trust = trustOf(access, this.environment.workspace, () => this.#protection.readCoversOf(tool));
     const rules = this.#rulesFor(tool, trust.confined);
     const cwd = request.cwd ? resolve(this.environment.cwd, request.cwd) : this.environment.cwd;
-    const parts = this.#accessParts(access, rules, cwd);
+    const parts = this.#accessParts(access, rules, cwd, trust.limited);
     parts.push(...this.#undeclared(tool, access, rules));
     if ((access?.writes?.length ?? 0) > 0) parts.push(...this.#recipesWritten(tool, access?.writes ?? [], request.args, cwd));
     if (rules.args.length > 0) {
@@ -165,10 +165,10 @@ export class CompiledPolicy implements Policy, JudgeScope {
     return summarize(tool, parts, this.layering);
   }
 
-  /** The parts of what the call declares: its commands, reads, trees, writes and network destinations. */
-  #accessParts(access: ToolAccess | undefined, rules: ToolRules, cwd: string): PolicyPart[] {
+  /** The parts of what the call declares: its commands, reads, trees, writes and network destinations; `limited`: see Trust. */
+  #accessParts(access: ToolAccess | undefined, rules: ToolRules, cwd: string, limited: boolean): PolicyPart[] {
     const parts: PolicyPart[] = [];
-    for (const command of access?.commands ?? []) judgeShell(this, command, rules, cwd, parts);
+    for (const command of access?.commands ?? []) judgeShell(this, command, rules, cwd, parts, 0, limited);
     for (const path of access?.reads ?? []) parts.push(judgePath(this, READ, path, rules.read, rules.readWhole, cwd));
     for (const path of access?.readTrees ?? []) parts.push(judgeTree(this, path, rules, cwd));
     for (const path of access?.writes ?? []) parts.push(judgePath(this, WRITE, path, rules.write, rules.writeWhole, cwd));

@@ -19,6 +19,11 @@ export interface Trust {
   relied: string;
   /** More of the confinement it relies on: the minimal root and its limits, the hidden reads. */
   also: string[];
+  /**
+   * Confined under the minimal root with limits on processes, memory and file size: what would
+   * fill the process table (a fork bomb, a loop of background processes) ends at those limits.
+   */
+  limited: boolean;
 }
 
 const KNOWN_FIELDS = new Set(["root", "writable", "readable", "network", "destinations", "limits", "hidesDeniedReads"]);
@@ -36,7 +41,7 @@ const SYSTEM_FOLDERS = /^\/(usr|bin|sbin|lib|lib32|lib64|libx32|etc|opt|nix\/sto
  */
 export function trustOf(access: ToolAccess | undefined, workspace: string, coversOf: () => ReadCovers): Trust {
   const confinement = access?.confinement;
-  const none: Trust = { boxed: false, confined: false, relied: "", also: [] };
+  const none: Trust = { boxed: false, confined: false, relied: "", also: [], limited: false };
   if (!confinement || Object.keys(confinement).some((key) => !KNOWN_FIELDS.has(key))) return none;
   const network = networkOf(confinement);
   if (network === undefined || !writesInside(confinement.writable, workspace)) return none;
@@ -48,7 +53,8 @@ export function trustOf(access: ToolAccess | undefined, workspace: string, cover
   const hidden = confinement.hidesDeniedReads === true;
   const bounded = !covers.any || (hidden && (contained !== undefined || covers.unbounded.length === 0));
   if (covers.any && hidden) also.push(contained ? "what the policy denies to read there is hidden" : "what the policy denies to read is hidden");
-  return { boxed: true, confined: bounded, relied: `it can write only inside the workspace, and ${network}`, also };
+  const limited = bounded && contained !== undefined && (confinement.limits?.fileSizeBytes ?? 0) > 0;
+  return { boxed: true, confined: bounded, relied: `it can write only inside the workspace, and ${network}`, also, limited };
 }
 
 /** How the confinement reaches the network, in words; undefined when the policy does not trust it with the network. */

@@ -28,18 +28,27 @@ const MAX_LITERAL_LOOP = 16;
 const ENV: WordEnv = { home: undefined, vars: new Map() };
 const valueOf = (word: Word | undefined): string | undefined => (word === undefined ? undefined : evalWord(word, ENV).value);
 
+/** What a place of the script exhausts: the process table, or the disk (and memory on the way). */
+export interface Exhaustion {
+  reason: string;
+  /** `processes`: a limit on processes ends it; `disk`: no limit of a sandbox does (a file-size limit bounds one file, not the disk). */
+  exhausts: "processes" | "disk";
+}
+
 /** Why the script exhausts a resource, for each place it does. */
-export function exhaustion(script: SyntaxNode): string[] {
+export function exhaustion(script: SyntaxNode): Exhaustion[] {
   const reasons: string[] = [];
   visit(script, reasons);
-  return [...new Set(reasons)];
+  return [...new Set(reasons)].map((reason) => ({ reason, exhausts: reason.includes(PROCESS_TABLE) ? "processes" : "disk" }));
 }
+
+const PROCESS_TABLE = "fill the process table";
 
 function visit(node: SyntaxNode, reasons: string[]): void {
   switch (node.type) {
     case "Function": {
       const name = valueOf(node.name);
-      if (name !== undefined && callsItselfConcurrently(node.body as SyntaxNode, name)) reasons.push(`the function ${name} calls itself in the background or a pipeline: a fork bomb, which fills the process table`);
+      if (name !== undefined && callsItselfConcurrently(node.body as SyntaxNode, name)) reasons.push(`the function ${name} calls itself in the background or a pipeline: a fork bomb, which can fill the process table`);
       break;
     }
     case "For":

@@ -130,8 +130,8 @@ class ShellAnalysis implements Analysis {
       return;
     }
     for (const reason of evaluatingText(text)) this.unknown(text, reason);
-    // A sandbox bounds where a call writes, not how much, nor how many processes it starts.
-    for (const reason of exhaustion(script)) this.push({ kind: "unknown", subject: clip(text), reason, confinedToo: true });
+    // A sandbox bounds where a call writes, not how much; the processes it starts only with a limit on them.
+    for (const { reason, exhausts } of exhaustion(script)) this.push({ kind: "unknown", subject: clip(text), reason, exhausts });
     this.#visit(script, 0, level, text);
   }
 

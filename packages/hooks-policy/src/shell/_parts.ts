@@ -61,8 +61,11 @@ export interface ShellUnknownPart {
   kind: "unknown";
   subject: string;
   reason: string;
-  /** Asked in a sandbox too: what a confinement does not bound (the size of what is written, the processes started). */
-  confinedToo?: boolean;
+  /**
+   * What it would exhaust: asked in a sandbox too, since a confinement does not bound the disk it
+   * fills, and the processes it starts only when the sandbox limits them.
+   */
+  exhausts?: "processes" | "disk";
 }
 
 export type ShellPart = ShellCommandPart | ShellFilePart | ShellUnknownPart;
