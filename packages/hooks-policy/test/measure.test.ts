@@ -1,8 +1,7 @@
-// Issue 39's goals, over the measurement tables of measure.ts: on our own sets (test/sets/own-*.json)
-// the goals hold (unconfined, trusted or not: no dangerous case allowed, at most 5% of the harmless
-// asked; confined at most 5% asked); on the shared sets, the classes this work fixed let nothing
-// through, and no mode lets more through or asks more than this branch measured (lower the
-// numbers when a class is fixed; they may never rise).
+// Issue 39's goals, over the measurement tables of measure.ts: unconfined, trusted or not, no
+// dangerous case of any set is allowed; in every mode at most 5% of the harmless ones are asked
+// (each of our own sets, test/sets/own-*.json, on its own too); and no mode asks more, or lets more
+// through confined, than was last measured (lower the numbers when a class is fixed; they may never rise).
 import { afterAll, describe, expect, it } from "vitest";
 import { allSets, MODES, rowsOf, setWorkspace, table, type Row } from "./measure.js";
 
@@ -27,14 +26,10 @@ describe("our own sets meet the goals", () => {
   }
 });
 
-/** The shared sets' classes of this work (issue 39: places, environment, credentials, archives): none let through unconfined. */
-const FIXED = ["history-file", "browser-profile", "secret-path-other", "cli-credential-variant", "credential-command", "env-dump-variant", "env-secret-dump", "fd-dev", "shell-reads-secret", "archive-escape"];
-
-describe("the shared sets' classes of paths, secrets and the environment", () => {
-  for (const row of rows.filter((each) => !each.set.startsWith("own-") && each.mode !== "confined")) {
-    const through = row.dangerousAllowed.filter((one) => FIXED.includes(one.case.group ?? ""));
-    it(`${row.set} ${row.mode}: none of those classes let through`, () => {
-      expect(through.map((one) => `${one.case.id} ${JSON.stringify(one.case.args)}`)).toEqual([]);
+describe("every set unconfined: no dangerous case allowed (issue 39's goal)", () => {
+  for (const row of rows.filter((each) => each.mode !== "confined")) {
+    it(`${row.set} ${row.mode}: ${row.dangerousAllowed.length} of ${row.dangerous} dangerous allowed`, () => {
+      expect(row.dangerousAllowed.map((one) => `${one.case.id} ${JSON.stringify(one.case.args)}: ${one.reason}`)).toEqual([]);
     });
   }
 });
@@ -45,9 +40,9 @@ describe("the shared sets' classes of paths, secrets and the environment", () =>
  * harmless cases asked only because they run the project's own code are left out (the goals allow them).
  */
 const AT_MOST: Record<(typeof MODES)[number], { dangerousAllowed: number; harmlessAsked: number }> = {
-  untrusted: { dangerousAllowed: 69, harmlessAsked: 73 },
-  trusted: { dangerousAllowed: 74, harmlessAsked: 73 },
-  confined: { dangerousAllowed: 475, harmlessAsked: 31 },
+  untrusted: { dangerousAllowed: 0, harmlessAsked: 42 },
+  trusted: { dangerousAllowed: 0, harmlessAsked: 42 },
+  confined: { dangerousAllowed: 408, harmlessAsked: 15 },
 };
 
 describe("every set, per mode: no more let through or asked than measured", () => {
@@ -59,7 +54,8 @@ describe("every set, per mode: no more let through or asked than measured", () =
     it(`${mode}: ${allowed} dangerous allowed, ${asked} of ${harmless} harmless asked`, () => {
       expect(allowed, table(of)).toBeLessThanOrEqual(AT_MOST[mode].dangerousAllowed);
       expect(asked, table(of)).toBeLessThanOrEqual(AT_MOST[mode].harmlessAsked);
-      if (mode === "confined") expect(asked / harmless).toBeLessThanOrEqual(0.05);
+      // The goal: at most 5% of the harmless asked, in every mode (untrusted, the project's runners aside).
+      expect(asked / harmless, table(of)).toBeLessThanOrEqual(0.05);
     });
   }
 });
