@@ -266,8 +266,7 @@ const DESTRUCTIVE: PolicyRule[] = [
   "reboot",
   "halt",
   "poweroff",
-  "systemctl",
-  "crontab",
+  // systemctl and crontab are the inventory's: their reads (status, is-active, list-timers, crontab -l) read, the rest asks as the system's services and schedules.
   "sudo",
   "doas",
   "su",

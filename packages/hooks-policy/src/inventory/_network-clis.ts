@@ -13,8 +13,10 @@ export const NETWORK_CLIS: ReadonlyArray<readonly [names: string, row: string]> 
   ],
   [
     "glab hub",
-    "network:client | sub *.list,*.ls,*.view,*.diff,*.status,*.trace,ci-status,auth.status,config.get=read-only:remote *.create,*.merge,*.close,*.reopen,*.note,*.update,*.approve,*.upload,*.set,*.run,*.retry=network:publisher *.delete=destroys auth.login,auth.logout=system:secrets | when --show-token,-t=system:secrets",
+    "network:client | sub *.list,*.ls,*.view,*.diff,*.status,*.trace,ci-status,auth.status,config.get=read-only:remote *.create,*.merge,*.close,*.reopen,*.note,*.update,*.approve,*.upload,*.set,*.run,*.retry=network:publisher *.delete=destroys auth.login,auth.logout,variable.list,variable.get,variable.export,variable.set,variable.update,variable.delete=system:secrets | when --show-token,-t=system:secrets",
   ],
+  // Gitea's tea: its lists read; what creates, merges, closes or deletes writes; its logins are credentials.
+  ["tea", "network:client | sub *.list,*.ls=read-only:remote *.create,*.merge,*.close,*.reopen,*.edit,*.approve,*.reject,*.review,*.comment,comment,open,close=network:publisher *.delete,*.rm=destroys login,logins,logout,login.add,login.delete,login.edit,login.default=system:secrets"],
   [
     "docker podman nerdctl",
     "system:containers | sub ps,images,inspect,logs,version,info,stats,top,port,history,search,events,diff,network.ls,network.inspect,volume.ls,volume.inspect,image.ls,image.inspect,container.ls,container.inspect,context.ls,context.inspect,compose.ps,compose.logs,compose.config,compose.ls,compose.images,compose.top,system.df,system.info,buildx.ls,manifest.inspect=read-only rm,rmi,system.prune,volume.rm,volume.prune,image.prune,image.rm,container.prune,container.rm,network.rm,network.prune,builder.prune,compose.down,compose.rm=destroys push,image.push=network:publisher login,logout=system:secrets",

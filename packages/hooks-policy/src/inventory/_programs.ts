@@ -55,20 +55,30 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["getent", "read-only | operands none"],
   ["journalctl dmesg", "read-only | operands none"],
   ["zcat zless zmore zgrep bzcat bzless xzcat xzless zstdcat lz4cat", "read-only"],
-  ["openssl", "read-only | sub s_client,s_server,s_time=network:client | writes -out,-keyout"],
+  ["openssl", "read-only | sub s_client,s_server,s_time=network:client | writes -out,-keyout | patterns -subj,-addext"],
   // Key generators: a key they write anew is a write, not a read of a secret (one that exists is read too: `ssh-keygen -y -f KEY`).
   ["ssh-keygen", "writes | writes -f"],
   // The agent's keys: -l / -L list them (fingerprints, public keys); adding, removing or locking is the secret store.
   ["ssh-add", "system:secrets | when -l,-L=read-only -D,-d,-x,-X,-s,-e,-c,-t,-k,-K,-T,-H,-h=system:secrets"],
   ["age-keygen", "writes | writes -o,--output"],
   ["gpg gpg2", "system:secrets | when --list-keys,-k,--list-public-keys,--verify,--version,--fingerprint=read-only"],
-  ["age rage", "system:secrets"],
-  ["pass gopass vault op bw lpass keepassxc-cli secret-tool security infisical chamber", "system:secrets"],
+  // age encrypting to a recipient or a passphrase writes its output; decrypting reads a private key.
+  ["age rage", "system:secrets | writes -o,--output | when -r,--recipient,-R,--recipients-file,-p,--passphrase=writes -d,--decrypt,-i,--identity,-j=system:secrets"],
+  ["pass gopass op bw lpass keepassxc-cli secret-tool security infisical chamber", "system:secrets"],
+  // vault version / status print the client's version and the server's seal state, no secret.
+  ["vault", "system:secrets | sub version,status=read-only"],
   ["doppler", "system:secrets | sub run=runner:wrapper"],
   ["sops", "system:secrets | sub exec-env,exec-file=runner:wrapper"],
   ["aws-vault", "system:secrets | sub exec=runner:wrapper"],
   ["shellcheck hadolint yamllint actionlint markdownlint markdownlint-cli2 pyright", "read-only"],
+  // csvkit's readers and printers (csvsql, which writes to databases, and in2csv are not among them); bc's language has no escape to the shell (dc's ! has).
+  ["csvlook csvcut csvstat csvgrep csvsort csvjson csvformat csvclean csvjoin csvstack", "read-only | writes -o,--output"],
+  ["bc", "read-only"],
+  ["zipinfo getfacl", "read-only"],
+  ["modinfo ansible-doc", "read-only | operands none"],
   ["cd pushd popd dirs set shopt unset shift exit return read wait let local declare typeset readonly export umask ulimit jobs history times getopts caller mapfile readarray compgen complete disown logout bind", "read-only | operands none"],
+  // trap's command is judged as a command of its own (shell/_builtins.ts); setting it runs nothing.
+  ["trap", "read-only | operands none"],
   ["source .", "runs-code:shell"],
   ["fc", "runs-code:editor"],
   // Writing the paths they are given (their files are judged by the write rules).
@@ -85,7 +95,9 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   // cpio -t lists an archive; -i extracts it where its names say, -o reads the files named on its input.
   ["cpio", "writes | when -t,--list=read-only"],
   ["gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 unlz4 brotli lzma unlzma compress uncompress", "writes | writes-operands all | when -c,--stdout,--to-stdout,-l,--list,-t,--test=read-only"],
-  ["sqlite3 duckdb", "writes | writes-operands first"],
+  ["sqlite3", "writes | writes-operands first"],
+  // duckdb's SQL reads and writes any file (read_csv, COPY … TO) and installs extensions: its SQL is code.
+  ["duckdb", "runs-code:interpreter"],
   ["gofmt", "read-only | when -w=writes"],
   ["black isort autopep8 yapf autoflake", "writes | when --check,--diff=read-only"],
   ["ruff", "read-only | when --fix=writes | sub format=writes"],
@@ -110,7 +122,8 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["entr watchexec", "runner:wrapper"],
   ["nodemon", "runs-code:build"],
   ["cross-env env-cmd dotenv dotenvx", "runner:wrapper"],
-  ["direnv", "read-only | sub exec=runner:wrapper allow,permit,grant=runs-code:shell"],
+  // direnv allow / deny write the user's list of folders whose .envrc runs in every later shell: the user's settings.
+  ["direnv", "read-only | sub exec=runner:wrapper allow,permit,grant,deny,block,revoke,prune=system:settings"],
   ["nix-shell", "installs:installer | program --run,--command"],
   ["npm-run-all run-s run-p", "runs-code:build"],
   // Interpreters and shells: they run code the policy cannot read.
@@ -121,7 +134,13 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["deno", "runs-code:interpreter | sub fmt=writes lint,check,info,doc,--version=read-only install,add,cache=installs:installer test,bench,task,compile=runs-code:build"],
   ["bun", "runs-code:build | sub install,i,add,a,update,remove,rm=installs:installer x=installs:fetch-run publish=network:publisher pm=read-only"],
   ["perl ruby php lua luajit Rscript R julia osascript tclsh wish", "runs-code:interpreter"],
-  ["java jshell scala kotlin groovy clojure erl escript elixir iex ghci runghc runhaskell swift dotnet", "runs-code:interpreter"],
+  ["java jshell scala kotlin groovy clojure erl escript elixir iex ghci runghc runhaskell", "runs-code:interpreter"],
+  // swift and dotnet: a first word is a subcommand of the toolchain, not a script of the workspace.
+  ["swift", "runs-code:interpreter | sub build,test,run,package=runs-code:build package-registry,package-registry.publish=network:publisher package-registry.login,package-registry.logout=system:secrets package.describe,package.show-dependencies,package.dump-package,--version,-version=read-only"],
+  [
+    "dotnet",
+    "runs-code:interpreter | sub build,test,run,format,pack,publish,restore,clean,msbuild,watch,new,add,remove,sln,list,build-server=runs-code:build nuget.push,nuget.delete=network:publisher tool.install,tool.update,tool.uninstall,tool.restore,tool.run,workload.install,workload.update,workload.uninstall,workload.repair,workload.restore,new.install,new.uninstall=installs:installer dev-certs,nuget.add,nuget.update,nuget.enable,nuget.disable,nuget.remove,nuget.locals=system:settings tool.list,tool.search,workload.list,workload.search,nuget.list,nuget.verify,sdk.check,help=read-only",
+  ],
   ["sh bash dash zsh ksh mksh ash yash posh rbash fish busybox-sh ksh93 lksh oksh loksh pdksh hush sash osh bosh jsh", "runs-code:shell"],
   // Shells of other languages: their code is not parsed (see `FOREIGN_SHELLS`).
   ["csh tcsh pwsh powershell nu nushell elvish xonsh rc es ion ysh oil murex hilbish ngs oh closh scsh cmd", "runs-code:shell"],
@@ -130,20 +149,30 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["xdg-open open gio", "runs-code:editor"],
   // The project's build and test runners: they run the repository's code.
   ["make gmake just task ninja meson cmake ctest scons rake invoke nox tox mage", "runs-code:build"],
-  ["bazel bazelisk buck buck2 pants", "runs-code:build"],
-  ["mvn mvnw gradle gradlew ant sbt lein", "runs-code:build"],
-  ["gcc cc g++ c++ clang clang++ rustc javac kotlinc zig ld", "runs-code:build"],
+  // Their operands are targets (labels of the workspace, `//src/...`), not files.
+  ["bazel bazelisk buck buck2 pants", "runs-code:build | operands none"],
+  ["mvn mvnw", "runs-code:build | goals deploy,deploy:*,release:perform,release:prepare,site-deploy,site:deploy,nexus-staging:*,gpg:sign-and-deploy-file=network:publisher"],
+  ["gradle gradlew", "runs-code:build | goals publish,publish*,upload*,artifactoryPublish,bintrayUpload,closeAndReleaseRepository,releaseRepository=network:publisher"],
+  ["sbt", "runs-code:build | goals publish,publishSigned,+publish,+publishSigned,release,sonatypeRelease,sonatypeBundleRelease=network:publisher"],
+  ["lein", "runs-code:build | goals deploy,release=network:publisher"],
+  ["ant", "runs-code:build"],
+  ["gcc cc g++ c++ clang clang++ rustc ld", "runs-code:build | writes -o"],
+  ["javac kotlinc", "runs-code:build | writes -d"],
+  // zig cc / c++ take the C compilers' -o; build-exe and friends -femit-bin=.
+  ["zig", "runs-code:build | writes -o,-femit-bin | sub version,env,targets,zen,--version=read-only fmt=writes fetch=installs:installer"],
   ["tsc", "runs-code:build | when --noEmit,-v,--version,--help=read-only"],
   ["vitest jest mocha ava playwright cypress karma pytest py.test nose2 rspec phpunit", "runs-code:build"],
   ["prove", "runs-code:build | program -e,--exec"],
   ["eslint prettier stylelint tslint standard xo mypy pylint flake8", "runs-code:build"],
-  ["turbo nx lerna", "runs-code:build"],
+  ["turbo nx", "runs-code:build"],
+  // lerna version pushes tags and commits; publish publishes: neither is the project's build.
+  ["lerna", "runs-code:build | sub publish,version=network:publisher list,ls,ll,la,info,changed,diff=read-only"],
   ["webpack vite rollup esbuild parcel swc babel next nuxt astro svelte-kit", "runs-code:build"],
   ["changeset", "runs-code:build | sub publish=network:publisher status=read-only"],
   // Package managers: installing runs the packages' scripts; their scripts are the project's build.
   [
     "npm",
-    "runs-code:build | program --script-shell | sub install,i,in,ins,inst,insta,instal,isnt,isnta,isntal,isntall,ci,clean-install,add,update,up,upgrade,dedupe,rebuild,audit.fix,link,ln=installs:installer exec,x,init,create=installs:fetch-run publish,unpublish,deprecate,dist-tag,owner,access,token,adduser,login,logout,star,team,org,hook=network:publisher ls,list,ll,la,help,config.get,config.list,get,prefix,root,bin,explain,why,fund,query=read-only view,info,show,v,outdated,audit,search,doctor,ping,whoami=read-only:remote uninstall,remove,rm,r,un,unlink,pack,pkg,cache,prune,shrinkwrap=writes",
+    "runs-code:build | program --script-shell | sub install,i,in,ins,inst,insta,instal,isnt,isnta,isntal,isntall,ci,clean-install,add,update,up,upgrade,dedupe,rebuild,audit.fix,link,ln=installs:installer exec,x,init,create=installs:fetch-run publish,unpublish,deprecate,dist-tag,owner,access,token,adduser,login,logout,star,team,org,hook=network:publisher ls,list,ll,la,help,config.get,config.list,get,prefix,root,bin,explain,why,fund,query=read-only view,info,show,v,outdated,audit,search,doctor,ping,whoami,dist-tag.ls,dist-tag.list,owner.ls,owner.list,access.list,team.ls,team.list,org.ls=read-only:remote uninstall,remove,rm,r,un,unlink,pack,pkg,cache,prune,shrinkwrap=writes",
   ],
   [
     "pnpm",
@@ -154,20 +183,21 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
     "runs-code:build | sub install,add,up,upgrade,upgrade-interactive,import,link,rebuild=installs:installer dlx,create=installs:fetch-run exec=runner:wrapper publish,npm.publish=network:publisher list,info,why,outdated,audit,config.get,help,bin,npm.info=read-only remove,unlink,pack=writes",
   ],
   ["npx bunx pnpx uvx", "installs:fetch-run"],
-  ["pip pip3", "installs:installer | sub list,show,freeze,check,search,help,config,debug,inspect,hash,--version,-V=read-only index=read-only:remote uninstall,cache=writes"],
-  ["pipx", "installs:installer | sub run=installs:fetch-run list,environment=read-only uninstall=writes"],
+  ["pip pip3", "installs:installer | sub list,show,freeze,check,search,help,config,debug,inspect,hash,--version,-V=read-only index=read-only:remote cache=writes uninstall=system:packages"],
+  ["pipx", "installs:installer | sub run=installs:fetch-run list,environment=read-only uninstall,uninstall-all=system:packages"],
   ["uv", "installs:installer | sub run=runner:wrapper tool.run=installs:fetch-run venv,init=writes pip.list,pip.show,pip.freeze,pip.check,tree,version,--version=read-only"],
   ["poetry", "installs:installer | sub run=runner:wrapper shell=runs-code:shell build=runs-code:build publish=network:publisher show,check,env.info,env.list,version,--version,about=read-only"],
   ["pipenv", "installs:installer | sub run=runner:wrapper shell=runs-code:shell graph,--venv,--where=read-only"],
   ["conda mamba micromamba", "installs:installer | sub run=runner:wrapper list,info,search,env.list,--version=read-only"],
-  ["gem", "installs:installer | sub push,yank,owner,signin=network:publisher list,search,info,env,contents,which,help=read-only uninstall=writes"],
+  ["gem", "installs:installer | sub push,yank,owner,signin=network:publisher list,search,info,env,contents,which,help=read-only uninstall,cleanup=system:packages"],
   ["bundle bundler", "installs:installer | sub exec=runner:wrapper list,show,check,info,outdated,config=read-only"],
   ["composer", "installs:installer | sub run-script,run,exec,test=runs-code:build show,info,validate,diagnose,outdated,licenses=read-only"],
   ["cargo", "runs-code:build | sub install,add,update,fetch,vendor,generate-lockfile=installs:installer publish,yank,owner,login=network:publisher search,tree,metadata,version,help,locate-project,pkgid,verify-project,--version=read-only fmt,clean,new,init,remove,rm=writes"],
   ["rustup", "installs:installer | sub run=runner:wrapper show,which,--version,component.list,toolchain.list,target.list=read-only"],
   ["go", "runs-code:build | sub get,install,mod.download,mod.tidy,work.sync=installs:installer env,version,list,doc,help,mod.graph,mod.why,mod.verify=read-only fmt,mod.init,mod.edit,clean=writes"],
-  ["brew", "installs:installer | sub list,ls,info,search,config,doctor,outdated,deps,uses,--prefix,--cellar,--version,leaves=read-only uninstall,remove,rm,cleanup=writes services=system:services"],
+  ["brew", "installs:installer | sub list,ls,info,search,config,doctor,outdated,deps,uses,--prefix,--cellar,--version,leaves=read-only uninstall,remove,rm,cleanup,autoremove,untap,unlink=system:packages services=system:services"],
   ["nix nix-env nix-build", "installs:installer | sub search,show-config,eval,flake.show,flake.metadata,path-info,--version=read-only"],
+  ["apt-cache", "system:packages | sub show,showpkg,showsrc,policy,search,depends,rdepends,pkgnames,madison,stats,unmet=read-only"],
   ["apt apt-get aptitude dnf yum zypper pacman apk emerge snap flatpak port pkg", "system:packages | sub list,show,search,policy,info,query,madison,depends,rdepends,--version=read-only"],
   ["dpkg rpm", "system:packages | when -l,--list,-L,--listfiles,-s,--status,-q,--query,-S,--search=read-only"],
   // Network clients, servers, uploaders and tunnels.
@@ -215,7 +245,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   // The system: privileges, services, schedules, containers, clusters, clouds, processes.
   ["sudo doas su runuser pkexec", "system:privileges"],
   ["chroot unshare nsenter", "system:privileges"],
-  ["systemctl service launchctl rc-service", "system:services | sub status,list-units,list-unit-files,list-timers,show,is-active,is-enabled,is-failed,cat,--version=read-only"],
+  ["systemctl service launchctl rc-service", "system:services | sub status,list-units,list-unit-files,list-timers,list-sockets,list-dependencies,show,is-active,is-enabled,is-failed,is-system-running,cat,--version,list,print,print-disabled,blame,help=read-only"],
   ["systemd-run", "system:services"],
   ["crontab", "system:scheduler | when -l=read-only"],
   ["at batch atrm", "system:scheduler"],
@@ -226,8 +256,21 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["sysctl", "read-only | when -w,--write,-p,--load=system:privileges"],
   ["iptables ip6tables nft ufw firewall-cmd", "system:privileges"],
   ["useradd usermod userdel groupadd groupdel groupmod passwd chpasswd chsh visudo", "system:privileges"],
-  ["minikube kind k3d k9s kubectx kubens", "system:cluster"],
+  // The local clusters' listings and status; their kubeconfig commands print credentials, their other commands change clusters.
+  ["minikube", "system:cluster | sub status,version,ip,profile.list,addons.list,service.list,update-check=read-only"],
+  ["kind", "system:cluster | sub version,get.clusters,get.nodes=read-only"],
+  ["k3d", "system:cluster | sub version,cluster.list,cluster.ls,node.list,node.ls,registry.list,registry.ls=read-only"],
+  ["k9s kubectx kubens", "system:cluster"],
   ["kustomize", "read-only"],
+  ["timedatectl", "system:privileges | sub status,show,list-timezones,timesync-status,show-timesync=read-only"],
+  // Version managers: their listings read; installing, switching (global, use -g) and the rest install or change the user's tools.
+  ["mise asdf pyenv rbenv nodenv goenv", "installs:installer | sub ls,list,current,where,which,whence,version,versions,root,prefix,commands,doctor,--version=read-only"],
+  // Registries' and signatures' clients: inspecting and listing read; copying, signing and deleting publish.
+  ["skopeo", "network:publisher | sub inspect,list-tags,--version=read-only:remote delete=destroys login,logout=system:secrets"],
+  ["crane", "network:publisher | sub ls,digest,manifest,config,catalog,validate,version=read-only:remote delete=destroys auth=system:secrets"],
+  ["cosign", "network:publisher | sub verify,verify-blob,verify-attestation,tree,triangulate,version=read-only:remote login=system:secrets"],
+  ["goreleaser", "network:publisher | sub check,healthcheck,--version=read-only build=runs-code:build"],
+  ["buildah", "system:containers | sub images,containers,inspect,info,version,--version=read-only rm,rmi,prune=destroys push=network:publisher login,logout=system:secrets"],
   ["pulumi cdk cdktf sam serverless sls ansible ansible-playbook vagrant packer", "system:cloud | sub destroy,remove,rm,delete=destroys:infrastructure"],
   ["wipefs fdisk sfdisk cfdisk gdisk sgdisk parted mkfs mkswap", "destroys"],
 ];

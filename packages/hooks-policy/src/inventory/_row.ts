@@ -15,6 +15,8 @@ import { type KindRole, kindText, parseKind } from "./_kinds.js";
  * - `sub NAMES=KIND[:ROLE] …`: subcommands (`pr.create` for two words, `*.delete` for a second word
  *   after any first, `*` for any other) and their kinds (`unknown` too: a git alias may run anything);
  * - `when OPTIONS[:VALUE]=KIND[:ROLE] …`: options that change the kind (`-T,--upload-file=network:uploader`);
+ * - `goals NAMES=KIND[:ROLE] …`: operands anywhere on the line that change the kind, for builds run
+ *   goal after goal (`mvn clean verify deploy`); a name ending in `*` is a prefix (`publish*`);
  * - `runs after-dash|shell-operands`: a runner's command is after `--`, or each operand is a command line.
  */
 export interface ProgramRow {
@@ -30,6 +32,8 @@ export interface ProgramRow {
   writesOperands?: "all" | "first" | "second" | "last";
   subcommands: ReadonlyMap<string, KindRole>;
   when: ReadonlyArray<{ options: readonly string[]; value?: string; kind: KindRole }>;
+  /** Operands, wherever they are, that change the kind (a build's goals or tasks). */
+  goals: ReadonlyArray<{ name: string; kind: KindRole }>;
   runs?: "after-dash" | "shell-operands";
   /** The row as written. */
   text: string;
@@ -45,7 +49,7 @@ export function parseRow(text: string): ProgramRow {
   const [head, ...clauses] = text.split(" | ").map((part) => part.trim());
   const kind = parseKind(head ?? "");
   if (!kind) throw new RowError(`"${head}" is not a kind (or kind:role)`);
-  const row = { kind, program: [] as string[], script: [] as string[], reads: [] as string[], writes: [] as string[], patterns: [] as string[], operands: "files", operandsUnless: [] as string[], subcommands: new Map(), when: [], text } as {
+  const row = { kind, program: [] as string[], script: [] as string[], reads: [] as string[], writes: [] as string[], patterns: [] as string[], operands: "files", operandsUnless: [] as string[], subcommands: new Map(), when: [], goals: [], text } as {
     -readonly [K in keyof ProgramRow]: ProgramRow[K];
   };
   for (const clause of clauses) readClause(row, clause);
@@ -88,11 +92,14 @@ function readClause(row: { -readonly [K in keyof ProgramRow]: ProgramRow[K] }, c
       row.subcommands = subcommands;
       return;
     }
+    case "goals":
+      row.goals = [...row.goals, ...entries(clause, rest).flatMap(([names, kind]) => names.split(",").map((name) => ({ name, kind })))];
+      return;
     case "when":
       row.when = [...row.when, ...entries(clause, rest).map(([spec, kind]) => whenOf(clause, spec, kind))];
       return;
     default:
-      throw new RowError(`"${clause}" is not a clause (program, script, reads, writes, patterns, operands, writes-operands, sub, when, runs)`);
+      throw new RowError(`"${clause}" is not a clause (program, script, reads, writes, patterns, operands, writes-operands, sub, when, goals, runs)`);
   }
 }
 

@@ -36,7 +36,7 @@ export function environmentDump(program: string, part: ShellCommandPart): string
     return `${[program, ...values].join(" ")} prints the variables with their values`;
   }
   if (program === "jq" || program === "gojq" || program === "yq") {
-    if (rest.some((word) => /(^|[^\w$.])(env|\$ENV)\b/.test(word.value ?? word.text))) return `${program}'s env / $ENV is the environment`;
+    if (rest.some((word) => /(^|[^\w$.])(env|strenv|\$ENV)\b/.test(word.value ?? word.text))) return `${program}'s env / strenv / $ENV is the environment`;
   }
   if (/^(g|m|n)?awk$/.test(program) && rest.some((word) => /\bENVIRON\b/.test(word.value ?? word.text))) return "awk's ENVIRON is the environment";
   if (program === "ps" && rest.some((word) => /^[a-zA-Z]*e[a-zA-Z]*$/.test(word.value ?? "") || word.value === "-E")) return "ps e prints the environment of processes";

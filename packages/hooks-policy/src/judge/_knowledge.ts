@@ -9,7 +9,7 @@ import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
 import { environmentDump } from "./_environment.js";
 import { gitJudgment } from "./_git.js";
-import { apiRead, cloudCall, npmCredential } from "./_network-reads.js";
+import { apiRead, cloudCall, npmCredential, OTHER_CLOUDS } from "./_network-reads.js";
 import { archiveEscape, setsId } from "./_operations.js";
 import { FETCHED, fetchedModule, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
 
@@ -142,7 +142,7 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
   if (kind.role === "interpreter" || kind.role === "shell") return interpreted(known, part, args, cwd, workspace);
   if (program === "docker" || program === "podman" || program === "nerdctl") return container(known, part.words, args);
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
-  if (program === "aws" || program === "gcloud" || program === "az") return cloudCall(known, program, part.words);
+  if (program === "aws" || program === "gcloud" || program === "az" || OTHER_CLOUDS.has(program)) return cloudCall(known, program, part.words);
   if (program === "npm") return npmCredential(known, part.words);
   const escape = archiveEscape(program, part.words, cwd, workspace);
   if (escape !== undefined) return { ...known, kind: { kind: "destroys", role: "host" }, note: `${known.note}; ${escape}` };

@@ -19,6 +19,17 @@ interface Known {
 const AWS_READ = /^(describe|list|get)-/;
 const AWS_SECRET = /secret|password|token|credential|decrypt|assume-role|parameter|data-key|login|export|key-pair|signed|presign/;
 const VERB_READ = /^(list|describe|show|get|info|version|get-value)$/;
+/**
+ * The other clouds' CLIs (doctl, flyctl, heroku, vercel, netlify, wrangler, pulumi, …): a verb that
+ * lists or shows (`doctl compute droplet list`, `vercel ls`, `fly status`, `pulumi stack ls`,
+ * `heroku logs`) reads; `get` is not among them (some write what they get to a file).
+ */
+const OTHER_READ = /^(list|ls|status|whoami|info|version|logs|show|describe|ps|history|regions|inspect)$/;
+/** Those CLIs, by name: not the ones whose every command runs the project's code first (cdk, serverless, vagrant). */
+export const OTHER_CLOUDS: ReadonlySet<string> = new Set(["doctl", "flyctl", "fly", "heroku", "vercel", "netlify", "wrangler", "firebase", "oci", "ibmcloud", "linode-cli", "hcloud", "railway", "supabase", "pulumi"]);
+/** A group or verb of the other clouds' CLIs that holds or prints credentials or configuration. */
+const OTHER_SECRET = /^(auth|secrets?|keys?|tokens?|credentials?|kubeconfig|docker-config|registry|env|vars?|variables?|config|certs?|certificates?|ssh-keys?|sshkeys?|login|logout|access|api-keys?|passwords?)$|[:.]/;
+
 /** A group or verb of gcloud / az that holds or prints credentials. */
 const CLOUD_SECRET = /^(auth|secrets?|keys?|keyvault|credentials?|get-credentials|print-.*|access|get-access-token|config-helper|kms|decrypt|connection-string|show-connection-string|list-keys|keys-list)$/;
 
@@ -43,6 +54,13 @@ export function cloudCall<T extends Known>(known: T, program: string, words: rea
     const operation = groups[1];
     if (operation === undefined || !AWS_READ.test(operation)) return known;
     return AWS_SECRET.test(operation) ? secret(known, `aws ${groups[0]} ${operation}`) : remote(known, `aws ${groups[0]} ${operation}`);
+  }
+  if (OTHER_CLOUDS.has(program)) {
+    // The verb is last, or before one name (`droplet list`, `apps info my-app`).
+    const verb = groups.findIndex((word) => OTHER_READ.test(word));
+    if (verb === -1 || groups.length - verb > 2) return known;
+    const shown = `${program} ${groups.slice(0, verb + 1).join(" ")}`;
+    return groups.some((word) => OTHER_SECRET.test(word)) ? secret(known, shown) : remote(known, shown);
   }
   if (program !== "gcloud" && program !== "az") return known;
   // The verb is last, or before one name (`describe my-vm`).

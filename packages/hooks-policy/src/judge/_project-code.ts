@@ -50,8 +50,11 @@ export function ownScript(program: string, words: readonly ShellWord[], script: 
 export function outsideCode(part: ShellCommandPart, cwd: string | undefined, workspace: string): string | undefined {
   if (cwd === undefined) return "it runs in a folder known only at run time";
   if (!isInside(cwd, workspace)) return `it runs in ${cwd}, outside the workspace`;
+  // Bazel's, Buck's and Pants' targets are labels of the workspace (`//src/...`, `//app:main`), not paths from the root.
+  const labels = LABEL_BUILDS.test(part.words[0]?.value ?? "");
   for (const word of part.words.slice(1)) {
     if (word.value === undefined) continue;
+    if (labels && /^\/\/[\w./:-]*$/.test(word.value) && !/(^|\/)\.\.(\/|:|$)/.test(word.value)) continue;
     for (const candidate of candidates(word.value)) {
       const outside = outsidePlace(candidate, cwd, workspace);
       if (outside) return `${word.value} names ${outside}`;
@@ -59,6 +62,8 @@ export function outsideCode(part: ShellCommandPart, cwd: string | undefined, wor
   }
   return undefined;
 }
+
+const LABEL_BUILDS = /^(bazel|bazelisk|buck|buck2|pants)$/;
 
 /** The places a word may name: itself, after `=`, after `:` (`-javaagent:/x`), glued to a short option (`-I/x`). */
 function candidates(value: string): string[] {

@@ -607,6 +607,8 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
     if (!first || first.value === "-" || STDIN_FILES.has(first.value ?? "")) out.inline = "(standard input)";
     else if (first.value === undefined) out.inline = `(a script known only at run time: ${first.text})`;
   }
+  // yq's load operators read the file their expression names, wherever it is.
+  if (program === "yq" && words.some((each) => /\bload(_str|_xml|_props|_base64)?\s*\(/.test(each.value ?? each.text))) out.uncertain = "yq's load() reads a file its expression names, which the policy does not follow";
   if (program === "deno" && args.operands[0]?.value === "eval") out.inline = args.operands[1]?.value ?? "(an argument)";
   if (program === "deno" && /^(run|test|bench)$/.test(args.operands[0]?.value ?? "") && (args.operands[1]?.value === "-" || STDIN_FILES.has(args.operands[1]?.value ?? ""))) out.inline = "(standard input)";
   if (row?.kind.kind === "runs-code" && row.kind.role === "build" && buildFileFromInput(words)) {

@@ -57,6 +57,11 @@ export function rowKind(entry: InventoryEntry, args: ParsedArguments, words: rea
     when = when === undefined || graver(when.kind, each.kind) === each.kind ? { kind: each.kind, by } : when;
   }
   if (when) result = when;
+  // A build's goals run one after the other: one that publishes makes the whole line publish.
+  for (const goal of row.goals) {
+    const operand = args.operands.find((each) => each.value !== undefined && (goal.name.endsWith("*") ? each.value.startsWith(goal.name.slice(0, -1)) : each.value === goal.name));
+    if (operand && graver(result.kind, goal.kind) === goal.kind) result = { kind: goal.kind, by: `${name} ${operand.value}` };
+  }
   if (row.script.length > 0 && hasAny(args, words, row.script)) {
     const script: RowKind = { kind: { kind: "runs-code", role: "interpreter" }, by: `${name} ${row.script[row.script.length - 1]} (a script the policy does not read)` };
     result = graver(result.kind, script.kind) === script.kind ? script : result;

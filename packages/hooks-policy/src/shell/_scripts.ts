@@ -92,6 +92,8 @@ export function databaseEffects(program: string, words: readonly ShellWord[], ou
   const sqlite = program === "sqlite3" || program === "duckdb";
   const sql = sqlite ? [...words.slice(1).filter((word, i) => i > 0 && !(word.value?.startsWith("-") ?? false) && words[i]?.value !== "-cmd" && words[i]?.value !== "-init"), ...optionWords(words, ["-cmd"])] : optionWords(words, program === "psql" ? ["-c", "--command"] : ["-e", "--execute"]);
   if (sqlite && optionWords(words, ["-init"]).length > 0) out.uncertain = `${program} -init runs the commands of a file the policy does not read`;
+  // Given no commands in its arguments, sqlite reads them from standard input (a here-document, a pipe, a file), where `.shell` runs a program.
+  if (sqlite && sql.length === 0 && !words.slice(1).some((word) => /^--?(version|help)$/.test(word.value ?? ""))) out.uncertain = `${program} reads its commands from standard input, which the policy does not read (\`.shell\` and \`.system\` there run programs)`;
   for (const word of sql) {
     if (word.value === undefined) {
       out.uncertain = `${program}'s commands are known only at run time, and may run programs (\`\\!\`, \`.shell\`)`;
