@@ -266,7 +266,8 @@ const DESTRUCTIVE: PolicyRule[] = [
   "reboot",
   "halt",
   "poweroff",
-  "systemctl",
+  // Issue 39: systemctl's verbs are the inventory's (its readings allowed, every other verb asked as a change of the system's services); on another host it reaches that host.
+  "systemctl --host=*",
   "crontab",
   "sudo",
   "doas",

@@ -167,6 +167,8 @@ export const OPTION_TABLE_SPECS: ReadonlyArray<readonly [string, OptionTableSpec
   ["chattr", t("-R -V -f -p= -v=")],
   ["setfacl", t("-m,--modify= -M,--modify-file= -x,--remove= -X,--remove-file= -b,--remove-all -k,--remove-default --set= --set-file= --mask -n,--no-mask -d,--default --restore= --test -R,--recursive -L,--logical -P,--physical -v,--version -h,--help")],
   ["cpio", t("-o,--create -i,--extract -p,--pass-through -t,--list -a,--reset-access-time -A,--append -b,--swap -B -c -C,--io-size= -d,--make-directories -D,--directory= -E,--pattern-file= -f,--nonmatching -F,--file= -H,--format= -I= -L,--dereference -l,--link -m,--preserve-modification-time -M,--message= -n,--numeric-uid-gid -O= -r,--rename -R,--owner= -s,--swap-bytes -S,--swap-halfwords -u,--unconditional -v,--verbose -V,--dot -0,--null --absolute-filenames --no-absolute-filenames --no-preserve-owner --only-verify-crc --quiet --rsh-command= --sparse --to-stdout --force-local --device-independent,--reproducible --ignore-devno --renumber-inodes --help --version", { bundledFirst: false })],
+  // systemctl's options that take a value, so that the verb after them is read as the verb (`systemctl -p Id show x`).
+  ["systemctl", t("-H,--host= -M,--machine= -t,--type= -p,--property= -P= -s,--signal= -n,--lines= -o,--output= --state= --job-mode= --kill-whom= --kill-value= --root= --image= --what= --message= --preset-mode= --timestamp= --legend= --check-inhibitors= --boot-loader-menu= --boot-loader-entry= --reboot-argument= --drop-in= --when=")],
   ["ssh-add", c("-c -C -D -d -E= -e= -H= -h= -K -k -L -l -q -S= -s= -T -t= -v -X -x")],
 ];
 

@@ -71,6 +71,15 @@ export const PROGRAM_VARIABLES: ReadonlySet<string> = new Set([
   "NPM_CONFIG_SCRIPT_SHELL",
 ]);
 
+/**
+ * Whether a variable's value is a command line a program runs: the listed ones, and every
+ * `…PAGER`, `…EDITOR`, `…VISUAL`, `…BROWSER`, `…ASKPASS`, `…_SSH_COMMAND`, `…_RSH` (`SYSTEMD_PAGER`,
+ * `GH_PAGER`, `AWS_PAGER`, `KUBE_EDITOR`, `SUDO_ASKPASS`, `RSYNC_RSH`): tools name them so.
+ */
+export function programVariable(name: string): boolean {
+  return PROGRAM_VARIABLES.has(name) || /(^|_)(PAGER|EDITOR|VISUAL|BROWSER|ASKPASS|SSH_COMMAND|RSH)$/.test(name) || /^[A-Z0-9]+(PAGER|EDITOR)$/.test(name);
+}
+
 /** `NODE_OPTIONS` words that run no code (memory, warnings, source maps): setting only these is harmless. */
 export const HARMLESS_NODE_OPTIONS =
   /^--(max-old-space-size|max-semi-space-size|stack-size|enable-source-maps|no-warnings|no-deprecation|trace-warnings|trace-deprecation|unhandled-rejections|experimental-vm-modules|experimental-specifier-resolution|openssl-legacy-provider|dns-result-order|max-http-header-size|report-on-fatalerror|trace-uncaught|abort-on-uncaught-exception|preserve-symlinks|no-experimental-fetch|use-openssl-ca|use-bundled-ca)(=\S*)?$/;

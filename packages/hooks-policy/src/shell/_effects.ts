@@ -2,7 +2,7 @@ import type { ProgramRow } from "../inventory/_row.js";
 import { hasOption, optionValue, type ParsedArguments } from "./_options.js";
 import type { ShellWord } from "./_words.js";
 import type { Effects } from "./_effect-types.js";
-import { PROGRAM_VARIABLES } from "../inventory/_variables.js";
+import { programVariable } from "../inventory/_variables.js";
 import { INLINE_CODE, STDIN_CODE } from "../inventory/_inline-code.js";
 import { readableCode } from "./_evaluating.js";
 import { buildSettings, commandOptions, databaseEffects, embeddedCommands, fdExec, optionWords, pagerCommands, sedEffects, sshOptions } from "./_scripts.js";
@@ -251,7 +251,7 @@ const readers: Record<string, Reader> = {
   gdb: (p, _args, words, out) => commandOptions(p, words, out),
   vim: (p, _args, words, out) => commandOptions(p, words, out),
   less: (p, _args, words, out) => pagerCommands(p, words, out),
-  make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => PROGRAM_VARIABLES.has(name) || name === "SHELL"),
+  make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => programVariable(name) || name === "SHELL"),
   npx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
   bunx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),
   pnpx: (p, _args, words, out) => run(out, p, packageCommand(words.slice(1)), false),

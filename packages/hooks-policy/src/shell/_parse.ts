@@ -166,6 +166,8 @@ class ShellAnalysis implements Analysis {
   #redirect(node: Extract<Redirection, { type: "Redirect" }>): void {
     const target = node.target;
     if (!target) return;
+    // `> >(cmd)`, `< <(cmd)`: the target is a pipe to or from cmd, which is judged as the command it is (its script is visited as a child).
+    if (target.parts?.length === 1 && target.parts[0]?.type === "ProcessSubstitution") return;
     const word = evalWord(target, this.env);
     const op = node.operator;
     if (op === ">&" || op === "<&") {

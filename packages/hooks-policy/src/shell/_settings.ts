@@ -1,4 +1,4 @@
-import { DANGEROUS_VARIABLES, HARMLESS_NODE_OPTIONS, PROGRAM_VARIABLES } from "../inventory/_variables.js";
+import { DANGEROUS_VARIABLES, HARMLESS_NODE_OPTIONS, programVariable } from "../inventory/_variables.js";
 import { codeVariable, runsShell } from "./_evaluating.js";
 import type { Analysis, ShellPart } from "./_parts.js";
 import type { ShellWord } from "./_words.js";
@@ -49,7 +49,7 @@ export function assignment(analysis: Analysis, name: string, value: ShellWord | 
     analysis.unknown(text, `setting ${name} changes which program a name runs or runs code itself`);
   } else if (name === "SSH_AUTH_SOCK" || name === "GPG_AGENT_INFO") {
     analysis.unknown(text, `setting ${name} makes ssh or gpg use the keys of the agent at that socket, which may be another user's or session's`);
-  } else if (PROGRAM_VARIABLES.has(name)) {
+  } else if (programVariable(name)) {
     runSetting(analysis, value ?? { text, value: undefined, splits: false, tilde: false }, name, level);
   } else if ((name === "LESS" || name === "MORE") && (value?.value === undefined || value.value.includes("+"))) {
     analysis.unknown(text, `setting ${name} with + gives the pager a command to run at start`);
