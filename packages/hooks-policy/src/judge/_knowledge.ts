@@ -62,7 +62,7 @@ function programKnowledge(inventory: Inventory, part: ShellCommandPart, cwd: str
   const name = part.words[0]?.value;
   if (name === undefined) return undefined;
   const program = name.slice(name.lastIndexOf("/") + 1);
-  if (name.includes("/") && !SYSTEM_BIN.test(name)) return pathProgram(name, program, cwd, workspace);
+  if (name.includes("/") && !SYSTEM_BIN.test(name)) return part.searched === undefined ? pathProgram(name, program, cwd, workspace) : searchedProgram(part.searched, name, program, cwd, workspace);
   const args = part.args ?? parseArguments(program, part.words.slice(1));
   const module = PYTHON.test(program) ? pythonModule(inventory, part.words, args) : undefined;
   if (module) return module;
@@ -117,6 +117,20 @@ function pathProgram(name: string, program: string, cwd: string | undefined, wor
     return { kind: { kind: "runs-code", role: "build" }, note: `${name} is a program of the workspace: the repository's own code` };
   }
   return { kind: { kind: "unknown" }, note: `${name} is run by a path outside the system's folders, so the inventory's row of ${program} does not vouch for it: teach it with a rule ({ command: "${name} *", decision: allow })` };
+}
+
+/**
+ * A program a PATH setting may make a name run (`PATH=node_modules/.bin:$PATH tsc` as
+ * `node_modules/.bin/tsc`): the project's own in a folder of the workspace; from a folder outside
+ * it, not the project's and at least ask whatever the rules say (a rule allowing `tsc` allows the
+ * system's tsc, not whatever that folder holds).
+ */
+function searchedProgram(setting: string, name: string, program: string, cwd: string | undefined, workspace: string): CommandKnowledge {
+  const known = pathProgram(name, program, cwd, workspace);
+  if (known.kind.kind !== "unknown") return known;
+  const folder = name.slice(0, name.lastIndexOf("/"));
+  const why = `${setting} puts ${folder}, outside the workspace, among the folders names are looked up in: ${program === "…" ? "a later name" : program} may run a program from there, which is not the project's`;
+  return { kind: { kind: "unknown" }, note: why, atLeastAsk: why };
 }
 
 /** `python -m MODULE …` is MODULE's row, for the words after it. */

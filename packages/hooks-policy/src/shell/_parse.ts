@@ -53,6 +53,8 @@ class ShellAnalysis implements Analysis {
   readonly #links = new Map<string, ShellWord>();
   /** Redirects of standard output of the commands seen, with the text the command prints when it is literal. */
   readonly #printed = new Map<Redirection, string>();
+  /** Settings waiting for the program they are given to (see `whenCommand`). */
+  #pending: Array<(words: readonly ShellWord[] | undefined) => void> = [];
   #stopped = false;
 
   constructor(
@@ -86,6 +88,17 @@ class ShellAnalysis implements Analysis {
       return;
     }
     this.parseScript(this.source, 0, "command");
+    this.#settle(undefined);
+  }
+
+  whenCommand(judge: (words: readonly ShellWord[] | undefined) => void): void {
+    this.#pending.push(judge);
+  }
+
+  /** The settings waiting for a program, judged with its words (or with none). */
+  #settle(words: readonly ShellWord[] | undefined): void {
+    if (this.#pending.length === 0) return;
+    for (const judge of this.#pending.splice(0)) judge(words);
   }
 
   #stop(subject: string, reason: string): void {
@@ -194,6 +207,7 @@ class ShellAnalysis implements Analysis {
     if (!node.name) {
       // `X=/` alone sets a shell variable: later words may name it (`rm -rf "$X"`).
       for (const item of node.prefix) if (item.type === "Assignment") this.#remember(item);
+      this.#settle(undefined);
       return;
     }
     const words: ShellWord[] = [evalWord(node.name, this.env)];
@@ -202,6 +216,8 @@ class ShellAnalysis implements Analysis {
       else if (item.type === "Assignment") words.push(assignmentWord(item, this.env));
     }
     this.resolve(words, false, level, node, undefined);
+    // What `export PATH=…` and the like set: for every later command.
+    this.#settle(undefined);
     const printed = literalOutput(words, node, this.env);
     if (printed !== undefined) {
       for (const redirect of node.redirects) {
@@ -224,6 +240,7 @@ class ShellAnalysis implements Analysis {
 
   resolve(words: ShellWord[], tail: boolean, level: number, node: Command | undefined, uncertain: string | undefined): void {
     if (this.#stopped || words.length === 0) return;
+    this.#settle(words);
     const name = words[0] as ShellWord;
     if (name.value === undefined) {
       this.push({ kind: "command", words, tail, uncertain: uncertain ?? "the command name is known only at run time", cdCount: this.cds.length });
