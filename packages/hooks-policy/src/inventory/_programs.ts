@@ -119,7 +119,9 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["deno", "runs-code:interpreter | sub fmt=writes lint,check,info,doc,--version=read-only install,add,cache=installs:installer test,bench,task,compile=runs-code:build"],
   ["bun", "runs-code:build | sub install,i,add,a,update,remove,rm=installs:installer x=installs:fetch-run publish=network:publisher pm=read-only"],
   ["perl ruby php lua luajit Rscript R julia osascript tclsh wish", "runs-code:interpreter"],
-  ["java jshell scala kotlin groovy clojure erl escript elixir iex ghci runghc runhaskell swift dotnet", "runs-code:interpreter"],
+  ["java jshell scala kotlin groovy clojure erl escript elixir iex ghci runghc runhaskell swift dotnet mono", "runs-code:interpreter"],
+  // WebAssembly runtimes: `wasmtime build/app.wasm` runs the workspace's module (the project's code); `serve` is a server.
+  ["wasmtime wasmer", "runs-code:interpreter | sub run=runs-code:interpreter serve=network:server"],
   ["sh bash dash zsh ksh mksh ash yash posh rbash fish busybox-sh", "runs-code:shell"],
   ["vi vim nvim view ex ed emacs nano pico micro joe kak hx helix code subl mate", "runs-code:editor"],
   ["gdb lldb pdb", "runs-code:debugger"],

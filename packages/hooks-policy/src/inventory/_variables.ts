@@ -105,7 +105,7 @@ export interface OptionVariable {
 }
 
 /** JVM options that run no code of their own: memory, garbage collection, assertions, encodings, module access, boolean and numeric -XX flags. */
-const JVM_HARMLESS =
+export const JVM_HARMLESS =
   /^(-X(mx|ms|ss|mn)\d+[kKmMgGtT]?|-Xshare:(auto|on|off)|-X(int|mixed|rs|batch|noclassgc)|-Xcheck:jni|-XX:[+-][A-Za-z0-9]+|-XX:[A-Za-z0-9]+=\d+(\.\d+)?[kKmMgGtT%]?|-(ea|da|esa|dsa|enableassertions|disableassertions|enablesystemassertions|disablesystemassertions)(:[\w.]+(\.\.\.)?)?|-server|-client|-verbose:(gc|class|module|jni)|--enable-preview|--add-(opens|exports|reads)[= ]?[\w./=,-]*|--illegal-access=\w+|--enable-native-access=[\w.,-]+|-Xlog:(gc|safepoint|class\+load)[\w*,+:=-]*|-D(file\.encoding|sun\.jnu\.encoding|(sun\.)?std(out|err)\.encoding|user\.(timezone|language|country|region)|java\.awt\.headless|java\.net\.prefer(IPv4Stack|IPv6Addresses)|https?\.protocols|jdk\.tls\.client\.protocols|skipTests|maven\.test\.skip|maven\.javadoc\.skip|org\.slf4j\.simpleLogger\.[\w.]+|org\.gradle\.(daemon|parallel|caching|console|logging\.level|workers\.max|warning\.mode))(=[\w.,:+%/-]*)?)$/;
 
 const JVM: OptionVariable = {

@@ -11,7 +11,7 @@ import { environmentDump } from "./_environment.js";
 import { gitJudgment } from "./_git.js";
 import { apiRead, cloudCall, npmCredential } from "./_network-reads.js";
 import { archiveEscape, setsId } from "./_operations.js";
-import { FETCHED, fetchedModule, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
+import { debuggedProgram, FETCHED, fetchedModule, javaProgram, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
 
 /** What the inventory says of one simple command. */
 export interface CommandKnowledge {
@@ -153,6 +153,9 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
     const git = gitJudgment(part.words, args, cwd);
     if (git) return { ...known, kind: git.kind, note: `${known.note}; but ${git.why} (${kindText(git.kind)})` };
   }
+  // The project's build output run under a debugger or by the JVM is the project's code, as `node dist/x.js` is.
+  const built = program === "java" ? javaProgram(part.words, cwd, workspace) : kind.role === "debugger" ? debuggedProgram(program, part.words, cwd, workspace) : undefined;
+  if (built !== undefined) return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${built} is the workspace's own program, which ${program} runs` };
   if (kind.role === "interpreter" || kind.role === "shell") return interpreted(known, part, args, cwd, workspace);
   if (program === "docker" || program === "podman" || program === "nerdctl") return container(known, part.words, args);
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
