@@ -33,7 +33,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["diff3", "read-only"],
   ["tr", "read-only | operands none"],
   ["grep egrep fgrep", "read-only | operands after-first -e,--regexp,-f,--file | patterns -e,--regexp,--include,--exclude,--exclude-dir,--label | reads -f,--file"],
-  ["rg", "read-only | operands after-first -e,--regexp,-f,--file,--files,--type-list | patterns -e,--regexp,-g,--glob,--iglob,-t,--type,-T,--type-not | reads -f,--file,--ignore-file | program --pre"],
+  ["rg", "read-only | operands after-first -e,--regexp,-f,--file,--files,--type-list | patterns -e,--regexp,-g,--glob,--iglob,-t,--type,-T,--type-not | reads -f,--file,--ignore-file | program --pre,--hostname-bin"],
   ["ag ack", "read-only | operands after-first"],
   ["jq gojq jaq", "read-only | operands after-first -f,--from-file | patterns --arg,--argjson | reads -f,--from-file,--rawfile,--slurpfile"],
   ["yq", "read-only | operands after-first | when -i,--inplace=writes"],

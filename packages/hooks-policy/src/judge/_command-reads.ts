@@ -77,6 +77,9 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
     }
   }
   for (const touch of part.trees ?? []) treeOfCommand(scope, touch, rules, cwd, add, notes, place);
+  // The files a find before xargs names, given to a program that reads its operands.
+  const readsOperands = !NO_FILE_ARGUMENTS.has(program) && !(WRITES_WITHOUT_READING.has(program) && entry !== undefined) && entry?.row.operands !== "none";
+  if (readsOperands) for (const touch of part.tailFrom ?? []) treeOfCommand(scope, touch, rules, cwd, add, notes, place);
   return placed;
 }
 
@@ -96,8 +99,8 @@ function argumentWords(part: ShellCommandPart): ShellWord[] {
     else words.push(word);
   }
   for (const touch of part.reads ?? []) words.push(touch.path);
-  // xargs' input: arguments that come at run time.
-  if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
+  // xargs' input: arguments that come at run time (unless they are the names a find before it prints: judged as its trees).
+  if (part.tail && part.tailFrom === undefined) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
   return words;
 }
 
@@ -128,7 +131,7 @@ function fileWords(scope: JudgeScope, part: ShellCommandPart, entry: InventoryEn
     });
   }
   const words = [...values, ...(part.reads ?? []).map((touch) => touch.path)];
-  if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
+  if (part.tail && part.tailFrom === undefined) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
   if (entry.name === "git") return [...words, ...gitFiles(args)];
   if (row.operands === "none") return words;
   // A subcommand's words (`npm run`, `gh pr create`) name no file.
@@ -179,16 +182,42 @@ function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: s
   if (!normalized.ok) return;
   rules.guard ??= new TreeGuard((path) => rules.readDeny.any(path), LINK_TTL_MS, true);
   for (const root of unique([normalized.lexical, normalized.real])) {
-    const found = rules.guard.find(root);
+    const found = guardOf(rules, touch, root).find(root);
     // What it leaves out (hidden files and folders below the root) it does not read.
     const seen = found.paths.filter((path) => readsIt(touch, path.slice(root.length)));
     const paths = touch.tracked ? trackedOf(root, seen) : seen;
     if (paths.length === 0 && found.complete) continue;
     const denied = paths.map((path) => rules.readDeny.matching(path)[0]).find((rule) => rule !== undefined) ?? first;
     const shown = paths.join(", ");
+    const split = paths.filter((path) => !rules.readDeny.any(path));
     add(denied, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
-    notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
+    if (split.length > 0) notes.push(`${touch.via} hands on the names in ${root} split at blanks and quotes, and ${split.join(", ")} holds one, so it may name another file (use find -print0 | xargs -0)`);
+    else notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
   }
+}
+
+/** A name xargs splits or unquotes (without -0): blanks, quotes, backslashes. */
+const SPLIT_NAME = /[\s'"\\]/;
+
+/**
+ * The guard that finds what a tree read reads of the denied files: the shared one when it reads
+ * every file; for a filtered read (`--include`, `-g`, rg's hidden files, find's names), one that
+ * finds only the denied files the filter lets through (else the first denied file found, filtered
+ * out, would end the search before one it reads), and, for names split at blanks, any such name.
+ */
+function guardOf(rules: ToolRules, touch: Touch, root: string): TreeGuard {
+  const filtered = touch.skipsHidden || touch.include !== undefined || touch.exclude !== undefined || touch.excludeDir !== undefined || touch.overrides !== undefined || touch.typed !== undefined || touch.splits;
+  if (!filtered) return rules.guard as TreeGuard;
+  const key = JSON.stringify([root, touch.skipsHidden, touch.include, touch.exclude, touch.excludeDir, touch.overrides, touch.typed, touch.splits]);
+  rules.filteredGuards ??= new Map();
+  let guard = rules.filteredGuards.get(key);
+  if (guard === undefined) {
+    const below = (path: string) => path.slice(root.length);
+    guard = new TreeGuard((path) => (rules.readDeny.any(path) || (touch.splits === true && SPLIT_NAME.test(below(path)))) && (path === root || readsIt(touch, below(path))), LINK_TTL_MS, true);
+    if (rules.filteredGuards.size >= 64) rules.filteredGuards.clear();
+    rules.filteredGuards.set(key, guard);
+  }
+  return guard;
 }
 
 /**
@@ -219,11 +248,43 @@ function trackedOf(root: string, paths: string[]): string[] {
 function readsIt(touch: Touch, relative: string): boolean {
   const segments = relative.split("/").filter((segment) => segment !== "");
   const name = segments[segments.length - 1] ?? "";
+  if (touch.overrides !== undefined || touch.typed !== undefined) return ripgrepReads(touch, segments);
   if (touch.skipsHidden && segments.some((segment) => segment.startsWith("."))) return false;
   const named = (globs: string[] | undefined, text: string) => (globs ?? []).some((glob) => picomatch.isMatch(text, glob, { dot: true }));
   if ((touch.include?.length ?? 0) > 0 && !named(touch.include, name)) return false;
   if (named(touch.exclude, name)) return false;
   return !segments.slice(0, -1).some((segment) => named(touch.excludeDir, segment));
+}
+
+/**
+ * Whether rg reads the file at `segments` below its root, by its globs and types (ripgrep's order):
+ * a folder a glob excludes is not entered, nor a hidden one no glob includes (unless it reads hidden
+ * files); for the file, the last glob that matches decides and an include reads it even when hidden;
+ * with includes, a file none matches is not read; with types, only a file a type names is (hidden too).
+ */
+function ripgrepReads(touch: Touch, segments: string[]): boolean {
+  const overrides = touch.overrides ?? [];
+  const last = (path: string, name: string) => {
+    for (let i = overrides.length - 1; i >= 0; i--) {
+      const each = overrides[i] as (typeof overrides)[number];
+      const glob = each.glob.replace(/^\//, "");
+      const anchored = glob.replace(/\/$/, "").includes("/");
+      if (picomatch.isMatch(anchored ? path : name, glob.replace(/\/$/, ""), { dot: true, nocase: each.nocase })) return each;
+    }
+    return undefined;
+  };
+  for (let i = 0; i < segments.length - 1; i++) {
+    const name = segments[i] as string;
+    const decided = last(segments.slice(0, i + 1).join("/"), name);
+    if (decided?.exclude) return false;
+    if (touch.skipsHidden && name.startsWith(".") && decided === undefined) return false;
+  }
+  const name = segments[segments.length - 1] ?? "";
+  const decided = last(segments.join("/"), name);
+  if (decided !== undefined) return !decided.exclude;
+  if (overrides.some((each) => !each.exclude)) return false;
+  if (touch.typed !== undefined) return touch.typed.some((glob) => picomatch.isMatch(name, glob, { dot: true }));
+  return !(touch.skipsHidden && name.startsWith("."));
 }
 
 /** The path an argument names, and where it leads when it exists and symlinks are followed. */

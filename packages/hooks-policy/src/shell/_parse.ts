@@ -12,6 +12,8 @@ import { literalInput, literalOutput, resolveShell } from "./_shells.js";
 import { resolveWrapper } from "./_wrappers.js";
 import { attaches, detaches, evaluatingText, readableCode } from "./_evaluating.js";
 import { exhaustion } from "./_exhaustion.js";
+import { findInput, literalWords, type PipeInput, xargsReadsPlainly } from "./_pipes.js";
+import type { Touch } from "./_effect-types.js";
 import { evalWord, runtimeWord, type ShellWord, showWord, type WordEnv } from "./_words.js";
 
 export { MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS } from "./_parts.js";
@@ -53,6 +55,11 @@ class ShellAnalysis implements Analysis {
   readonly #links = new Map<string, ShellWord>();
   /** Redirects of standard output of the commands seen, with the text the command prints when it is literal. */
   readonly #printed = new Map<Redirection, string>();
+  /** What the stage before an xargs of a pipeline prints, by the xargs command (see `_pipes.ts`). */
+  readonly #inputs = new Map<Command, PipeInput>();
+  /** xargs' input while its command is resolved, and the trees of a find's names for the part it makes. */
+  #xargsInput: PipeInput | undefined;
+  #tailFrom: Touch[] | undefined;
   /** Settings waiting for the program they are given to (see `whenCommand`). */
   #pending: Array<(words: readonly ShellWord[] | undefined) => void> = [];
   #stopped = false;
@@ -163,6 +170,9 @@ class ShellAnalysis implements Analysis {
       case "Command":
         this.#command(node, level);
         break;
+      case "Pipeline":
+        this.#pipeline(node);
+        break;
       case "Redirect":
         this.#redirect(node);
         break;
@@ -174,6 +184,21 @@ class ShellAnalysis implements Analysis {
       return;
     }
     forEachChild(node, (child) => this.#visit(child, depth + 1, nextLevel, source));
+  }
+
+  /** `find src -name '*.ts' | xargs grep x`, `echo a b | xargs rm`: what each xargs after a stage that says what it prints reads. */
+  #pipeline(node: Extract<SyntaxNode, { type: "Pipeline" }>): void {
+    node.commands.forEach((stage, at) => {
+      const before = node.commands[at - 1];
+      if (at === 0 || node.operators[at - 1] !== "|" || stage.type !== "Command" || before?.type !== "Command" || !before.name || before.prefix.length > 0) return;
+      if (before.redirects.some((redirect) => redirect.type !== "Redirect" || (redirect.descriptor?.type === "FileDescriptor" ? redirect.descriptor.value : 1) === 1)) return;
+      const words = [evalWord(before.name, this.env), ...before.suffix.filter((item): item is Word => item.type === "Word").map((item) => evalWord(item, this.env))];
+      if (before.suffix.some((item) => item.type !== "Word" && item.type !== "Redirect")) return;
+      const program = basename(words[0]?.value ?? "");
+      const printed = program === "find" ? undefined : literalOutput(words, before, this.env);
+      const input = program === "find" ? findInput(words) : printed === undefined ? undefined : literalWords(printed);
+      if (input) this.#inputs.set(stage, input);
+    });
   }
 
   #redirect(node: Extract<Redirection, { type: "Redirect" }>): void {
@@ -247,6 +272,24 @@ class ShellAnalysis implements Analysis {
       return;
     }
     const program = basename(name.value);
+    if (tail && this.#xargsInput !== undefined) {
+      // The command xargs runs, with the input the stage before it prints.
+      const input = this.#xargsInput;
+      this.#xargsInput = undefined;
+      if (input.kind === "words") return this.resolve([...words, ...input.words.map((each): ShellWord => ({ text: each, value: each, splits: false, tilde: false }))], false, level, node, uncertain);
+      this.#tailFrom = input.trees;
+    }
+    const input = program === "xargs" && node ? this.#inputs.get(node) : undefined;
+    const plainly = input ? xargsReadsPlainly(words) : undefined;
+    if (input && plainly && plainly.nul === (input.kind === "find" && input.print0)) {
+      this.#xargsInput = input;
+      try {
+        return resolveWrapper(this, program, WRAPPERS[program] as NonNullable<(typeof WRAPPERS)[string]>, words, tail, level, node, uncertain);
+      } finally {
+        this.#xargsInput = undefined;
+        this.#tailFrom = undefined;
+      }
+    }
     const detached = detaches(program, words) ?? attaches(program, words);
     if (detached !== undefined) this.unknown(words.map(showWord).join(" "), detached);
     const wrapper = WRAPPERS[program];
@@ -271,6 +314,7 @@ class ShellAnalysis implements Analysis {
 
   pushCommand(words: ShellWord[], tail: boolean, uncertain: string | undefined, args: ParsedArguments, effects: Effects, level: number, script?: ShellWord): void {
     const part: ShellCommandPart = { kind: "command", words, tail, cdCount: this.cds.length, args };
+    if (tail && this.#tailFrom !== undefined) part.tailFrom = this.#tailFrom;
     const why = uncertain ?? effects.uncertain;
     if (why !== undefined) part.uncertain = why;
     if (effects.reads.length > 0) part.reads = effects.reads;

@@ -40,6 +40,8 @@ export interface ShellCommandPart {
   script?: ShellWord;
   /** Inline code the policy read that only prints constants: the command reads only. */
   printsOnly?: string;
+  /** xargs' input when it is the names a `find` before it prints: the trees those names are in, with find's filters (instead of any word at run time). */
+  tailFrom?: Touch[];
   /** The PATH setting that put this program's folder among the folders names are looked up in (`PATH=bin:$PATH tsc` is judged as `bin/tsc` too). */
   searched?: string;
 }
