@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import type { PolicyMatch } from "@toolhost/core";
+import { isInside, type PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
 import { existingReal, LINK_TTL_MS, normalizePath, procAlias, resolvePath as resolve, samplesOf } from "../paths/_paths.js";
 import { TreeGuard } from "../paths/_protected.js";
@@ -182,10 +182,17 @@ function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: s
   if (!normalized.ok) return;
   rules.guard ??= new TreeGuard((path) => rules.readDeny.any(path), LINK_TTL_MS, true);
   for (const root of unique([normalized.lexical, normalized.real])) {
-    const found = guardOf(rules, touch, root).find(root);
+    const guard = guardOf(scope, rules, touch, root);
+    const found = guard.find(root);
     // What it leaves out (hidden files and folders below the root) it does not read.
     const seen = found.paths.filter((path) => readsIt(touch, path.slice(root.length)));
     const paths = touch.tracked ? trackedOf(root, seen) : seen;
+    // The shared search stops at the first denied file: one the filter leaves out proves nothing of the others (outside the workspace, where a filtered search is not made).
+    if (paths.length === 0 && found.paths.length > 0 && guard === rules.guard && filteredRead(touch) && !touch.tracked) {
+      add(rules.readDeny.matching(found.paths[0] as string)[0] ?? first, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
+      notes.push(`reads ${root} recursively, which holds files the read rules deny (${found.paths[0] as string}); which of them its filter leaves out is checked only inside the workspace`);
+      continue;
+    }
     if (paths.length === 0 && found.complete) continue;
     const denied = paths.map((path) => rules.readDeny.matching(path)[0]).find((rule) => rule !== undefined) ?? first;
     const shown = paths.join(", ");
@@ -199,21 +206,30 @@ function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: s
 /** A name xargs splits or unquotes (without -0): blanks, quotes, backslashes. */
 const SPLIT_NAME = /[\s'"\\]/;
 
+/** Whether a tree read leaves out some files (or hands names on split). */
+function filteredRead(touch: Touch): boolean {
+  return touch.skipsHidden === true || touch.include !== undefined || touch.exclude !== undefined || touch.excludeDir !== undefined || touch.overrides !== undefined || touch.typed !== undefined || touch.splits === true;
+}
+
 /**
  * The guard that finds what a tree read reads of the denied files: the shared one when it reads
  * every file; for a filtered read (`--include`, `-g`, rg's hidden files, find's names), one that
  * finds only the denied files the filter lets through (else the first denied file found, filtered
  * out, would end the search before one it reads), and, for names split at blanks, any such name.
  */
-function guardOf(rules: ToolRules, touch: Touch, root: string): TreeGuard {
-  const filtered = touch.skipsHidden || touch.include !== undefined || touch.exclude !== undefined || touch.excludeDir !== undefined || touch.overrides !== undefined || touch.typed !== undefined || touch.splits;
-  if (!filtered) return rules.guard as TreeGuard;
+function guardOf(scope: JudgeScope, rules: ToolRules, touch: Touch, root: string): TreeGuard {
+  const filtered = filteredRead(touch);
+  // Outside the workspace the place rules judge a tree read (its private places ask), and walking all of `/` for what a filter lets through is too slow.
+  if (!filtered || !isInside(root, scope.environment.workspace)) return rules.guard as TreeGuard;
   const key = JSON.stringify([root, touch.skipsHidden, touch.include, touch.exclude, touch.excludeDir, touch.overrides, touch.typed, touch.splits]);
   rules.filteredGuards ??= new Map();
   let guard = rules.filteredGuards.get(key);
   if (guard === undefined) {
     const below = (path: string) => path.slice(root.length);
-    guard = new TreeGuard((path) => (rules.readDeny.any(path) || (touch.splits === true && SPLIT_NAME.test(below(path)))) && (path === root || readsIt(touch, below(path))), LINK_TTL_MS, true);
+    const found = (path: string) => (rules.readDeny.any(path) || (touch.splits === true && SPLIT_NAME.test(below(path)))) && (path === root || readsIt(touch, below(path)));
+    // Folders the read never enters (hidden ones rg leaves out and no glob names, --exclude-dir) are not walked.
+    const skipped = (folder: string) => !enters(touch, below(folder));
+    guard = new TreeGuard(found, LINK_TTL_MS, true, skipped);
     if (rules.filteredGuards.size >= 64) rules.filteredGuards.clear();
     rules.filteredGuards.set(key, guard);
   }
@@ -254,6 +270,14 @@ function readsIt(touch: Touch, relative: string): boolean {
   if ((touch.include?.length ?? 0) > 0 && !named(touch.include, name)) return false;
   if (named(touch.exclude, name)) return false;
   return !segments.slice(0, -1).some((segment) => named(touch.excludeDir, segment));
+}
+
+/** Whether a tree read enters the folder at `relative` below its root (false only when its filter proves it does not). */
+function enters(touch: Touch, relative: string): boolean {
+  const name = relative.slice(relative.lastIndexOf("/") + 1);
+  if ((touch.excludeDir ?? []).some((glob) => picomatch.isMatch(name, glob, { dot: true }))) return false;
+  if (!touch.skipsHidden || !name.startsWith(".")) return true;
+  return (touch.overrides ?? []).some((each) => !each.exclude);
 }
 
 /**
