@@ -1,7 +1,7 @@
 // Issue 39's leftover classes: settings judged by the program they are given to (PATH, runtimes'
 // option variables, HOME), the project's build output under a debugger or a VM, systemctl's verbs
 // and the pager variables, xargs' known input, rg/grep filters, process substitutions as targets.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "../src/index.js";
@@ -16,6 +16,7 @@ let cleanup = () => {};
 beforeAll(() => {
   ({ ws, cleanup } = makeWorkspace());
   writeFileSync(join(ws, "package.json"), '{"scripts":{"test":"vitest"}}\n');
+  symlinkSync("/", join(ws, "d"));
 });
 afterAll(() => cleanup());
 
@@ -75,6 +76,10 @@ describe("PATH: the folders a name is looked up in", () => {
     const explanation = decide(everything, ws, "bash", { command: "PATH=/opt/x:$PATH ls" });
     expect(explanation.decision).toBe("ask");
     expect(explanation.reason).toContain("puts /opt/x, outside the workspace, among the folders names are looked up in");
+  });
+
+  it("follows the workspace's links: a folder through one that leads outside is not the project's", () => {
+    for (const command of ["PATH=d/tmp:$PATH ls", "./d/tmp/x", "node d/tmp/x.js", "java -jar d/tmp/x.jar", "gdb -batch -ex run d/tmp/x"]) notAllowed(command);
   });
 
   it("still judges the program by its name", () => {

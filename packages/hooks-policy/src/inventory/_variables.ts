@@ -27,6 +27,8 @@ export const DANGEROUS_VARIABLES: ReadonlySet<string> = new Set([
   "PYTHONSTARTUP",
   "PERL5OPT",
   "RUBYOPT",
+  // ripgrep's settings file: its lines are options, `--pre=PROGRAM` among them.
+  "RIPGREP_CONFIG_PATH",
 ]);
 
 /**

@@ -11,7 +11,7 @@ import { environmentDump } from "./_environment.js";
 import { gitJudgment } from "./_git.js";
 import { apiRead, cloudCall, npmCredential } from "./_network-reads.js";
 import { archiveEscape, setsId } from "./_operations.js";
-import { debuggedProgram, FETCHED, fetchedModule, javaProgram, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
+import { debuggedProgram, FETCHED, reallyInside, fetchedModule, javaProgram, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
 
 /** What the inventory says of one simple command. */
 export interface CommandKnowledge {
@@ -113,7 +113,8 @@ function onlyAsksItsVersion(words: readonly ShellWord[]): CommandKnowledge | und
 /** A program run by a path (`./run-tests`, `node_modules/.bin/x`, `/tmp/cat`): the repository's own, or one the inventory cannot vouch for by its name. */
 function pathProgram(name: string, program: string, cwd: string | undefined, workspace: string): CommandKnowledge {
   const where = cwd === undefined && !isAbsolute(name) ? undefined : resolve(cwd ?? "/", name);
-  if (where !== undefined && isInside(where, workspace)) {
+  // Through a link of the workspace (`d -> /`: `d/tmp/x`) the program is where the link leads.
+  if (where !== undefined && reallyInside(where, workspace)) {
     return { kind: { kind: "runs-code", role: "build" }, note: `${name} is a program of the workspace: the repository's own code` };
   }
   return { kind: { kind: "unknown" }, note: `${name} is run by a path outside the system's folders, so the inventory's row of ${program} does not vouch for it: teach it with a rule ({ command: "${name} *", decision: allow })` };
@@ -215,7 +216,7 @@ function interpreted(known: CommandKnowledge, part: ShellCommandPart, args: Pars
   if (part.inline !== undefined || part.printsOnly !== undefined || !script || script.value === undefined || cwd === undefined) return known;
   const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
   if (part.script === undefined && !ownScript(program, part.words, script, args, cwd, workspace)) return known;
-  if (!isInside(resolve(cwd, script.value), workspace)) return known;
+  if (!reallyInside(resolve(cwd, script.value), workspace)) return known;
   return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${script.value} is the workspace's own script` };
 }
 

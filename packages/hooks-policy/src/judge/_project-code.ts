@@ -4,6 +4,7 @@ import { isAbsolute, resolve } from "node:path";
 import { isInside } from "@toolhost/core";
 import { FETCHED_MODULE, SCHEDULING_COMMANDS, SETTINGS_COMMANDS, SYSTEM_OPTIONS, SYSTEM_PLACES } from "../inventory/_inline-code.js";
 import { JVM_HARMLESS } from "../inventory/_variables.js";
+import { realOf } from "../paths/_paths.js";
 import type { KindRole } from "../inventory/_kinds.js";
 import { tableOf, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
@@ -23,6 +24,13 @@ export const SETTINGS: KindRole = { kind: "system", role: "settings" };
 /** Code fetched by a name or an address and run. */
 export const FETCHED: KindRole = { kind: "installs", role: "fetch-run" };
 
+/** Whether a path is in the workspace, and where links lead too (`d -> /`: `d/tmp/x.js` is /tmp/x.js). */
+export function reallyInside(path: string, workspace: string): boolean {
+  if (!isInside(path, workspace)) return false;
+  const real = realOf(path);
+  return isInside(real, workspace) || isInside(real, realOf(workspace));
+}
+
 /** A word that may name a file: no quotes, no code. */
 const PATH_LIKE = /^[\w@%+=:,./~-]+$/;
 
@@ -34,7 +42,7 @@ const PATH_LIKE = /^[\w@%+=:,./~-]+$/;
 export function ownScript(program: string, words: readonly ShellWord[], script: ShellWord, args: ParsedArguments, cwd: string, workspace: string): boolean {
   const value = script.value as string;
   if (!PATH_LIKE.test(value) || value.startsWith("-") || FETCHED_MODULE.test(value)) return false;
-  if (!isInside(resolve(cwd, value), workspace)) return false;
+  if (!reallyInside(resolve(cwd, value), workspace)) return false;
   // `jupyter execute`, `jupyter nbconvert`: the first word is a subcommand, not a script.
   if (/^jupyter/.test(program)) return false;
   const table = tableOf(program);
@@ -45,7 +53,7 @@ export function ownScript(program: string, words: readonly ShellWord[], script: 
 
 /** A literal path of the workspace (`./build/app`, `build/app.jar`); with `slash`, one that names a folder too (a bare name may be looked up in PATH). */
 function ownPath(value: string, cwd: string, workspace: string, slash: boolean): boolean {
-  return PATH_LIKE.test(value) && !value.startsWith("-") && (!slash || value.includes("/")) && isInside(resolve(cwd, value), workspace);
+  return PATH_LIKE.test(value) && !value.startsWith("-") && (!slash || value.includes("/")) && reallyInside(resolve(cwd, value), workspace);
 }
 
 /**
