@@ -62,8 +62,11 @@ describe("PATH: the folders a name is looked up in", () => {
 
   it("judges every later name when PATH is set for the rest of the command line", () => {
     const parts = commands('export PATH="$PWD/bin:$PATH"; make');
-    expect(parts.map((part) => part.words[0]?.value)).toEqual(["export", "./bin/…", "make"]);
+    expect(parts.map((part) => part.words[0]?.value)).toEqual(["export", "make", "./bin/…"]);
     expect(parseCommand("export PATH=$PWD/bin:$PATH").parts.some((part) => part.kind === "unknown")).toBe(false);
+    // A relative folder is looked up from wherever a later cd leads.
+    notAllowed('export PATH="bin:$PATH"; cd /tmp; ls');
+    notAllowed("PATH=bin:$PATH; cd d/tmp && ls");
   });
 
   it("runs the project's tools in a trusted workspace and asks as the runners are in one not trusted", () => {
@@ -175,6 +178,25 @@ describe("rg's and grep's filters", () => {
     for (const command of ['rg -n "foo" -g"*.py"', "rg -t py foo", "rg -tts foo", "rg --hidden -g '*.md' foo", "rg -l foo -g '!*.lock'", "grep -rn --include='*.ts' foo ."]) harmless(command);
     // An include glob reads a hidden file too; a type the table does not know may name any.
     for (const command of ["rg -g '*.env' KEY", "rg --iglob '*.ENV' KEY", "rg -g '*.ts' -g '.env' KEY", "rg -t ts -g .env KEY", "rg --type-add 'x:*.env' -t x KEY", "rg -t zzz KEY", "rg --hidden -g '!*.md' KEY", "rg -uu KEY", "rg --frobnicate KEY"]) notAllowed(command);
+  });
+
+  it("reads hidden files an ignore file's !pattern names: rg's ignore rules come before its hidden-file rule", () => {
+    const tree = join(ws, "ignored");
+    mkdirSync(join(tree, "deep"), { recursive: true });
+    writeFileSync(join(tree, ".env"), "X=1\n");
+    harmless("rg KEY ignored");
+    writeFileSync(join(tree, "deep", ".gitignore"), "dist/\n");
+    harmless("rg KEY ignored");
+    // An edit in place changes no folder: the lines are read again at each decision.
+    writeFileSync(join(tree, "deep", ".gitignore"), "dist/\n!.env\n");
+    const explanation = judged("rg KEY ignored", true);
+    expect(explanation.decision).toBe("ask");
+    expect(explanation.reason).toContain("has a !pattern line");
+    harmless("rg --no-ignore KEY ignored");
+    writeFileSync(join(tree, "deep", ".gitignore"), "dist/\n");
+    writeFileSync(join(ws, ".ignore"), "!.env\n");
+    notAllowed("rg KEY ignored");
+    writeFileSync(join(ws, ".ignore"), "\n");
   });
 
   it("finds a denied file the filter lets through when another, filtered out, is found first", () => {

@@ -182,6 +182,12 @@ function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: s
   if (!normalized.ok) return;
   rules.guard ??= new TreeGuard((path) => rules.readDeny.any(path), LINK_TTL_MS, true);
   for (const root of unique([normalized.lexical, normalized.real])) {
+    const above = touch.ignoreFiles ? whitelistedAbove(root, scope.environment.workspace) ?? whitelistedBelow(rules, root) : undefined;
+    if (above !== undefined) {
+      add(first, "ask", `it reads the tree ${root} recursively, and an ignore file makes it read hidden files there`);
+      notes.push(`${above} has a !pattern line, which makes ${touch.via.split(" ")[0] ?? "it"} search the hidden files it names (.env among them, maybe): pass --no-ignore, or name the files to search`);
+      continue;
+    }
     const guard = guardOf(scope, rules, touch, root);
     const found = guard.find(root);
     // What it leaves out (hidden files and folders below the root) it does not read.
@@ -201,6 +207,41 @@ function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: s
     if (split.length > 0) notes.push(`${touch.via} hands on the names in ${root} split at blanks and quotes, and ${split.join(", ")} holds one, so it may name another file (use find -print0 | xargs -0)`);
     else notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
   }
+}
+
+/** The ignore files rg and ag read in a folder and its parents. */
+const IGNORE_FILES = new Set([".gitignore", ".ignore", ".rgignore", ".agignore"]);
+
+/** An ignore file with a `!pattern` line: what it names is searched even when hidden (ripgrep's ignore rules come before its hidden-file rule). */
+function whitelisting(path: string): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (!IGNORE_FILES.has(name) && !path.endsWith("/.git/info/exclude")) return false;
+  try {
+    return /^\s*!/m.test(readFileSync(path, "utf8").slice(0, 65_536));
+  } catch {
+    return false;
+  }
+}
+
+/** An ignore file of a folder above a tree read (up to the workspace's root), or the repository's exclude file, that whitelists. */
+function whitelistedAbove(root: string, workspace: string): string | undefined {
+  for (let folder = root; isInside(folder, workspace); folder = dirname(folder)) {
+    for (const name of [...IGNORE_FILES, ".git/info/exclude"]) if (whitelisting(join(folder, name))) return join(folder, name);
+    if (folder === workspace || dirname(folder) === folder) break;
+  }
+  return undefined;
+}
+
+/**
+ * An ignore file below a tree read's root (outside hidden folders, which rg does not enter) that
+ * whitelists: the files are found by name (a search kept while the folders do not change), their
+ * lines read at each decision (an edit in place changes no folder). A tree too large to search asks.
+ */
+function whitelistedBelow(rules: ToolRules, root: string): string | undefined {
+  rules.ignoreGuard ??= new TreeGuard((path) => IGNORE_FILES.has(path.slice(path.lastIndexOf("/") + 1)), LINK_TTL_MS, false, (folder) => folder.slice(folder.lastIndexOf("/") + 1).startsWith("."));
+  const found = rules.ignoreGuard.find(root);
+  if (!found.complete) return `${root} (too large to look for ignore files)`;
+  return found.paths.find((path) => whitelisting(path));
 }
 
 /** A name xargs splits or unquotes (without -0): blanks, quotes, backslashes. */

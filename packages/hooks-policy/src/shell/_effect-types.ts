@@ -17,6 +17,8 @@ export interface Touch {
    */
   overrides?: Array<{ glob: string; exclude: boolean; nocase: boolean }>;
   typed?: string[];
+  /** It reads ignore files (`.gitignore`, `.ignore`, `.rgignore`), whose `!pattern` lines may make it read a hidden file after all (rg, ag). */
+  ignoreFiles?: boolean;
   /** The names are handed on split at blanks and unquoted (xargs without -0): a name holding a blank, quote or backslash may name another file. */
   splits?: boolean;
   /** A tree read of only the files git tracks (`git grep`): what git's index does not hold is not read. */

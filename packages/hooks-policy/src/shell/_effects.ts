@@ -198,7 +198,8 @@ const readers: Record<string, Reader> = {
     const filter: Record<string, Array<string | undefined>> = p === "rg" || p === "ag" || p === "ack" ? {} : { include: only("--include"), exclude: only("--exclude"), excludeDir: only("--exclude-dir") };
     if (Object.values(filter).some((values) => values.includes(undefined))) out.uncertain = `${p}'s --include / --exclude is known only at run time`;
     const known = Object.fromEntries(Object.entries(filter).map(([key, values]) => [key, values.filter((value): value is string => value !== undefined)]));
-    for (const path of files.length > 0 ? files : [DOT]) if (path.value !== "-") out.trees.push({ path, via: `${p} -r`, ...(skipsHidden && { skipsHidden }), ...known, ...picked });
+    const ignoring = (p === "rg" || p === "ag") && !hasOption(args, "--no-ignore");
+    for (const path of files.length > 0 ? files : [DOT]) if (path.value !== "-") out.trees.push({ path, via: `${p} -r`, ...(skipsHidden && { skipsHidden }), ...(ignoring && skipsHidden && { ignoreFiles: true }), ...known, ...picked });
   },
   // tree -o FILE writes the listing; -R writes 00Tree.html into each folder it lists.
   tree: (_p, args, _w, out) => {

@@ -62,6 +62,8 @@ class ShellAnalysis implements Analysis {
   #tailFrom: Touch[] | undefined;
   /** Settings waiting for the program they are given to (see `whenCommand`). */
   #pending: Array<(words: readonly ShellWord[] | undefined) => void> = [];
+  /** Steps run when the whole command line has been read (see `atEnd`). */
+  #atEnd: Array<() => void> = [];
   #stopped = false;
 
   constructor(
@@ -96,10 +98,15 @@ class ShellAnalysis implements Analysis {
     }
     this.parseScript(this.source, 0, "command");
     this.#settle(undefined);
+    for (const step of this.#atEnd.splice(0)) step();
   }
 
   whenCommand(judge: (words: readonly ShellWord[] | undefined) => void): void {
     this.#pending.push(judge);
+  }
+
+  atEnd(step: () => void): void {
+    this.#atEnd.push(step);
   }
 
   /** The settings waiting for a program, judged with its words (or with none). */

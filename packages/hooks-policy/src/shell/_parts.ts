@@ -100,6 +100,8 @@ export interface Analysis {
    * ends without one (`export PATH=…`: every later name).
    */
   whenCommand(judge: (words: readonly ShellWord[] | undefined) => void): void;
+  /** Runs `step` when the whole command line has been read (what a setting means for every later command, after every later `cd`). */
+  atEnd(step: () => void): void;
   /** Judges `words` as a simple command, looking through wrappers, shells and eval. */
   resolve(words: ShellWord[], tail: boolean, level: number, node: Command | undefined, uncertain: string | undefined): void;
   /** Parses literal words again as a script (eval, -c strings); a word known only at run time is unknown. */

@@ -104,12 +104,20 @@ function pathSetting(analysis: Analysis, value: ShellWord | undefined, text: str
   analysis.whenCommand((words) => {
     const program = words?.[0]?.value;
     const plain = program !== undefined && !program.includes("/") ? program : undefined;
-    for (const folder of folders) {
-      const path = `${folder}/${plain ?? "…"}`;
-      const found: ShellWord = { text: path, value: path, splits: false, tilde: false };
-      const via = `${text}: it puts ${folder} among the folders names are looked up in, so ${plain ?? "a later name"} may be ${path}`;
-      analysis.push({ kind: "command", words: [found, ...(plain !== undefined && words ? words.slice(1) : [])], tail: false, cdCount: analysis.cds.length, via, searched: text });
-    }
+    const push = (cdCount: number) => {
+      for (const folder of folders) {
+        const path = `${folder}/${plain ?? "…"}`;
+        const found: ShellWord = { text: path, value: path, splits: false, tilde: false };
+        const via = `${text}: it puts ${folder} among the folders names are looked up in, so ${plain ?? "a later name"} may be ${path}`;
+        analysis.push({ kind: "command", words: [found, ...(plain !== undefined && words ? words.slice(1) : [])], tail: false, cdCount, via, searched: text });
+      }
+    };
+    if (words !== undefined) return push(analysis.cds.length);
+    // For every later command: a relative folder is looked up from wherever a later `cd` leads.
+    const from = analysis.cds.length;
+    analysis.atEnd(() => {
+      for (let cdCount = from; cdCount <= analysis.cds.length; cdCount++) push(cdCount);
+    });
   });
 }
 
