@@ -138,7 +138,8 @@ describe("systemctl and the pager variables", () => {
     for (const name of ["SYSTEMD_PAGER", "GH_PAGER", "AWS_PAGER", "PSQL_PAGER", "KUBE_EDITOR", "SUDO_EDITOR", "GH_BROWSER", "SUDO_ASKPASS", "GIT_SSH_COMMAND", "RSYNC_RSH"]) expect(programVariable(name), name).toBe(true);
     for (const name of ["PAGE", "EDITORCONFIG_FILE", "LANG"]) expect(programVariable(name), name).toBe(false);
     harmless("SYSTEMD_PAGER=cat systemctl status docker");
-    for (const command of ["SYSTEMD_PAGER='sh -c id' systemctl status", "GH_PAGER='rm -rf src' gh pr view 1"]) notAllowed(command);
+    for (const command of ["SYSTEMD_PAGER='sh -c id' systemctl status", "GH_PAGER='rm -rf src' gh pr view 1", "SYSTEMD_LESS='+!id' systemctl status"]) notAllowed(command);
+    harmless("SYSTEMD_LESS=FRXMK systemctl status docker");
   });
 });
 

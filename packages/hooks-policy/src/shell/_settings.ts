@@ -55,7 +55,7 @@ export function assignment(analysis: Analysis, name: string, value: ShellWord | 
     analysis.unknown(text, `setting ${name} makes ssh or gpg use the keys of the agent at that socket, which may be another user's or session's`);
   } else if (programVariable(name)) {
     runSetting(analysis, value ?? { text, value: undefined, splits: false, tilde: false }, name, level);
-  } else if ((name === "LESS" || name === "MORE") && (value?.value === undefined || value.value.includes("+"))) {
+  } else if ((name === "LESS" || name === "MORE" || name === "SYSTEMD_LESS") && (value?.value === undefined || value.value.includes("+"))) {
     analysis.unknown(text, `setting ${name} with + gives the pager a command to run at start`);
   } else if (name === "LESSKEY" || name === "LESSKEYIN") {
     analysis.unknown(text, `setting ${name} gives the pager key bindings, which may run commands`);
