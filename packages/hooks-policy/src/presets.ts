@@ -266,7 +266,8 @@ const DESTRUCTIVE: PolicyRule[] = [
   "reboot",
   "halt",
   "poweroff",
-  // systemctl and crontab are the inventory's: their reads (status, is-active, list-timers, crontab -l) read, the rest asks as the system's services and schedules.
+  // Issue 39: systemctl and crontab are the inventory's: their reads (status, is-active, list-timers, crontab -l) read, the rest asks as the system's services and schedules; on another host systemctl reaches that host.
+  "systemctl --host=*",
   "sudo",
   "doas",
   "su",

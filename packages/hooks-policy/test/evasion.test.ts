@@ -207,8 +207,12 @@ const NOT_ALLOWED: Record<string, string[]> = {
     "chroot /x",
   ],
   "what a name runs is changed": [
-    "PATH=/tmp ls",
-    "export PATH=/tmp:$PATH; ls",
+    // The workspace is /tmp: its folders hold the project's programs (judged as the project's), others not.
+    "PATH=/opt/x ls",
+    "export PATH=/opt/x:$PATH; ls",
+    "PATH=~/bin:$PATH ls",
+    'PATH="$X:$PATH" ls',
+    "PATH=../x:$PATH ls",
     "IFS=/ ls",
     "LD_PRELOAD=/tmp/x.so ls",
     "hash -p /bin/rm ls; ls x",

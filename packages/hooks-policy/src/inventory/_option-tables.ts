@@ -167,8 +167,62 @@ export const OPTION_TABLE_SPECS: ReadonlyArray<readonly [string, OptionTableSpec
   ["chattr", t("-R -V -f -p= -v=")],
   ["setfacl", t("-m,--modify= -M,--modify-file= -x,--remove= -X,--remove-file= -b,--remove-all -k,--remove-default --set= --set-file= --mask -n,--no-mask -d,--default --restore= --test -R,--recursive -L,--logical -P,--physical -v,--version -h,--help")],
   ["cpio", t("-o,--create -i,--extract -p,--pass-through -t,--list -a,--reset-access-time -A,--append -b,--swap -B -c -C,--io-size= -d,--make-directories -D,--directory= -E,--pattern-file= -f,--nonmatching -F,--file= -H,--format= -I= -L,--dereference -l,--link -m,--preserve-modification-time -M,--message= -n,--numeric-uid-gid -O= -r,--rename -R,--owner= -s,--swap-bytes -S,--swap-halfwords -u,--unconditional -v,--verbose -V,--dot -0,--null --absolute-filenames --no-absolute-filenames --no-preserve-owner --only-verify-crc --quiet --rsh-command= --sparse --to-stdout --force-local --device-independent,--reproducible --ignore-devno --renumber-inodes --help --version", { bundledFirst: false })],
+  // ripgrep, every option of its --help (14.x): one it does not list asks; -g/--iglob/-t decide which files a tree read reads.
+  [
+    "rg",
+    c(
+      "-A,--after-context= -B,--before-context= -C,--context= -a,--text -b,--byte-offset -c,--count --count-matches --column --no-column --color= --colors= --context-separator= --no-context-separator " +
+        "-d,--max-depth,--maxdepth= --debug --trace --dfa-size-limit= -E,--encoding= --no-encoding --engine= -e,--regexp= -f,--file= --field-context-separator= --field-match-separator= --files --files-with-matches,-l " +
+        "--files-without-match -F,--fixed-strings --no-fixed-strings -L,--follow --no-follow --generate= -g,--glob= --glob-case-insensitive --no-glob-case-insensitive -H,--with-filename -I,--no-filename " +
+        "--heading --no-heading -.,--hidden --no-hidden --hostname-bin= --hyperlink-format= --iglob= -i,--ignore-case --ignore-file= --ignore-file-case-insensitive --no-ignore-file-case-insensitive " +
+        "--include-zero --no-include-zero -v,--invert-match --no-invert-match --json --no-json --line-buffered --no-line-buffered --block-buffered --no-block-buffered -n,--line-number -N,--no-line-number " +
+        "-x,--line-regexp -M,--max-columns= --max-columns-preview --no-max-columns-preview -m,--max-count= --max-filesize= --mmap --no-mmap -U,--multiline --no-multiline --multiline-dotall --no-multiline-dotall " +
+        "--no-config --no-ignore --ignore --no-ignore-dot --ignore-dot --no-ignore-exclude --ignore-exclude --no-ignore-files --ignore-files --no-ignore-global --ignore-global --no-ignore-messages --ignore-messages " +
+        "--no-ignore-parent --ignore-parent --no-ignore-vcs --ignore-vcs --no-messages --messages --no-require-git --require-git --no-unicode --unicode -0,--null --null-data --one-file-system --no-one-file-system " +
+        "-o,--only-matching --passthru,--passthrough --path-separator= -P,--pcre2 --no-pcre2 --pcre2-version --auto-hybrid-regex --no-auto-hybrid-regex --pre= --no-pre --pre-glob= -p,--pretty -q,--quiet " +
+        "--regex-size-limit= -r,--replace= -z,--search-zip --no-search-zip -S,--smart-case --no-smart-case -s,--case-sensitive --sort= --sortr= --sort-files --no-sort-files --stats --no-stats --stop-on-nonmatch " +
+        "-j,--threads= --trim --no-trim -t,--type= -T,--type-not= --type-add= --type-clear= --type-list -u,--unrestricted -V --vimgrep -w,--word-regexp --no-word-regexp --binary --no-binary --crlf --no-crlf -h",
+    ),
+  ],
+  // systemctl's options that take a value, so that the verb after them is read as the verb (`systemctl -p Id show x`).
+  ["systemctl", t("-H,--host= -M,--machine= -t,--type= -p,--property= -P= -s,--signal= -n,--lines= -o,--output= --state= --job-mode= --kill-whom= --kill-value= --root= --image= --what= --message= --preset-mode= --timestamp= --legend= --check-inhibitors= --boot-loader-menu= --boot-loader-entry= --reboot-argument= --drop-in= --when=")],
   ["ssh-add", c("-c -C -D -d -E= -e= -H= -h= -K -k -L -l -q -S= -s= -T -t= -v -X -x")],
 ];
+
+/**
+ * ripgrep's file types (`rg -t py`) as its `--type-list` prints them, for the types whose globs are
+ * known here: a type not listed (or one `--type-add` defines) may name any file, hidden ones too.
+ */
+export const RIPGREP_TYPES: Readonly<Record<string, readonly string[]>> = {
+  c: ["*.[chH]", "*.[chH].in", "*.cats"],
+  cpp: ["*.[ChH]", "*.cc", "*.cpp", "*.cxx", "*.hh", "*.hpp", "*.hxx", "*.inl", "*.[ChH].in", "*.cc.in", "*.cpp.in", "*.cxx.in", "*.hh.in", "*.hpp.in", "*.hxx.in"],
+  cs: ["*.cs"],
+  css: ["*.css", "*.scss"],
+  go: ["*.go"],
+  html: ["*.htm", "*.html", "*.ejs"],
+  java: ["*.java", "*.jsp", "*.jspx", "*.properties"],
+  js: ["*.js", "*.jsx", "*.vue", "*.cjs", "*.mjs"],
+  json: ["*.json", "composer.lock", "*.sarif"],
+  kotlin: ["*.kt", "*.kts"],
+  lua: ["*.lua"],
+  markdown: ["*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"],
+  md: ["*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"],
+  php: ["*.php", "*.php3", "*.php4", "*.php5", "*.php7", "*.php8", "*.pht", "*.phtml"],
+  py: ["*.py", "*.pyi"],
+  python: ["*.py", "*.pyi"],
+  ruby: ["*.gemspec", "*.rb", "*.rbw", "Gemfile", ".irbrc", "Rakefile", "config.ru"],
+  rust: ["*.rs"],
+  scala: ["*.scala", "*.sbt"],
+  sql: ["*.sql", "*.psql"],
+  swift: ["*.swift"],
+  toml: ["*.toml", "Cargo.lock"],
+  ts: ["*.ts", "*.tsx", "*.cts", "*.mts"],
+  typescript: ["*.ts", "*.tsx", "*.cts", "*.mts"],
+  txt: ["*.txt"],
+  vue: ["*.vue"],
+  xml: ["*.xml", "*.xml.dist"],
+  yaml: ["*.yaml", "*.yml"],
+};
 
 /** Programs that read their options with another's table. */
 export const OPTION_TABLE_ALIASES: ReadonlyArray<readonly [alias: string, of: string]> = [

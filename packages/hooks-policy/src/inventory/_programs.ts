@@ -33,7 +33,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["diff3", "read-only"],
   ["tr", "read-only | operands none"],
   ["grep egrep fgrep", "read-only | operands after-first -e,--regexp,-f,--file | patterns -e,--regexp,--include,--exclude,--exclude-dir,--label | reads -f,--file"],
-  ["rg", "read-only | operands after-first -e,--regexp,-f,--file,--files,--type-list | patterns -e,--regexp,-g,--glob,--iglob,-t,--type,-T,--type-not | reads -f,--file,--ignore-file | program --pre"],
+  ["rg", "read-only | operands after-first -e,--regexp,-f,--file,--files,--type-list | patterns -e,--regexp,-g,--glob,--iglob,-t,--type,-T,--type-not | reads -f,--file,--ignore-file | program --pre,--hostname-bin"],
   ["ag ack", "read-only | operands after-first"],
   ["jq gojq jaq", "read-only | operands after-first -f,--from-file | patterns --arg,--argjson | reads -f,--from-file,--rawfile,--slurpfile"],
   ["yq", "read-only | operands after-first | when -i,--inplace=writes"],
@@ -134,13 +134,15 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["deno", "runs-code:interpreter | sub fmt=writes lint,check,info,doc,--version=read-only install,add,cache=installs:installer test,bench,task,compile=runs-code:build"],
   ["bun", "runs-code:build | sub install,i,add,a,update,remove,rm=installs:installer x=installs:fetch-run publish=network:publisher pm=read-only"],
   ["perl ruby php lua luajit Rscript R julia osascript tclsh wish", "runs-code:interpreter"],
-  ["java jshell scala kotlin groovy clojure erl escript elixir iex ghci runghc runhaskell", "runs-code:interpreter"],
+  ["java jshell scala kotlin groovy clojure erl escript elixir iex ghci runghc runhaskell mono", "runs-code:interpreter"],
   // swift and dotnet: a first word is a subcommand of the toolchain, not a script of the workspace.
   ["swift", "runs-code:interpreter | sub build,test,run,package=runs-code:build package-registry,package-registry.publish=network:publisher package-registry.login,package-registry.logout=system:secrets package.describe,package.show-dependencies,package.dump-package,--version,-version=read-only"],
   [
     "dotnet",
     "runs-code:interpreter | sub build,test,run,format,pack,publish,restore,clean,msbuild,watch,new,add,remove,sln,list,build-server=runs-code:build nuget.push,nuget.delete=network:publisher tool.install,tool.update,tool.uninstall,tool.restore,tool.run,workload.install,workload.update,workload.uninstall,workload.repair,workload.restore,new.install,new.uninstall=installs:installer dev-certs,nuget.add,nuget.update,nuget.enable,nuget.disable,nuget.remove,nuget.locals=system:settings tool.list,tool.search,workload.list,workload.search,nuget.list,nuget.verify,sdk.check,help=read-only",
   ],
+  // WebAssembly runtimes: `wasmtime build/app.wasm` runs the workspace's module (the project's code); `serve` is a server.
+  ["wasmtime wasmer", "runs-code:interpreter | sub run=runs-code:interpreter serve=network:server"],
   ["sh bash dash zsh ksh mksh ash yash posh rbash fish busybox-sh ksh93 lksh oksh loksh pdksh hush sash osh bosh jsh", "runs-code:shell"],
   // Shells of other languages: their code is not parsed (see `FOREIGN_SHELLS`).
   ["csh tcsh pwsh powershell nu nushell elvish xonsh rc es ion ysh oil murex hilbish ngs oh closh scsh cmd", "runs-code:shell"],

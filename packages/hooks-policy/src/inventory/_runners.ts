@@ -124,7 +124,12 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     flags: ["-f", "-ff", "-c", "-C", "-d", "-D", "-F", "-h", "-i", "-k", "-q", "-qq", "-r", "-t", "-tt", "-ttt", "-T", "-v", "-V", "-w", "-x", "-xx", "-y", "-yy", "-z", "-Z"],
   },
   ltrace: { values: ["-e", "-p", "-s", "-u", "-a", "-A", "-D", "-F", "-L", "-n"], writes: ["-o", "--output"], flags: ["-f", "-c", "-C", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w", "-x"] },
-  valgrind: {},
+  // valgrind's options that only choose its checks and report (no --db-command, --vgdb, sockets or debuginfo servers: those ask).
+  valgrind: {
+    values: ["--tool", "--leak-check", "--show-leak-kinds", "--show-reachable", "--show-possibly-lost", "--track-origins", "--error-exitcode", "--errors-for-leak-kinds", "--num-callers", "--trace-children", "--child-silent-after-fork", "--undef-value-errors", "--expensive-definedness-checks", "--max-stackframe", "--main-stacksize", "--smc-check", "--read-var-info", "--read-inline-info", "--gen-suppressions", "--suppressions", "--keep-debuginfo", "--leak-resolution", "--track-fds", "--time-stamp", "--demangle", "--max-threads", "--fair-sched", "--error-limit", "--exit-on-first-error", "--show-error-list", "--leak-check-heuristics", "--show-mismatched-frees"],
+    writes: ["--log-file", "--xml-file", "--massif-out-file", "--callgrind-out-file", "--cachegrind-out-file"],
+    flags: ["-q", "--quiet", "-v", "--verbose", "-s"],
+  },
   unbuffer: { flags: ["-p"] },
   fakeroot: { values: ["-l", "--lib", "--faked", "-s", "-i"], flags: ["-u", "--unknown-is-real", "-b"] },
   torsocks: { values: ["-u", "-p", "-a", "-P"], flags: ["-i", "-d", "-q", "--shell"] },

@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import type { PolicyMatch } from "@toolhost/core";
+import { isInside, type PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
 import { existingReal, LINK_TTL_MS, normalizePath, procAlias, resolvePath as resolve, samplesOf } from "../paths/_paths.js";
 import { TreeGuard } from "../paths/_protected.js";
@@ -77,6 +77,9 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
     }
   }
   for (const touch of part.trees ?? []) treeOfCommand(scope, touch, rules, cwd, add, notes, place);
+  // The files a find before xargs names, given to a program that reads its operands.
+  const readsOperands = !NO_FILE_ARGUMENTS.has(program) && !(WRITES_WITHOUT_READING.has(program) && entry !== undefined) && entry?.row.operands !== "none";
+  if (readsOperands) for (const touch of part.tailFrom ?? []) treeOfCommand(scope, touch, rules, cwd, add, notes, place);
   return placed;
 }
 
@@ -96,8 +99,8 @@ function argumentWords(part: ShellCommandPart): ShellWord[] {
     else words.push(word);
   }
   for (const touch of part.reads ?? []) words.push(touch.path);
-  // xargs' input: arguments that come at run time.
-  if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
+  // xargs' input: arguments that come at run time (unless they are the names a find before it prints: judged as its trees).
+  if (part.tail && part.tailFrom === undefined) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
   return words;
 }
 
@@ -128,7 +131,7 @@ function fileWords(scope: JudgeScope, part: ShellCommandPart, entry: InventoryEn
     });
   }
   const words = [...values, ...(part.reads ?? []).map((touch) => touch.path)];
-  if (part.tail) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
+  if (part.tail && part.tailFrom === undefined) words.push({ text: "(xargs' input)", value: undefined, splits: true, tilde: false });
   if (entry.name === "git") return [...words, ...gitFiles(args)];
   if (row.operands === "none") return words;
   // A subcommand's words (`npm run`, `gh pr create`) name no file.
@@ -179,16 +182,99 @@ function treeOfCommand(scope: JudgeScope, touch: Touch, rules: ToolRules, cwd: s
   if (!normalized.ok) return;
   rules.guard ??= new TreeGuard((path) => rules.readDeny.any(path), LINK_TTL_MS, true);
   for (const root of unique([normalized.lexical, normalized.real])) {
-    const found = rules.guard.find(root);
+    const above = touch.ignoreFiles ? whitelistedAbove(root, scope.environment.workspace) ?? whitelistedBelow(rules, root) : undefined;
+    if (above !== undefined) {
+      add(first, "ask", `it reads the tree ${root} recursively, and an ignore file makes it read hidden files there`);
+      notes.push(`${above} has a !pattern line, which makes ${touch.via.split(" ")[0] ?? "it"} search the hidden files it names (.env among them, maybe): pass --no-ignore, or name the files to search`);
+      continue;
+    }
+    const guard = guardOf(scope, rules, touch, root);
+    const found = guard.find(root);
     // What it leaves out (hidden files and folders below the root) it does not read.
     const seen = found.paths.filter((path) => readsIt(touch, path.slice(root.length)));
     const paths = touch.tracked ? trackedOf(root, seen) : seen;
+    // The shared search stops at the first denied file: one the filter leaves out proves nothing of the others (outside the workspace, where a filtered search is not made).
+    if (paths.length === 0 && found.paths.length > 0 && guard === rules.guard && filteredRead(touch) && !touch.tracked) {
+      add(rules.readDeny.matching(found.paths[0] as string)[0] ?? first, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
+      notes.push(`reads ${root} recursively, which holds files the read rules deny (${found.paths[0] as string}); which of them its filter leaves out is checked only inside the workspace`);
+      continue;
+    }
     if (paths.length === 0 && found.complete) continue;
     const denied = paths.map((path) => rules.readDeny.matching(path)[0]).find((rule) => rule !== undefined) ?? first;
     const shown = paths.join(", ");
+    const split = paths.filter((path) => !rules.readDeny.any(path));
     add(denied, "ask", `it reads the tree ${root} recursively, which holds files the read rules deny`);
-    notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
+    if (split.length > 0) notes.push(`${touch.via} hands on the names in ${root} split at blanks and quotes, and ${split.join(", ")} holds one, so it may name another file (use find -print0 | xargs -0)`);
+    else notes.push(found.complete ? `reads ${root} recursively, which holds ${shown}` : `reads ${root} recursively, too large to check for denied files`);
   }
+}
+
+/** The ignore files rg and ag read in a folder and its parents. */
+const IGNORE_FILES = new Set([".gitignore", ".ignore", ".rgignore", ".agignore"]);
+
+/** An ignore file with a `!pattern` line: what it names is searched even when hidden (ripgrep's ignore rules come before its hidden-file rule). */
+function whitelisting(path: string): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (!IGNORE_FILES.has(name) && !path.endsWith("/.git/info/exclude")) return false;
+  try {
+    return /^\s*!/m.test(readFileSync(path, "utf8").slice(0, 65_536));
+  } catch {
+    return false;
+  }
+}
+
+/** An ignore file of a folder above a tree read (up to the workspace's root), or the repository's exclude file, that whitelists. */
+function whitelistedAbove(root: string, workspace: string): string | undefined {
+  for (let folder = root; isInside(folder, workspace); folder = dirname(folder)) {
+    for (const name of [...IGNORE_FILES, ".git/info/exclude"]) if (whitelisting(join(folder, name))) return join(folder, name);
+    if (folder === workspace || dirname(folder) === folder) break;
+  }
+  return undefined;
+}
+
+/**
+ * An ignore file below a tree read's root (outside hidden folders, which rg does not enter) that
+ * whitelists: the files are found by name (a search kept while the folders do not change), their
+ * lines read at each decision (an edit in place changes no folder). A tree too large to search asks.
+ */
+function whitelistedBelow(rules: ToolRules, root: string): string | undefined {
+  rules.ignoreGuard ??= new TreeGuard((path) => IGNORE_FILES.has(path.slice(path.lastIndexOf("/") + 1)), LINK_TTL_MS, false, (folder) => folder.slice(folder.lastIndexOf("/") + 1).startsWith("."));
+  const found = rules.ignoreGuard.find(root);
+  if (!found.complete) return `${root} (too large to look for ignore files)`;
+  return found.paths.find((path) => whitelisting(path));
+}
+
+/** A name xargs splits or unquotes (without -0): blanks, quotes, backslashes. */
+const SPLIT_NAME = /[\s'"\\]/;
+
+/** Whether a tree read leaves out some files (or hands names on split). */
+function filteredRead(touch: Touch): boolean {
+  return touch.skipsHidden === true || touch.include !== undefined || touch.exclude !== undefined || touch.excludeDir !== undefined || touch.overrides !== undefined || touch.typed !== undefined || touch.splits === true;
+}
+
+/**
+ * The guard that finds what a tree read reads of the denied files: the shared one when it reads
+ * every file; for a filtered read (`--include`, `-g`, rg's hidden files, find's names), one that
+ * finds only the denied files the filter lets through (else the first denied file found, filtered
+ * out, would end the search before one it reads), and, for names split at blanks, any such name.
+ */
+function guardOf(scope: JudgeScope, rules: ToolRules, touch: Touch, root: string): TreeGuard {
+  const filtered = filteredRead(touch);
+  // Outside the workspace the place rules judge a tree read (its private places ask), and walking all of `/` for what a filter lets through is too slow.
+  if (!filtered || !isInside(root, scope.environment.workspace)) return rules.guard as TreeGuard;
+  const key = JSON.stringify([root, touch.skipsHidden, touch.include, touch.exclude, touch.excludeDir, touch.overrides, touch.typed, touch.splits]);
+  rules.filteredGuards ??= new Map();
+  let guard = rules.filteredGuards.get(key);
+  if (guard === undefined) {
+    const below = (path: string) => path.slice(root.length);
+    const found = (path: string) => (rules.readDeny.any(path) || (touch.splits === true && SPLIT_NAME.test(below(path)))) && (path === root || readsIt(touch, below(path)));
+    // Folders the read never enters (hidden ones rg leaves out and no glob names, --exclude-dir) are not walked.
+    const skipped = (folder: string) => !enters(touch, below(folder));
+    guard = new TreeGuard(found, LINK_TTL_MS, true, skipped);
+    if (rules.filteredGuards.size >= 64) rules.filteredGuards.clear();
+    rules.filteredGuards.set(key, guard);
+  }
+  return guard;
 }
 
 /**
@@ -222,11 +308,51 @@ function trackedOf(root: string, paths: string[]): string[] {
 function readsIt(touch: Touch, relative: string): boolean {
   const segments = relative.split("/").filter((segment) => segment !== "");
   const name = segments[segments.length - 1] ?? "";
+  if (touch.overrides !== undefined || touch.typed !== undefined) return ripgrepReads(touch, segments);
   if (touch.skipsHidden && segments.some((segment) => segment.startsWith("."))) return false;
   const named = (globs: string[] | undefined, text: string) => (globs ?? []).some((glob) => picomatch.isMatch(text, glob, { dot: true }));
   if ((touch.include?.length ?? 0) > 0 && !named(touch.include, name)) return false;
   if (named(touch.exclude, name)) return false;
   return !segments.slice(0, -1).some((segment) => named(touch.excludeDir, segment));
+}
+
+/** Whether a tree read enters the folder at `relative` below its root (false only when its filter proves it does not). */
+function enters(touch: Touch, relative: string): boolean {
+  const name = relative.slice(relative.lastIndexOf("/") + 1);
+  if ((touch.excludeDir ?? []).some((glob) => picomatch.isMatch(name, glob, { dot: true }))) return false;
+  if (!touch.skipsHidden || !name.startsWith(".")) return true;
+  return (touch.overrides ?? []).some((each) => !each.exclude);
+}
+
+/**
+ * Whether rg reads the file at `segments` below its root, by its globs and types (ripgrep's order):
+ * a folder a glob excludes is not entered, nor a hidden one no glob includes (unless it reads hidden
+ * files); for the file, the last glob that matches decides and an include reads it even when hidden;
+ * with includes, a file none matches is not read; with types, only a file a type names is (hidden too).
+ */
+function ripgrepReads(touch: Touch, segments: string[]): boolean {
+  const overrides = touch.overrides ?? [];
+  const last = (path: string, name: string) => {
+    for (let i = overrides.length - 1; i >= 0; i--) {
+      const each = overrides[i] as (typeof overrides)[number];
+      const glob = each.glob.replace(/^\//, "");
+      const anchored = glob.replace(/\/$/, "").includes("/");
+      if (picomatch.isMatch(anchored ? path : name, glob.replace(/\/$/, ""), { dot: true, nocase: each.nocase })) return each;
+    }
+    return undefined;
+  };
+  for (let i = 0; i < segments.length - 1; i++) {
+    const name = segments[i] as string;
+    const decided = last(segments.slice(0, i + 1).join("/"), name);
+    if (decided?.exclude) return false;
+    if (touch.skipsHidden && name.startsWith(".") && decided === undefined) return false;
+  }
+  const name = segments[segments.length - 1] ?? "";
+  const decided = last(segments.join("/"), name);
+  if (decided !== undefined) return !decided.exclude;
+  if (overrides.some((each) => !each.exclude)) return false;
+  if (touch.typed !== undefined) return touch.typed.some((glob) => picomatch.isMatch(name, glob, { dot: true }));
+  return !(touch.skipsHidden && name.startsWith("."));
 }
 
 /** The path an argument names, and where it leads when it exists and symlinks are followed. */

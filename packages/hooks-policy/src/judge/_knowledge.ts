@@ -11,7 +11,7 @@ import { environmentDump } from "./_environment.js";
 import { gitJudgment } from "./_git.js";
 import { apiRead, cloudCall, npmCredential, OTHER_CLOUDS } from "./_network-reads.js";
 import { archiveEscape, setsId } from "./_operations.js";
-import { FETCHED, fetchedModule, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
+import { debuggedProgram, FETCHED, reallyInside, fetchedModule, javaProgram, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
 
 /** What the inventory says of one simple command. */
 export interface CommandKnowledge {
@@ -62,7 +62,7 @@ function programKnowledge(inventory: Inventory, part: ShellCommandPart, cwd: str
   const name = part.words[0]?.value;
   if (name === undefined) return undefined;
   const program = name.slice(name.lastIndexOf("/") + 1);
-  if (name.includes("/") && !SYSTEM_BIN.test(name)) return pathProgram(name, program, cwd, workspace);
+  if (name.includes("/") && !SYSTEM_BIN.test(name)) return part.searched === undefined ? pathProgram(name, program, cwd, workspace) : searchedProgram(part.searched, name, program, cwd, workspace);
   const args = part.args ?? parseArguments(program, part.words.slice(1));
   const module = PYTHON.test(program) ? pythonModule(inventory, part.words, args) : undefined;
   if (module) return module;
@@ -113,10 +113,25 @@ function onlyAsksItsVersion(words: readonly ShellWord[]): CommandKnowledge | und
 /** A program run by a path (`./run-tests`, `node_modules/.bin/x`, `/tmp/cat`): the repository's own, or one the inventory cannot vouch for by its name. */
 function pathProgram(name: string, program: string, cwd: string | undefined, workspace: string): CommandKnowledge {
   const where = cwd === undefined && !isAbsolute(name) ? undefined : resolve(cwd ?? "/", name);
-  if (where !== undefined && isInside(where, workspace)) {
+  // Through a link of the workspace (`d -> /`: `d/tmp/x`) the program is where the link leads.
+  if (where !== undefined && reallyInside(where, workspace)) {
     return { kind: { kind: "runs-code", role: "build" }, note: `${name} is a program of the workspace: the repository's own code` };
   }
   return { kind: { kind: "unknown" }, note: `${name} is run by a path outside the system's folders, so the inventory's row of ${program} does not vouch for it: teach it with a rule ({ command: "${name} *", decision: allow })` };
+}
+
+/**
+ * A program a PATH setting may make a name run (`PATH=node_modules/.bin:$PATH tsc` as
+ * `node_modules/.bin/tsc`): the project's own in a folder of the workspace; from a folder outside
+ * it, not the project's and at least ask whatever the rules say (a rule allowing `tsc` allows the
+ * system's tsc, not whatever that folder holds).
+ */
+function searchedProgram(setting: string, name: string, program: string, cwd: string | undefined, workspace: string): CommandKnowledge {
+  const known = pathProgram(name, program, cwd, workspace);
+  if (known.kind.kind !== "unknown") return known;
+  const folder = name.slice(0, name.lastIndexOf("/"));
+  const why = `${setting} puts ${folder}, outside the workspace, among the folders names are looked up in: ${program === "…" ? "a later name" : program} may run a program from there, which is not the project's`;
+  return { kind: { kind: "unknown" }, note: why, atLeastAsk: why };
 }
 
 /** `python -m MODULE …` is MODULE's row, for the words after it. */
@@ -139,6 +154,9 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
     const git = gitJudgment(part.words, args, cwd);
     if (git) return { ...known, kind: git.kind, note: `${known.note}; but ${git.why} (${kindText(git.kind)})` };
   }
+  // The project's build output run under a debugger or by the JVM is the project's code, as `node dist/x.js` is.
+  const built = program === "java" ? javaProgram(part.words, cwd, workspace) : kind.role === "debugger" ? debuggedProgram(program, part.words, cwd, workspace) : undefined;
+  if (built !== undefined) return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${built} is the workspace's own program, which ${program} runs` };
   if (kind.role === "interpreter" || kind.role === "shell") return interpreted(known, part, args, cwd, workspace);
   if (program === "docker" || program === "podman" || program === "nerdctl") return container(known, part.words, args);
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
@@ -198,7 +216,7 @@ function interpreted(known: CommandKnowledge, part: ShellCommandPart, args: Pars
   if (part.inline !== undefined || part.printsOnly !== undefined || !script || script.value === undefined || cwd === undefined) return known;
   const program = (part.words[0]?.value ?? "").replace(/^.*\//, "");
   if (part.script === undefined && !ownScript(program, part.words, script, args, cwd, workspace)) return known;
-  if (!isInside(resolve(cwd, script.value), workspace)) return known;
+  if (!reallyInside(resolve(cwd, script.value), workspace)) return known;
   return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${script.value} is the workspace's own script` };
 }
 

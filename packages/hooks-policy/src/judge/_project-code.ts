@@ -3,6 +3,8 @@ import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { isInside } from "@toolhost/core";
 import { FETCHED_MODULE, SCHEDULING_COMMANDS, SETTINGS_COMMANDS, SYSTEM_OPTIONS, SYSTEM_PLACES } from "../inventory/_inline-code.js";
+import { JVM_HARMLESS } from "../inventory/_variables.js";
+import { realOf } from "../paths/_paths.js";
 import type { KindRole } from "../inventory/_kinds.js";
 import { tableOf, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
@@ -22,6 +24,13 @@ export const SETTINGS: KindRole = { kind: "system", role: "settings" };
 /** Code fetched by a name or an address and run. */
 export const FETCHED: KindRole = { kind: "installs", role: "fetch-run" };
 
+/** Whether a path is in the workspace, and where links lead too (`d -> /`: `d/tmp/x.js` is /tmp/x.js). */
+export function reallyInside(path: string, workspace: string): boolean {
+  if (!isInside(path, workspace)) return false;
+  const real = realOf(path);
+  return isInside(real, workspace) || isInside(real, realOf(workspace));
+}
+
 /** A word that may name a file: no quotes, no code. */
 const PATH_LIKE = /^[\w@%+=:,./~-]+$/;
 
@@ -33,13 +42,99 @@ const PATH_LIKE = /^[\w@%+=:,./~-]+$/;
 export function ownScript(program: string, words: readonly ShellWord[], script: ShellWord, args: ParsedArguments, cwd: string, workspace: string): boolean {
   const value = script.value as string;
   if (!PATH_LIKE.test(value) || value.startsWith("-") || FETCHED_MODULE.test(value)) return false;
-  if (!isInside(resolve(cwd, value), workspace)) return false;
+  if (!reallyInside(resolve(cwd, value), workspace)) return false;
   // `jupyter execute`, `jupyter nbconvert`: the first word is a subcommand, not a script.
   if (/^jupyter/.test(program)) return false;
   const table = tableOf(program);
   const at = words.indexOf(script);
   // Without a table an option's value cannot be told from the script; with one, an option it does not know may take the next word.
   return args.options.every((option) => (at !== -1 && words.indexOf(option.word) > at) || (table?.bySpelling.has(option.spelling) ?? false));
+}
+
+/** A literal path of the workspace (`./build/app`, `build/app.jar`); with `slash`, one that names a folder too (a bare name may be looked up in PATH). */
+function ownPath(value: string, cwd: string, workspace: string, slash: boolean): boolean {
+  return PATH_LIKE.test(value) && !value.startsWith("-") && (!slash || value.includes("/")) && reallyInside(resolve(cwd, value), workspace);
+}
+
+/**
+ * Debugger commands that run nothing but the program debugged and print what it did: running,
+ * stepping, backtraces, frames, registers, breakpoints at a location (no condition or command: an
+ * expression may call a function), quiet settings. Every other command (`shell`, `!`, `python`,
+ * `pipe`, `call`, `print f()`, `source`, `set logging file`, `platform shell`, `script`) asks.
+ */
+const DEBUGGER_COMMANDS =
+  /^(run|r|start|starti|continue|c|next|n|nexti|ni|step|s|stepi|si|finish|kill|quit|q|bt|backtrace|where|(bt|backtrace) full|thread apply all (bt|backtrace)( full)?|thread backtrace( all)?|thread list|info (registers|all-registers|locals|args|frame|threads|sharedlibrary|signals|inferiors|breakpoints|source|program)|frame( \d+)?|up( \d+)?|down( \d+)?|list|l|disassemble|process launch|frame variable|register read|image list|set pagination (on|off)|set confirm (on|off)|set print (pretty|elements|frame-arguments|thread-events|inferior-events)( \w+)?|set (width|height) \d+|(break|b|tbreak|watch) [\w.:*&$-]+|breakpoint set (-n|--name|-f|--file|-l|--line) [\w.:-]+|delete|catch (throw|catch|exec|fork|syscall)|handle \w+( (no)?(stop|print|pass))+)$/;
+
+const GDB_FLAGS = /^--?(batch|q|quiet|silent|nx|n|nh|return-child-result|readnow|readnever|nw|nowindows)$/;
+const GDB_COMMANDS = /^--?(ex|eval-command|iex|init-eval-command)$/;
+const LLDB_FLAGS = /^(-b|--batch|-Q|--source-quietly|-x|--no-lldbinit|-X|--no-use-colors)$/;
+const LLDB_COMMANDS = /^(-o|--one-line|-k|--one-line-on-crash|-O|--one-line-before-file)$/;
+
+/**
+ * `gdb -batch -ex run -ex bt ./build/app`, `lldb -b -o run -- ./build/app`: the program of the
+ * workspace a debugger runs, when every command it is given is one of DEBUGGER_COMMANDS and it is
+ * told to attach to nothing (a second operand is a core file or a process); undefined otherwise.
+ */
+export function debuggedProgram(program: string, words: readonly ShellWord[], cwd: string | undefined, workspace: string): string | undefined {
+  if (cwd === undefined || (program !== "gdb" && program !== "lldb")) return undefined;
+  const gdb = program === "gdb";
+  let target: string | undefined;
+  for (let i = 1; i < words.length; i++) {
+    const value = words[i]?.value;
+    if (value === undefined) return undefined;
+    // The program, and after it its own arguments.
+    if (target === undefined && ((gdb && /^--?args$/.test(value)) || (!gdb && value === "--"))) {
+      target = words[i + 1]?.value;
+      break;
+    }
+    if (!gdb && (value === "-f" || value === "--file")) {
+      if (target !== undefined) return undefined;
+      target = words[++i]?.value;
+      continue;
+    }
+    if ((gdb ? GDB_FLAGS : LLDB_FLAGS).test(value)) continue;
+    const glued = gdb ? /^--?(eval-command|ex|init-eval-command|iex)=(.*)$/s.exec(value) : null;
+    if (glued || (gdb ? GDB_COMMANDS : LLDB_COMMANDS).test(value)) {
+      const command = glued ? glued[2] : words[++i]?.value;
+      if (command === undefined || !DEBUGGER_COMMANDS.test(command.trim().replace(/\s+/g, " "))) return undefined;
+      continue;
+    }
+    if (value.startsWith("-") || target !== undefined) return undefined;
+    target = value;
+  }
+  return target !== undefined && ownPath(target, cwd, workspace, true) ? target : undefined;
+}
+
+/**
+ * `java -jar build/app.jar`, `java -cp build/classes com.x.Main`, `java src/Main.java`: the
+ * workspace's program the JVM runs, after only options that run no code of their own and a class
+ * path inside the workspace; undefined otherwise (`java -jar /tmp/x.jar`, `-javaagent:`).
+ */
+export function javaProgram(words: readonly ShellWord[], cwd: string | undefined, workspace: string): string | undefined {
+  if (cwd === undefined) return undefined;
+  for (let i = 1; i < words.length; i++) {
+    const value = words[i]?.value;
+    if (value === undefined) return undefined;
+    if (value === "-jar") {
+      const jar = words[i + 1]?.value;
+      return jar !== undefined && ownPath(jar, cwd, workspace, false) ? jar : undefined;
+    }
+    if (/^(-cp|-classpath|--class-path)(=|$)/.test(value)) {
+      const list = value.includes("=") ? value.slice(value.indexOf("=") + 1) : words[++i]?.value;
+      if (list === undefined || !list.split(":").every((entry) => entry !== "" && ownPath(entry.replace(/\/?\*$/, "") || ".", cwd, workspace, false))) return undefined;
+      continue;
+    }
+    if (value === "--source" && /^\d+$/.test(words[i + 1]?.value ?? "")) {
+      i += 1;
+      continue;
+    }
+    if (JVM_HARMLESS.test(value)) continue;
+    if (value.startsWith("-")) return undefined;
+    // A source file of the workspace, or a main class found on the class path given (else the folder it runs in).
+    if (value.endsWith(".java")) return ownPath(value, cwd, workspace, false) ? value : undefined;
+    return /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(value) ? value : undefined;
+  }
+  return undefined;
 }
 
 /**

@@ -36,6 +36,10 @@ export interface ToolRules {
   readCaution: CompiledRule[];
   /** Finds the paths `readDeny` names under a tree; made when first needed. */
   guard: TreeGuard | undefined;
+  /** Finds the paths `readDeny` names under a tree that a filtered tree read (`grep --include`, `rg -g`, find's names through xargs) reads, by the filter and root. */
+  filteredGuards?: Map<string, TreeGuard>;
+  /** Finds the ignore files (`.gitignore`, `.ignore`, `.rgignore`) under a tree rg or ag reads: one with a `!pattern` may make it read hidden files. */
+  ignoreGuard?: TreeGuard | undefined;
   /** Finds the private places (`readPlaces`, not denied) under a tree a tool reads; made when first needed. */
   placeGuard?: TreeGuard | undefined;
   /** Deny and ask rules with a matcher that name this tool (not by `*`): a call that declares nothing they judge asks. */

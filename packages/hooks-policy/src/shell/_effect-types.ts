@@ -10,6 +10,17 @@ export interface Touch {
   include?: string[];
   exclude?: string[];
   excludeDir?: string[];
+  /**
+   * ripgrep's `-g`/`--iglob` globs, in order (the last that matches a path decides; a match includes
+   * a hidden file too; with any include, a file none matches is not read), and the globs of the
+   * types `-t` selects (a file none matches is not read; one that matches is, hidden or not).
+   */
+  overrides?: Array<{ glob: string; exclude: boolean; nocase: boolean }>;
+  typed?: string[];
+  /** It reads ignore files (`.gitignore`, `.ignore`, `.rgignore`), whose `!pattern` lines may make it read a hidden file after all (rg, ag). */
+  ignoreFiles?: boolean;
+  /** The names are handed on split at blanks and unquoted (xargs without -0): a name holding a blank, quote or backslash may name another file. */
+  splits?: boolean;
   /** A tree read of only the files git tracks (`git grep`): what git's index does not hold is not read. */
   tracked?: boolean;
 }

@@ -1,8 +1,9 @@
 import type { ProgramRow } from "../inventory/_row.js";
 import { hasOption, optionValue, type ParsedArguments } from "./_options.js";
+import { RIPGREP_TYPES } from "../inventory/_option-tables.js";
 import type { ShellWord } from "./_words.js";
-import type { Effects } from "./_effect-types.js";
-import { PROGRAM_VARIABLES } from "../inventory/_variables.js";
+import type { Effects, Touch } from "./_effect-types.js";
+import { programVariable } from "../inventory/_variables.js";
 import { INLINE_CODE, STDIN_CODE } from "../inventory/_inline-code.js";
 import { readableCode } from "./_evaluating.js";
 import { buildSettings, commandOptions, databaseEffects, embeddedCommands, fdExec, optionWords, pagerCommands, sedEffects, sshOptions } from "./_scripts.js";
@@ -187,14 +188,18 @@ const readers: Record<string, Reader> = {
     const files = hasOption(args, "--regexp", "--file") ? args.operands : args.operands.slice(1);
     if (!recursive) return;
     // rg and ag leave out hidden files and folders (`.env`, `.ssh/`) unless told to search them.
-    const hidden = hasOption(args, "--hidden", "-.", "--unrestricted") || args.options.filter((option) => option.name === "-u").length >= (p === "ag" ? 1 : 2);
+    // rg -u leaves out no ignore file, -uu no hidden file either; ag -u both.
+    const unrestricted = args.options.filter((option) => option.name === "-u" || option.name === "--unrestricted").length;
+    const hidden = hasOption(args, "--hidden", "-.") || unrestricted >= (p === "ag" ? 1 : 2) || (p !== "rg" && hasOption(args, "--unrestricted"));
     const skipsHidden = (p === "rg" || p === "ag") && !hidden;
+    const picked = p === "rg" ? ripgrepFilter(args, out) : {};
     // grep reads only the files --include names, and none --exclude / --exclude-dir name.
     const only = (name: string): Array<string | undefined> => args.options.filter((option) => option.name === name).map((option) => option.value?.value ?? option.value?.pattern);
     const filter: Record<string, Array<string | undefined>> = p === "rg" || p === "ag" || p === "ack" ? {} : { include: only("--include"), exclude: only("--exclude"), excludeDir: only("--exclude-dir") };
     if (Object.values(filter).some((values) => values.includes(undefined))) out.uncertain = `${p}'s --include / --exclude is known only at run time`;
     const known = Object.fromEntries(Object.entries(filter).map(([key, values]) => [key, values.filter((value): value is string => value !== undefined)]));
-    for (const path of files.length > 0 ? files : [DOT]) if (path.value !== "-") out.trees.push({ path, via: `${p} -r`, ...(skipsHidden && { skipsHidden }), ...known });
+    const ignoring = (p === "rg" || p === "ag") && !hasOption(args, "--no-ignore");
+    for (const path of files.length > 0 ? files : [DOT]) if (path.value !== "-") out.trees.push({ path, via: `${p} -r`, ...(skipsHidden && { skipsHidden }), ...(ignoring && skipsHidden && { ignoreFiles: true }), ...known, ...picked });
   },
   // tree -o FILE writes the listing; -R writes 00Tree.html into each folder it lists.
   tree: (_p, args, _w, out) => {
@@ -251,7 +256,7 @@ const readers: Record<string, Reader> = {
   gdb: (p, _args, words, out) => commandOptions(p, words, out),
   vim: (p, _args, words, out) => commandOptions(p, words, out),
   less: (p, _args, words, out) => pagerCommands(p, words, out),
-  make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => PROGRAM_VARIABLES.has(name) || name === "SHELL"),
+  make: (p, args, words, out) => buildSettings(p, args, words, out, (name) => programVariable(name) || name === "SHELL"),
   npx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), false),
   // bunx installs a package it does not find, without asking.
   bunx: (p, _args, words, out) => fetchRun(out, p, words.slice(1), true),
@@ -640,3 +645,32 @@ function inlineCodeOf(program: string): typeof INLINE_CODE {
 }
 
 const inlineCodeRows = new Map<string, typeof INLINE_CODE>();
+
+/**
+ * Which files rg's tree read reads, by its `-g`/`--iglob` globs and `-t`/`-T` types: a glob or a
+ * type this does not know (known only at run time, `--type-add`, a type whose globs are not listed)
+ * may include any file, so the read is judged as reading hidden ones too.
+ */
+function ripgrepFilter(args: ParsedArguments, out: Effects): Pick<Touch, "overrides" | "typed" | "skipsHidden"> {
+  const overrides: NonNullable<Touch["overrides"]> = [];
+  const nocase = hasOption(args, "--glob-case-insensitive");
+  for (const option of args.options) {
+    if (option.name !== "--glob" && option.name !== "--iglob") continue;
+    const value = option.value?.value ?? option.value?.pattern;
+    if (value === undefined) {
+      out.uncertain = `rg's ${option.spelling} is known only at run time, so which files it reads is not known`;
+      return {};
+    }
+    const exclude = value.startsWith("!");
+    overrides.push({ glob: exclude ? value.slice(1) : value, exclude, nocase: nocase || option.name === "--iglob" });
+  }
+  const types = args.options.filter((option) => option.name === "--type").map((option) => option.value?.value);
+  const typed: string[] = [];
+  for (const type of types) {
+    const globs = type === undefined || hasOption(args, "--type-add", "--type-clear") ? undefined : RIPGREP_TYPES[type];
+    // A type whose globs are not known may name hidden files (they are read when a type names them).
+    if (globs === undefined) return { ...(overrides.length > 0 && { overrides }), skipsHidden: false };
+    typed.push(...globs);
+  }
+  return { ...(overrides.length > 0 && { overrides }), ...(typed.length > 0 && { typed }) };
+}

@@ -94,7 +94,8 @@ export function evaluatingBuiltin(program: string, words: readonly ShellWord[]):
     case "export":
     case "readonly":
       if (has(/^-[A-Za-z]*n/)) return `${program} -n makes a name refer to another variable, which a later assignment sets`;
-      if (values.some((value, i) => value === undefined && !(words[i + 1]?.text.startsWith("-") ?? false))) return `${program} sets a variable named only at run time`;
+      // `export PATH=$PWD/bin:$PATH` names PATH (its value is judged as the assignment it is); `export "$x"=1` does not.
+      if (values.some((value, i) => value === undefined && !(words[i + 1]?.text.startsWith("-") ?? false) && !/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(words[i + 1]?.text ?? ""))) return `${program} sets a variable named only at run time`;
       return undefined;
     default:
       return undefined;

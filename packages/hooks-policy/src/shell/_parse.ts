@@ -12,6 +12,8 @@ import { literalInput, literalOutput, resolveForeignShell, resolveShell } from "
 import { resolveWrapper } from "./_wrappers.js";
 import { attaches, detaches, evaluatingText, readableCode } from "./_evaluating.js";
 import { exhaustion } from "./_exhaustion.js";
+import { findInput, literalWords, type PipeInput, xargsReadsPlainly } from "./_pipes.js";
+import type { Touch } from "./_effect-types.js";
 import { evalWord, runtimeWord, type ShellWord, showWord, type WordEnv } from "./_words.js";
 
 export { MAX_COMMAND_LENGTH, MAX_NESTING, MAX_PARTS } from "./_parts.js";
@@ -53,6 +55,15 @@ class ShellAnalysis implements Analysis {
   readonly #links = new Map<string, ShellWord>();
   /** Redirects of standard output of the commands seen, with the text the command prints when it is literal. */
   readonly #printed = new Map<Redirection, string>();
+  /** What the stage before an xargs of a pipeline prints, by the xargs command (see `_pipes.ts`). */
+  readonly #inputs = new Map<Command, PipeInput>();
+  /** xargs' input while its command is resolved, and the trees of a find's names for the part it makes. */
+  #xargsInput: PipeInput | undefined;
+  #tailFrom: Touch[] | undefined;
+  /** Settings waiting for the program they are given to (see `whenCommand`). */
+  #pending: Array<(words: readonly ShellWord[] | undefined) => void> = [];
+  /** Steps run when the whole command line has been read (see `atEnd`). */
+  #atEnd: Array<() => void> = [];
   #stopped = false;
   /** The index of the command part whose redirects are being read. */
   #writer: number | undefined;
@@ -88,6 +99,22 @@ class ShellAnalysis implements Analysis {
       return;
     }
     this.parseScript(this.source, 0, "command");
+    this.#settle(undefined);
+    for (const step of this.#atEnd.splice(0)) step();
+  }
+
+  whenCommand(judge: (words: readonly ShellWord[] | undefined) => void): void {
+    this.#pending.push(judge);
+  }
+
+  atEnd(step: () => void): void {
+    this.#atEnd.push(step);
+  }
+
+  /** The settings waiting for a program, judged with its words (or with none). */
+  #settle(words: readonly ShellWord[] | undefined): void {
+    if (this.#pending.length === 0) return;
+    for (const judge of this.#pending.splice(0)) judge(words);
   }
 
   #stop(subject: string, reason: string): void {
@@ -164,6 +191,9 @@ class ShellAnalysis implements Analysis {
         this.#writer = before;
         return;
       }
+      case "Pipeline":
+        this.#pipeline(node);
+        break;
       case "Redirect":
         this.#redirect(node);
         break;
@@ -177,9 +207,26 @@ class ShellAnalysis implements Analysis {
     forEachChild(node, (child) => this.#visit(child, depth + 1, nextLevel, source));
   }
 
+  /** `find src -name '*.ts' | xargs grep x`, `echo a b | xargs rm`: what each xargs after a stage that says what it prints reads. */
+  #pipeline(node: Extract<SyntaxNode, { type: "Pipeline" }>): void {
+    node.commands.forEach((stage, at) => {
+      const before = node.commands[at - 1];
+      if (at === 0 || node.operators[at - 1] !== "|" || stage.type !== "Command" || before?.type !== "Command" || !before.name || before.prefix.length > 0) return;
+      if (before.redirects.some((redirect) => redirect.type !== "Redirect" || (redirect.descriptor?.type === "FileDescriptor" ? redirect.descriptor.value : 1) === 1)) return;
+      const words = [evalWord(before.name, this.env), ...before.suffix.filter((item): item is Word => item.type === "Word").map((item) => evalWord(item, this.env))];
+      if (before.suffix.some((item) => item.type !== "Word" && item.type !== "Redirect")) return;
+      const program = basename(words[0]?.value ?? "");
+      const printed = program === "find" ? undefined : literalOutput(words, before, this.env);
+      const input = program === "find" ? findInput(words) : printed === undefined ? undefined : literalWords(printed);
+      if (input) this.#inputs.set(stage, input);
+    });
+  }
+
   #redirect(node: Extract<Redirection, { type: "Redirect" }>): void {
     const target = node.target;
     if (!target) return;
+    // `> >(cmd)`, `< <(cmd)`: the target is a pipe to or from cmd, which is judged as the command it is (its script is visited as a child).
+    if (target.parts?.length === 1 && target.parts[0]?.type === "ProcessSubstitution") return;
     const word = evalWord(target, this.env);
     const op = node.operator;
     if (op === ">&" || op === "<&") {
@@ -206,6 +253,7 @@ class ShellAnalysis implements Analysis {
     if (!node.name) {
       // `X=/` alone sets a shell variable: later words may name it (`rm -rf "$X"`).
       for (const item of node.prefix) if (item.type === "Assignment") this.#remember(item);
+      this.#settle(undefined);
       return;
     }
     const words: ShellWord[] = [evalWord(node.name, this.env)];
@@ -214,6 +262,8 @@ class ShellAnalysis implements Analysis {
       else if (item.type === "Assignment") words.push(assignmentWord(item, this.env));
     }
     this.resolve(words, false, level, node, undefined);
+    // What `export PATH=…` and the like set: for every later command.
+    this.#settle(undefined);
     const printed = literalOutput(words, node, this.env);
     if (printed !== undefined) {
       for (const redirect of node.redirects) {
@@ -236,12 +286,31 @@ class ShellAnalysis implements Analysis {
 
   resolve(words: ShellWord[], tail: boolean, level: number, node: Command | undefined, uncertain: string | undefined): void {
     if (this.#stopped || words.length === 0) return;
+    this.#settle(words);
     const name = words[0] as ShellWord;
     if (name.value === undefined) {
       this.push({ kind: "command", words, tail, uncertain: uncertain ?? "the command name is known only at run time", cdCount: this.cds.length });
       return;
     }
     const program = basename(name.value);
+    if (tail && this.#xargsInput !== undefined) {
+      // The command xargs runs, with the input the stage before it prints.
+      const input = this.#xargsInput;
+      this.#xargsInput = undefined;
+      if (input.kind === "words") return this.resolve([...words, ...input.words.map((each): ShellWord => ({ text: each, value: each, splits: false, tilde: false }))], false, level, node, uncertain);
+      this.#tailFrom = input.trees;
+    }
+    const input = program === "xargs" && node ? this.#inputs.get(node) : undefined;
+    const plainly = input ? xargsReadsPlainly(words) : undefined;
+    if (input && plainly && plainly.nul === (input.kind === "find" && input.print0)) {
+      this.#xargsInput = input;
+      try {
+        return resolveWrapper(this, program, WRAPPERS[program] as NonNullable<(typeof WRAPPERS)[string]>, words, tail, level, node, uncertain);
+      } finally {
+        this.#xargsInput = undefined;
+        this.#tailFrom = undefined;
+      }
+    }
     const detached = detaches(program, words) ?? attaches(program, words);
     if (detached !== undefined) this.unknown(words.map(showWord).join(" "), detached);
     const wrapper = WRAPPERS[program];
@@ -272,6 +341,7 @@ class ShellAnalysis implements Analysis {
 
   pushCommand(words: ShellWord[], tail: boolean, uncertain: string | undefined, args: ParsedArguments, effects: Effects, level: number, script?: ShellWord): void {
     const part: ShellCommandPart = { kind: "command", words, tail, cdCount: this.cds.length, args };
+    if (tail && this.#tailFrom !== undefined) part.tailFrom = this.#tailFrom;
     const why = uncertain ?? effects.uncertain;
     if (why !== undefined) part.uncertain = why;
     if (effects.reads.length > 0) part.reads = effects.reads;

@@ -40,6 +40,10 @@ export interface ShellCommandPart {
   script?: ShellWord;
   /** Inline code the policy read that only prints constants: the command reads only. */
   printsOnly?: string;
+  /** xargs' input when it is the names a `find` before it prints: the trees those names are in, with find's filters (instead of any word at run time). */
+  tailFrom?: Touch[];
+  /** The PATH setting that put this program's folder among the folders names are looked up in (`PATH=bin:$PATH tsc` is judged as `bin/tsc` too). */
+  searched?: string;
 }
 
 /** A file the command writes (`>`, `>>`, `tee`, `cp`'s target) or reads (`<`). */
@@ -97,6 +101,14 @@ export interface Analysis {
   throughLinks(path: ShellWord): ShellWord;
   /** A part the policy cannot judge without running it. */
   unknown(subject: string, reason: string): void;
+  /**
+   * A setting judged by the program it is given to (`HOME=/tmp ls`, `PATH=bin:$PATH tsc`): `judge`
+   * is called with the words of the next command resolved, or with none when the simple command
+   * ends without one (`export PATH=…`: every later name).
+   */
+  whenCommand(judge: (words: readonly ShellWord[] | undefined) => void): void;
+  /** Runs `step` when the whole command line has been read (what a setting means for every later command, after every later `cd`). */
+  atEnd(step: () => void): void;
   /** Judges `words` as a simple command, looking through wrappers, shells and eval. */
   resolve(words: ShellWord[], tail: boolean, level: number, node: Command | undefined, uncertain: string | undefined): void;
   /** Parses literal words again as a script (eval, -c strings); a word known only at run time is unknown. */
