@@ -266,8 +266,9 @@ const DESTRUCTIVE: PolicyRule[] = [
   "reboot",
   "halt",
   "poweroff",
-  // Issue 39: systemctl and crontab are the inventory's: their reads (status, is-active, list-timers, crontab -l) read, the rest asks as the system's services and schedules; on another host systemctl reaches that host.
+  // Issue 39: systemctl and crontab are the inventory's: their reads (status, is-active, list-timers, crontab -l) read, the rest asks as the system's services and schedules; on another host systemctl reaches that host, and another user's crontab is theirs (these two keep the rules' places, so rule ids stay as they were).
   "systemctl --host=*",
+  "crontab -u *",
   "sudo",
   "doas",
   "su",

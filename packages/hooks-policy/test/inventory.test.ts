@@ -25,7 +25,7 @@ describe("a program the inventory does not know", () => {
   it("asks unconfined, naming it and how to teach it", () => {
     const explanation = policyOf().decide(bash("frobnicate --all"));
     expect(explanation.decision).toBe("ask");
-    expect(explanation.reason).toContain("frobnicate --all: asked by recommended › programs of kind unknown when not sandboxed (rules[106])");
+    expect(explanation.reason).toContain("frobnicate --all: asked by recommended › programs of kind unknown when not sandboxed (rules[107])");
     expect(explanation.reason).toContain('teach it: a rule { command: "frobnicate *", decision: allow }, or programs: { frobnicate: read-only } in a policy');
   });
 
