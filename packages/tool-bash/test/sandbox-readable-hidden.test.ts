@@ -27,7 +27,7 @@ async function run(options: Record<string, unknown>, command: string): Promise<{
   cleanups.push(() => harness.dispose());
   const tool = harness.getTool("bash");
   if (!tool) throw new Error("no bash tool");
-  const result = await tool.execute("1", { command }, new AbortController().signal, undefined, undefined);
+  const result = await tool.execute("1", { command }, new AbortController().signal, () => {}, undefined);
   return { text: textOf(result), details: result.details as BashToolDetails };
 }
 
