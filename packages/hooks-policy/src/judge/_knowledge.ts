@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { isInside } from "@toolhost/core";
 import type { Inventory, InventoryEntry } from "../inventory/_inventory.js";
-import { hasAny, kindText, rowKind } from "../shell/_kind-of.js";
+import { hasAny, kindText, optionAlone, rowKind } from "../shell/_kind-of.js";
 import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
 import { parseArguments, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
@@ -10,6 +10,7 @@ import type { ShellWord } from "../shell/_words.js";
 import { environmentDump } from "./_environment.js";
 import { gitJudgment } from "./_git.js";
 import { apiRead, cloudCall, npmCredential, OTHER_CLOUDS } from "./_network-reads.js";
+import { toolArguments } from "./_documents.js";
 import { archiveEscape, setsId } from "./_operations.js";
 import { FETCHED, fetchedModule, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
 
@@ -76,7 +77,7 @@ function programKnowledge(inventory: Inventory, part: ShellCommandPart, cwd: str
   if (!entry) return onlyAsksItsVersion(part.words) ?? unknownProgram(program);
   const { kind, by } = rowKind(entry, args, part.words);
   const unknownOptions = args.unknown;
-  if (unknownOptions !== undefined && unknownOptions.length > 0 && !onlyAsksItsVersion(part.words)) {
+  if (unknownOptions !== undefined && unknownOptions.length > 0 && !onlyAsksItsVersion(part.words) && !optionAlone(entry.row, part.words)) {
     // A program the inventory knows, given an option it does not (issue 39): it may write, run or change the system.
     const which = [...new Set(unknownOptions)].join(", ");
     const why = `${program} ${which}: the inventory knows every option of ${program} but not ${unknownOptions.length === 1 ? "this one" : "these"}, so what it does is not known (teach it: a rule { command: "${program} ${unknownOptions[0]} *", decision: allow })`;
@@ -160,7 +161,7 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
   if ((program === "kubectl" || program === "oc") && /^(secret|secrets)$/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output"])) {
     return { ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; kubectl get secret -o prints the cluster's secrets`, atLeastAsk: "kubectl get secret -o prints the cluster's secrets" };
   }
-  return known;
+  return toolArguments(known, program, part.words, args, (folder) => cwd === undefined || resolve(cwd, folder) === resolve(workspace));
 }
 
 /**
