@@ -176,7 +176,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["bazel bazelisk buck buck2 pants", "runs-code:build | operands none"],
   ["mvn mvnw", "runs-code:build | goals deploy,deploy:*,release:perform,release:prepare,site-deploy,site:deploy,nexus-staging:*,gpg:sign-and-deploy-file=network:publisher"],
   ["gradle gradlew", "runs-code:build | goals publish,publish*,upload*,artifactoryPublish,bintrayUpload,closeAndReleaseRepository,releaseRepository=network:publisher"],
-  ["sbt", "runs-code:build | goals publish,publishSigned,+publish,+publishSigned,release,sonatypeRelease,sonatypeBundleRelease=network:publisher"],
+  ["sbt sbtn", "runs-code:build | goals publish,publishSigned,+publish,+publishSigned,release,sonatypeRelease,sonatypeBundleRelease=network:publisher"],
   ["lein", "runs-code:build | goals deploy,release=network:publisher"],
   ["ant", "runs-code:build"],
   // mix runs the project's tasks (`mix do` runs several, so its tasks are goals): hex's publishing and account tasks publish, fetching deps and installing archives install, dropping the database destroys; -e is code.

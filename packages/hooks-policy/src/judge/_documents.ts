@@ -59,7 +59,7 @@ function magick(program: string, words: readonly ShellWord[], args: ParsedArgume
   for (const word of words.slice(1)) {
     const text = word.value;
     if (text === undefined) return { kind: ASKS, why: `${word.text} is known only at run time (ImageMagick's coders and @files read, write or run)` };
-    if (text.startsWith("|")) return { kind: CODE, why: `${text} runs a command (ImageMagick's pipe coder)` };
+    if (/^([a-zA-Z0-9-]+:)?\|/.test(text)) return { kind: CODE, why: `${text} runs a command (ImageMagick's pipe coder)` };
     if (/(^|:)@/.test(text)) return { kind: ASKS, why: `${text} reads the file after @, which the policy does not follow` };
     const coder = PREFIXED.exec(text)?.[1];
     if (coder !== undefined && coder.length > 1 && !MAGICK_CODERS.test(coder)) return { kind: ASKS, why: `${text} names ImageMagick's coder ${coder}:, which reads, writes or runs what the policy does not follow` };
@@ -109,6 +109,7 @@ export function toolArguments<T extends Known>(known: T, program: string, words:
     const code = args.operands.find((each) => each.value === undefined || /[\\&]/.test(each.value));
     if (code) return as(known, CODE, `${code.value ?? code.text} is TeX code given on the command line, not the project's file`);
   }
+  if (program === "sqlite-utils" && known.kind.role === "interpreter") return asks(known, "it runs the Python code given on its command line");
   if (program === "sqlite-utils" && words.some((each) => each.value === undefined || OTHER_FILES_SQL.test(each.value))) {
     return asks(known, "its SQL attaches, writes or loads other files than the database");
   }

@@ -63,8 +63,8 @@ function programKnowledge(inventory: Inventory, part: ShellCommandPart, cwd: str
   const name = part.words[0]?.value;
   if (name === undefined) return undefined;
   const program = name.slice(name.lastIndexOf("/") + 1);
-  if (name.includes("/") && !SYSTEM_BIN.test(name)) return pathProgram(name, program, cwd, workspace);
   const args = part.args ?? parseArguments(program, part.words.slice(1));
+  if (name.includes("/") && !SYSTEM_BIN.test(name)) return wrapperScript(inventory, name, program, part.words, args, cwd, workspace) ?? pathProgram(name, program, cwd, workspace);
   const module = PYTHON.test(program) ? pythonModule(inventory, part.words, args) : undefined;
   if (module) return module;
   const entry = inventory.lookup(program);
@@ -111,6 +111,27 @@ function onlyAsksItsVersion(words: readonly ShellWord[]): CommandKnowledge | und
   return { kind: { kind: "read-only" }, note: `${program} ${only} prints its version or usage, and does nothing else` };
 }
 
+/** The wrapper scripts projects keep of the build tools (`./mvnw`, `./gradlew`, `./sbtx`): the tool itself, by its row. */
+const BUILD_WRAPPERS = new Map([["mvnw", "mvnw"], ["gradlew", "gradlew"], ["sbtx", "sbt"], ["sbtn", "sbt"], ["sbt", "sbt"], ["lein", "lein"], ["x.py", "x.py"]]);
+
+/**
+ * `./mvnw deploy`, `./gradlew publish`: a workspace's wrapper of a known build tool runs that tool
+ * with the words given, so its goals are judged by the tool's row (publishing asks), not as the
+ * workspace's own program (issue 39). One outside the workspace is not the project's (`pathProgram`).
+ */
+function wrapperScript(inventory: Inventory, name: string, program: string, words: readonly ShellWord[], args: ParsedArguments, cwd: string | undefined, workspace: string): CommandKnowledge | undefined {
+  if (cwd === undefined && !isAbsolute(name)) return undefined;
+  if (!isInside(resolve(cwd ?? "/", name), workspace)) return undefined;
+  const tool = BUILD_WRAPPERS.get(program.replace(/\.(bat|cmd|sh)$/, ""));
+  const entry = tool === undefined ? undefined : inventory.lookup(tool);
+  if (!entry) return undefined;
+  const { kind, by } = rowKind(entry, args, words);
+  // The wrapper is the project's code whatever it is asked: never less than its build.
+  const build: KindRole = { kind: "runs-code", role: "build" };
+  const graver = kind.kind === "read-only" || kind.kind === "writes" || kind.kind === "runner" ? build : kind;
+  return { entry, kind: graver, note: `${name} is the workspace's wrapper of ${tool}, judged by its row: ${described(by.replace(/^\S+/, name), graver, entry).replace(/^inventory: /, "")}` };
+}
+
 /** A program run by a path (`./run-tests`, `node_modules/.bin/x`, `/tmp/cat`): the repository's own, or one the inventory cannot vouch for by its name. */
 function pathProgram(name: string, program: string, cwd: string | undefined, workspace: string): CommandKnowledge {
   const where = cwd === undefined && !isAbsolute(name) ? undefined : resolve(cwd ?? "/", name);
@@ -140,6 +161,8 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
     const git = gitJudgment(part.words, args, cwd);
     if (git) return { ...known, kind: git.kind, note: `${known.note}; but ${git.why} (${kindText(git.kind)})` };
   }
+  // sqlite-utils' Python (--convert, --functions, convert) is given on the line: no script of the workspace.
+  if (program === "sqlite-utils") return toolArguments(known, program, part.words, args, () => false);
   if (kind.role === "interpreter" || kind.role === "shell") return interpreted(known, part, args, cwd, workspace);
   if (program === "docker" || program === "podman" || program === "nerdctl") return container(known, part.words, args);
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
