@@ -20,6 +20,9 @@ export const INLINE_CODE: ReadonlyArray<readonly [program: RegExp, options: read
   [/^osascript$/, ["-e"]],
   [/^(elixir|iex)$/, ["-e", "--eval", "--rpc-eval"]],
   [/^erl$/, ["-eval", "-s", "-run", "-S"]],
+  // mix run -e / mix eval-style code, and latexmk's -e (Perl).
+  [/^mix$/, ["-e", "--eval"]],
+  [/^latexmk$/, ["-e"]],
   [/^(groovy|scala|kotlin|ghci|racket|swift|clojure|clj)$/, ["-e", "--eval", "-eval"]],
   [/^guile$/, ["-c"]],
   [/^(tclsh|wish)$/, ["-c"]],

@@ -9,7 +9,7 @@
 export const NETWORK_CLIS: ReadonlyArray<readonly [names: string, row: string]> = [
   [
     "gh",
-    "network:client | sub *.list,*.ls,*.view,*.diff,*.checks,*.status,*.watch,search,status,auth.status,config.get,config.list,repo.view,release.view,run.view,pr.view,issue.view,gist.view,workflow.view,ruleset.check,cache.list=read-only:remote *.create,*.merge,*.close,*.reopen,*.comment,*.edit,*.review,*.upload,*.ready,*.lock,*.transfer,*.archive,*.rename,*.sync,*.fork,*.cancel,*.rerun,*.run,*.set,*.add,*.enable,*.disable,*.develop=network:publisher *.delete=destroys extension.install=installs:installer pr.checkout,repo.clone=network:client auth.token,auth.login,auth.logout,auth.refresh,auth.setup-git,auth.switch=system:secrets | when --show-token,-t=system:secrets",
+    "network:client | writes -D,--dir,-O,--output | sub *.list,*.ls,*.view,*.diff,*.checks,*.status,*.watch,search,status,auth.status,config.get,config.list,repo.view,release.view,run.view,pr.view,issue.view,gist.view,workflow.view,ruleset.check,cache.list,run.download,release.download=read-only:remote *.create,*.merge,*.close,*.reopen,*.comment,*.edit,*.review,*.upload,*.ready,*.lock,*.transfer,*.archive,*.rename,*.sync,*.fork,*.cancel,*.rerun,*.run,*.set,*.add,*.enable,*.disable,*.develop=network:publisher *.delete=destroys extension.install=installs:installer pr.checkout,repo.clone=network:client auth.token,auth.login,auth.logout,auth.refresh,auth.setup-git,auth.switch=system:secrets | when --show-token,-t=system:secrets",
   ],
   [
     "glab hub",
@@ -31,7 +31,7 @@ export const NETWORK_CLIS: ReadonlyArray<readonly [names: string, row: string]> 
     "terraform tofu terragrunt",
     "system:cloud | sub plan=runs-code:build fmt=writes validate,version,providers,graph,state.list,workspace.list,workspace.show=read-only show,output,console,state.show,state.pull=system:secrets destroy,state.rm=destroys:infrastructure init,get=installs:installer login,logout=system:secrets | when -destroy=destroys:infrastructure",
   ],
-  ["aws", "system:cloud | sub s3.rb,s3.rm,*.delete-bucket,*.delete-stack,*.terminate-instances,*.delete-function,*.delete-db-instance,*.delete-cluster,*.delete-repository,*.delete-secret=destroys:infrastructure s3.ls,sts.get-caller-identity,configure.list,configure.list-profiles=read-only:remote configure.get,configure.export-credentials,configure.set,configure.sso,sso.login,ecr.get-login-password=system:secrets"],
+  ["aws", "system:cloud | sub s3.rb,s3.rm,*.delete-bucket,*.delete-stack,*.terminate-instances,*.delete-function,*.delete-db-instance,*.delete-cluster,*.delete-repository,*.delete-secret=destroys:infrastructure s3.ls,sts.get-caller-identity,configure.list,configure.list-profiles,logs.tail,logs.filter-log-events=read-only:remote configure.get,configure.export-credentials,configure.set,configure.sso,sso.login,ecr.get-login-password=system:secrets"],
   ["gsutil", "system:cloud | sub rm,rb=destroys:infrastructure ls,cat,du,stat=read-only"],
   ["gcloud az doctl flyctl fly heroku vercel netlify wrangler firebase oci ibmcloud linode-cli hcloud railway supabase", "system:cloud | sub *.delete,*.destroy,delete,destroy,remove,rm=destroys:infrastructure"],
 ];

@@ -38,6 +38,25 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["jq gojq jaq", "read-only | operands after-first -f,--from-file | patterns --arg,--argjson | reads -f,--from-file,--rawfile,--slurpfile"],
   ["yq", "read-only | operands after-first | when -i,--inplace=writes"],
   ["xmllint tidy", "read-only"],
+  // xq and tomlq are jq over XML and TOML (their env is the environment: judge/_environment.ts); -i rewrites the files (judge/_documents.ts asks).
+  ["xq tomlq", "read-only | operands after-first -f,--from-file | patterns --arg,--argjson | reads -f,--from-file,--rawfile,--slurpfile"],
+  // miller: its verbs read; put and filter are its DSL (system, exec), tee and split write files; --prepipe runs a command; -s reads more options from a file.
+  ["mlr miller", "read-only | program --prepipe,--prepipex | script --load,--mload,-s | goals put,filter,tee,split,repl=runs-code:interpreter"],
+  // gron reads a file, or fetches a URL; dasel reads -f (put and delete rewrite it).
+  ["gron", "read-only | goals http://*,https://*,HTTP://*,HTTPS://*=network:client"],
+  ["dasel", "read-only | operands none | reads -f,--file | writes -o,--out | sub put,delete=unknown"],
+  // sqlite-utils: its readers read the database (its second word); its other commands write it; Python given with --convert / --functions / convert runs.
+  ["sqlite-utils", "writes | writes-operands second | sub tables,views,schema,rows,indexes,triggers,dump,query,search,--version=read-only install,uninstall=installs:installer convert=runs-code:interpreter | when --convert,--functions,--import,--load-extension,--code=runs-code:interpreter"],
+  // ffmpeg writes its outputs (every operand, as it has no option table) and reads -i; protocols, devices and filters that touch files are judged in judge/_documents.ts.
+  ["ffmpeg", "writes | writes-operands all | reads -i,-attach,-filter_script,-filter_complex_script | writes -vstats_file,-passlogfile,-progress,-sdp_file,-hls_segment_filename,-segment_list,-dump_attachment"],
+  ["ffprobe", "read-only | reads -i | writes -o"],
+  // ImageMagick: identify reads; convert / magick write their last operand, mogrify every operand (into -path); coders and @files are judged in judge/_documents.ts.
+  ["magick convert montage composite compare", "writes | writes-operands last | reads -font,-texture,-tile,-profile | writes -write | script -script"],
+  ["mogrify", "writes | writes-operands all | reads -font,-texture,-tile,-profile | writes -path,-write"],
+  ["identify", "read-only | reads -font"],
+  ["conjure", "runs-code:interpreter"],
+  // pandoc converts: -o writes; its includes, templates and data read; filters and custom readers / writers (.lua) run code; a URL input is fetched.
+  ["pandoc", "read-only | writes -o,--output,--extract-media,--log | reads -H,--include-in-header,-B,--include-before-body,-A,--include-after-body,--template,--reference-doc,-c,--css,--bibliography,--csl,--citation-abbreviations,--syntax-definition,--abbreviations,--epub-cover-image,--epub-metadata,--epub-embed-font,--metadata-file,--data-dir,--resource-path | program --pdf-engine | script -L,--lua-filter,-F,--filter,--pdf-engine-opt,-d,--defaults | when --self-contained,--embed-resources=network:client | goals http://*,https://*,HTTP://*,HTTPS://*=network:client"],
   ["awk gawk mawk nawk", "read-only | operands after-first -f,--file | script -f,--file"],
   ["sed gsed", "read-only | operands after-first -e,--expression,-f,--file | patterns -e,--expression | script -f,--file"],
   ["echo printf", "read-only | operands none"],
@@ -74,6 +93,8 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   // csvkit's readers and printers (csvsql, which writes to databases, and in2csv are not among them); bc's language has no escape to the shell (dc's ! has).
   ["csvlook csvcut csvstat csvgrep csvsort csvjson csvformat csvclean csvjoin csvstack", "read-only | writes -o,--output"],
   ["bc", "read-only"],
+  // dc's ! runs a shell command: only expressions without it read (judge/_documents.ts); its files and standard input are code.
+  ["dc", "read-only"],
   ["zipinfo getfacl", "read-only"],
   ["modinfo ansible-doc", "read-only | operands none"],
   ["cd pushd popd dirs set shopt unset shift exit return read wait let local declare typeset readonly export umask ulimit jobs history times getopts caller mapfile readarray compgen complete disown logout bind", "read-only | operands none"],
@@ -133,13 +154,15 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["ts-node tsx esno vite-node", "runs-code:interpreter"],
   ["deno", "runs-code:interpreter | sub fmt=writes lint,check,info,doc,--version=read-only install,add,cache=installs:installer test,bench,task,compile=runs-code:build"],
   ["bun", "runs-code:build | sub install,i,add,a,update,remove,rm=installs:installer x=installs:fetch-run publish=network:publisher pm=read-only"],
-  ["perl ruby php lua luajit Rscript R julia osascript tclsh wish", "runs-code:interpreter"],
+  ["perl ruby lua luajit Rscript R julia osascript tclsh wish", "runs-code:interpreter"],
+  // php -v / -m / --ini alone print its version, modules and ini files (not -i: phpinfo() prints the environment).
+  ["php", "runs-code:interpreter | sub -v,--version,-m,--modules,--ini=read-only"],
   ["java jshell scala kotlin groovy clojure erl escript elixir iex ghci runghc runhaskell mono", "runs-code:interpreter"],
   // swift and dotnet: a first word is a subcommand of the toolchain, not a script of the workspace.
   ["swift", "runs-code:interpreter | sub build,test,run,package=runs-code:build package-registry,package-registry.publish=network:publisher package-registry.login,package-registry.logout=system:secrets package.describe,package.show-dependencies,package.dump-package,--version,-version=read-only"],
   [
     "dotnet",
-    "runs-code:interpreter | sub build,test,run,format,pack,publish,restore,clean,msbuild,watch,new,add,remove,sln,list,build-server=runs-code:build nuget.push,nuget.delete=network:publisher tool.install,tool.update,tool.uninstall,tool.restore,tool.run,workload.install,workload.update,workload.uninstall,workload.repair,workload.restore,new.install,new.uninstall=installs:installer dev-certs,nuget.add,nuget.update,nuget.enable,nuget.disable,nuget.remove,nuget.locals=system:settings tool.list,tool.search,workload.list,workload.search,nuget.list,nuget.verify,sdk.check,help=read-only",
+    "runs-code:interpreter | sub build,test,run,format,pack,publish,restore,clean,msbuild,watch,new,add,remove,sln,list,build-server=runs-code:build nuget.push,nuget.delete=network:publisher tool.install,tool.update,tool.uninstall,tool.restore,tool.run,workload.install,workload.update,workload.uninstall,workload.repair,workload.restore,new.install,new.uninstall=installs:installer dev-certs,nuget.add,nuget.update,nuget.enable,nuget.disable,nuget.remove,nuget.locals=system:settings tool.list,tool.search,workload.list,workload.search,nuget.list,nuget.verify,sdk.check,help,--info,--list-sdks,--list-runtimes,--version=read-only",
   ],
   // WebAssembly runtimes: `wasmtime build/app.wasm` runs the workspace's module (the project's code); `serve` is a server.
   ["wasmtime wasmer", "runs-code:interpreter | sub run=runs-code:interpreter serve=network:server"],
@@ -155,9 +178,22 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["bazel bazelisk buck buck2 pants", "runs-code:build | operands none"],
   ["mvn mvnw", "runs-code:build | goals deploy,deploy:*,release:perform,release:prepare,site-deploy,site:deploy,nexus-staging:*,gpg:sign-and-deploy-file=network:publisher"],
   ["gradle gradlew", "runs-code:build | goals publish,publish*,upload*,artifactoryPublish,bintrayUpload,closeAndReleaseRepository,releaseRepository=network:publisher"],
-  ["sbt", "runs-code:build | goals publish,publishSigned,+publish,+publishSigned,release,sonatypeRelease,sonatypeBundleRelease=network:publisher"],
+  ["sbt sbtn", "runs-code:build | goals publish,publishSigned,+publish,+publishSigned,release,sonatypeRelease,sonatypeBundleRelease=network:publisher"],
   ["lein", "runs-code:build | goals deploy,release=network:publisher"],
   ["ant", "runs-code:build"],
+  // mix runs the project's tasks (`mix do` runs several, so its tasks are goals): hex's publishing and account tasks publish, fetching deps and installing archives install, dropping the database destroys; -e is code.
+  ["mix", "runs-code:build | when -e,--eval=runs-code:interpreter | goals hex.publish*,hex.retire*,hex.owner*,hex.user*,hex.organization*,hex.repo*,hex.config*=network:publisher deps.get*,deps.update*,deps.unlock*,archive.install*,escript.install*,local.*=installs:installer ecto.drop*,ecto.reset*,ecto.rollback*=destroys"],
+  // dart and flutter: analyze, test, format, run and compile are the project's build; pub get / upgrade / add install; pub publish publishes; pub token holds credentials.
+  ["dart", "runs-code:interpreter | sub analyze,test,format,fix,doc,compile,run,create=runs-code:build pub.get,pub.upgrade,pub.downgrade,pub.add,pub.remove,pub.cache,pub.global=installs:installer pub.publish,pub.lish=network:publisher pub.token=system:secrets pub.deps,pub.outdated,info,--version=read-only"],
+  ["flutter", "runs-code:build | sub pub.get,pub.upgrade,pub.downgrade,pub.add,pub.remove,pub.cache,pub.global,upgrade,downgrade,channel,precache,install=installs:installer pub.publish,pub.lish=network:publisher pub.token=system:secrets config=system:settings doctor,devices,pub.deps,pub.outdated,--version=read-only"],
+  // TeX: a document's build (its \input reads any file, as the project's build reads); shell escape or a configuration line runs commands; code given on the line is judged in judge/_documents.ts.
+  ["pdflatex latex xelatex lualatex tex etex pdftex luatex xetex lualatex-dev pdflatex-dev", "runs-code:build | writes -output-directory,--output-directory,-aux-directory,--aux-directory | when -shell-escape,--shell-escape,-enable-write18,--enable-write18,-cnf-line,--cnf-line,-shell-restricted=runs-code:interpreter"],
+  // latexmk runs its latexmkrc (Perl) and the engines: -e / -r are Perl; the engine options name commands.
+  ["latexmk", "runs-code:build | writes -outdir,-output-directory,-auxdir | when -e,-r,-pdflatex,-latex,-lualatex,-xelatex,-pdflua,-pdfxe,-dvipdf,-ps2pdf,-usepretex,-pretex,-shell-escape,--shell-escape=runs-code:interpreter"],
+  ["bibtex bibtex8 biber makeindex", "runs-code:build"],
+  ["chktex lacheck", "read-only | writes -o,--output"],
+  // kpsewhich finds files; its variable expansions print the environment; -mktex makes fonts (runs programs).
+  ["kpsewhich", "read-only | operands none | when -var-value,--var-value,-expand-var,--expand-var,-expand-braces,--expand-braces,-expand-path,--expand-path=system:secrets -mktex,--mktex,-must-exist,--must-exist=runs-code:interpreter"],
   ["gcc cc g++ c++ clang clang++ rustc ld", "runs-code:build | writes -o"],
   ["javac kotlinc", "runs-code:build | writes -d"],
   // zig cc / c++ take the C compilers' -o; build-exe and friends -femit-bin=.
@@ -185,10 +221,13 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
     "runs-code:build | sub install,add,up,upgrade,upgrade-interactive,import,link,rebuild=installs:installer dlx,create=installs:fetch-run exec=runner:wrapper publish,npm.publish=network:publisher list,info,why,outdated,audit,config.get,help,bin,npm.info=read-only remove,unlink,pack=writes",
   ],
   ["npx bunx pnpx uvx", "installs:fetch-run"],
-  ["pip pip3", "installs:installer | sub list,show,freeze,check,search,help,config,debug,inspect,hash,--version,-V=read-only index=read-only:remote cache=writes uninstall=system:packages"],
+  ["pip pip3", "installs:installer | writes -d,--dest | sub list,show,freeze,check,search,help,config,debug,inspect,hash,--version,-V=read-only index=read-only:remote cache=writes uninstall=system:packages"],
   ["pipx", "installs:installer | sub run=installs:fetch-run list,environment=read-only uninstall,uninstall-all=system:packages"],
   ["uv", "installs:installer | sub run=runner:wrapper tool.run=installs:fetch-run venv,init=writes pip.list,pip.show,pip.freeze,pip.check,tree,version,--version=read-only"],
   ["poetry", "installs:installer | sub run=runner:wrapper shell=runs-code:shell build=runs-code:build publish=network:publisher show,check,env.info,env.list,version,--version,about=read-only"],
+  // pdm and hatch: run is the project's runner (as poetry run); build and test the project's build; publish publishes.
+  ["pdm", "installs:installer | sub run=runner:wrapper build=runs-code:build publish=network:publisher list,show,info,search,--version=read-only remove=writes"],
+  ["hatch", "installs:installer | sub run=runner:wrapper build,test,fmt=runs-code:build publish=network:publisher status,--version,env.show,dep.show=read-only clean=writes"],
   ["pipenv", "installs:installer | sub run=runner:wrapper shell=runs-code:shell graph,--venv,--where=read-only"],
   ["conda mamba micromamba", "installs:installer | sub run=runner:wrapper list,info,search,env.list,--version=read-only"],
   ["gem", "installs:installer | sub push,yank,owner,signin=network:publisher list,search,info,env,contents,which,help=read-only uninstall,cleanup=system:packages"],
@@ -197,7 +236,7 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["cargo", "runs-code:build | sub install,add,update,fetch,vendor,generate-lockfile=installs:installer publish,yank,owner,login=network:publisher search,tree,metadata,version,help,locate-project,pkgid,verify-project,--version=read-only fmt,clean,new,init,remove,rm=writes"],
   ["rustup", "installs:installer | sub run=runner:wrapper show,which,--version,component.list,toolchain.list,target.list=read-only"],
   ["go", "runs-code:build | sub get,install,mod.download,mod.tidy,work.sync=installs:installer env,version,list,doc,help,mod.graph,mod.why,mod.verify=read-only fmt,mod.init,mod.edit,clean=writes"],
-  ["brew", "installs:installer | sub list,ls,info,search,config,doctor,outdated,deps,uses,--prefix,--cellar,--version,leaves=read-only uninstall,remove,rm,cleanup,autoremove,untap,unlink=system:packages services=system:services"],
+  ["brew", "installs:installer | sub list,ls,info,search,config,doctor,outdated,deps,uses,--prefix,--cellar,--repository,--cache,--version,leaves=read-only uninstall,remove,rm,cleanup,autoremove,untap,unlink=system:packages services=system:services"],
   ["nix nix-env nix-build", "installs:installer | sub search,show-config,eval,flake.show,flake.metadata,path-info,--version=read-only"],
   ["apt-cache", "system:packages | sub show,showpkg,showsrc,policy,search,depends,rdepends,pkgnames,madison,stats,unmet=read-only"],
   ["apt apt-get aptitude dnf yum zypper pacman apk emerge snap flatpak port pkg", "system:packages | sub list,show,search,policy,info,query,madison,depends,rdepends,--version=read-only"],
@@ -234,6 +273,8 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   // The git hosts' CLIs, containers, clusters and clouds: _network-clis.ts.
   ...NETWORK_CLIS,
   ["twine vsce ovsx", "network:publisher"],
+  // rclone: its listings and sums of a remote read it; copying, syncing, mounting and serving move data (uploader: asked confined too); config holds the remotes' tokens.
+  ["rclone", "network:uploader | sub ls,lsd,lsl,lsf,lsjson,size,about,tree,md5sum,sha1sum,hashsum,cat,version,listremotes,check,cryptcheck=read-only:remote config,authorize,obscure,reveal=system:secrets delete,deletefile,purge,rmdir,rmdirs,cleanup,dedupe=destroys"],
   ["git-lfs", "network:client | sub push=network:publisher"],
   [
     "git",
@@ -273,6 +314,12 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["cosign", "network:publisher | sub verify,verify-blob,verify-attestation,tree,triangulate,version=read-only:remote login=system:secrets"],
   ["goreleaser", "network:publisher | sub check,healthcheck,--version=read-only build=runs-code:build"],
   ["buildah", "system:containers | sub images,containers,inspect,info,version,--version=read-only rm,rmi,prune=destroys push=network:publisher login,logout=system:secrets"],
-  ["pulumi cdk cdktf sam serverless sls ansible ansible-playbook vagrant packer", "system:cloud | sub destroy,remove,rm,delete=destroys:infrastructure"],
+  ["cdk cdktf sam serverless sls ansible vagrant packer", "system:cloud | sub destroy,remove,rm,delete=destroys:infrastructure"],
+  // pulumi preview runs the project's program and reads the cloud, as terraform plan: the project's build (its secrets shown are a secret store).
+  ["pulumi", "system:cloud | sub destroy,remove,rm,delete=destroys:infrastructure preview,pre=runs-code:build | when --show-secrets=system:secrets"],
+  // ansible-playbook's checks (syntax, the tasks or tags listed) run no task, but read the project's inventory and ansible.cfg (which may name scripts): the project's build.
+  ["ansible-playbook", "system:cloud | when --syntax-check,--list-tasks,--list-tags=runs-code:build"],
+  // ansible-lint lints the project's files, and installs its requirements and loads its rules: the project's build.
+  ["ansible-lint", "runs-code:build"],
   ["wipefs fdisk sfdisk cfdisk gdisk sgdisk parted mkfs mkswap", "destroys"],
 ];

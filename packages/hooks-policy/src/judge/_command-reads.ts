@@ -139,6 +139,13 @@ function fileWords(scope: JudgeScope, part: ShellCommandPart, entry: InventoryEn
   const operands = sub === undefined ? args.operands : args.operands.slice(sub.words.split(" ").length);
   const unless = row.operandsUnless.some((name) => args.options.some((option) => option.name === name || option.spelling === name));
   const files = row.operands === "after-first" && !unless ? operands.slice(1) : operands;
+  // An option the row says takes a pattern, when its table does not say it takes a value (`openssl -subj /CN=x`): the next word is no file.
+  if (row.patterns.length > 0) {
+    part.words.forEach((word, index) => {
+      const next = part.words[index + 1];
+      if (next !== undefined && word.value !== undefined && row.patterns.includes(word.value)) written.add(next);
+    });
+  }
   return [...words, ...(written.size === 0 ? files : files.filter((word) => !written.has(word)))];
 }
 

@@ -14,7 +14,7 @@ import type { ShellCommandPart } from "../shell/_parse.js";
 const SECRET_VARIABLE = picomatch([...DEFAULT_REDACT_ENV, "*_SECRET_ACCESS_KEY", "*TOKEN*", "*SECRET*", "*PASSW*", "*_AUTH", "*CREDENTIAL*", "*_PAT", "DATABASE_URL", "*_DSN", "*PRIVATE*"], { nocase: true });
 
 /** The programs this file judges: every other one is no dump. */
-const DUMPERS = new Set(["printenv", "env", "set", "export", "declare", "typeset", "jq", "gojq", "yq", "awk", "gawk", "mawk", "nawk", "ps", "echo", "printf", "print"]);
+const DUMPERS = new Set(["printenv", "env", "set", "export", "declare", "typeset", "jq", "gojq", "yq", "xq", "tomlq", "awk", "gawk", "mawk", "nawk", "ps", "echo", "printf", "print"]);
 
 /** Printers: what they are given goes to the output. */
 const PRINTERS = new Set(["echo", "printf", "print"]);
@@ -35,7 +35,7 @@ export function environmentDump(program: string, part: ShellCommandPart): string
   if ((program === "export" || program === "declare" || program === "typeset") && values.every((value) => value !== undefined && /^-[a-zA-Z]+$/.test(value) && !/[fF]/.test(value))) {
     return `${[program, ...values].join(" ")} prints the variables with their values`;
   }
-  if (program === "jq" || program === "gojq" || program === "yq") {
+  if (program === "jq" || program === "gojq" || program === "yq" || program === "xq" || program === "tomlq") {
     if (rest.some((word) => /(^|[^\w$.])(env|strenv|\$ENV)\b/.test(word.value ?? word.text))) return `${program}'s env / strenv / $ENV is the environment`;
   }
   if (/^(g|m|n)?awk$/.test(program) && rest.some((word) => /\bENVIRON\b/.test(word.value ?? word.text))) return "awk's ENVIRON is the environment";

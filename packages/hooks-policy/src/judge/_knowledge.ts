@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { isInside } from "@toolhost/core";
 import type { Inventory, InventoryEntry } from "../inventory/_inventory.js";
-import { hasAny, kindText, rowKind } from "../shell/_kind-of.js";
+import { hasAny, kindText, optionAlone, rowKind } from "../shell/_kind-of.js";
 import { KIND_WORDS, type KindRole, ROLE_WORDS } from "../inventory/_kinds.js";
 import { parseArguments, type ParsedArguments } from "../shell/_options.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
@@ -10,6 +10,7 @@ import type { ShellWord } from "../shell/_words.js";
 import { environmentDump } from "./_environment.js";
 import { gitJudgment } from "./_git.js";
 import { apiRead, cloudCall, npmCredential, OTHER_CLOUDS } from "./_network-reads.js";
+import { toolArguments } from "./_documents.js";
 import { archiveEscape, setsId } from "./_operations.js";
 import { debuggedProgram, FETCHED, reallyInside, fetchedModule, javaProgram, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
 
@@ -62,8 +63,10 @@ function programKnowledge(inventory: Inventory, part: ShellCommandPart, cwd: str
   const name = part.words[0]?.value;
   if (name === undefined) return undefined;
   const program = name.slice(name.lastIndexOf("/") + 1);
-  if (name.includes("/") && !SYSTEM_BIN.test(name)) return part.searched === undefined ? pathProgram(name, program, cwd, workspace) : searchedProgram(part.searched, name, program, cwd, workspace);
   const args = part.args ?? parseArguments(program, part.words.slice(1));
+  if (name.includes("/") && !SYSTEM_BIN.test(name)) {
+    return wrapperScript(inventory, name, program, part.words, args, cwd, workspace) ?? (part.searched === undefined ? pathProgram(name, program, cwd, workspace) : searchedProgram(part.searched, name, program, cwd, workspace));
+  }
   const module = PYTHON.test(program) ? pythonModule(inventory, part.words, args) : undefined;
   if (module) return module;
   const entry = inventory.lookup(program);
@@ -76,7 +79,7 @@ function programKnowledge(inventory: Inventory, part: ShellCommandPart, cwd: str
   if (!entry) return onlyAsksItsVersion(part.words) ?? unknownProgram(program);
   const { kind, by } = rowKind(entry, args, part.words);
   const unknownOptions = args.unknown;
-  if (unknownOptions !== undefined && unknownOptions.length > 0 && !onlyAsksItsVersion(part.words)) {
+  if (unknownOptions !== undefined && unknownOptions.length > 0 && !onlyAsksItsVersion(part.words) && !optionAlone(entry.row, part.words)) {
     // A program the inventory knows, given an option it does not (issue 39): it may write, run or change the system.
     const which = [...new Set(unknownOptions)].join(", ");
     const why = `${program} ${which}: the inventory knows every option of ${program} but not ${unknownOptions.length === 1 ? "this one" : "these"}, so what it does is not known (teach it: a rule { command: "${program} ${unknownOptions[0]} *", decision: allow })`;
@@ -108,6 +111,27 @@ function onlyAsksItsVersion(words: readonly ShellWord[]): CommandKnowledge | und
   if (only === undefined || !/^(--version|-V|--help|-h|version|help)$/.test(only)) return undefined;
   const program = words[0]?.value ?? "";
   return { kind: { kind: "read-only" }, note: `${program} ${only} prints its version or usage, and does nothing else` };
+}
+
+/** The wrapper scripts projects keep of the build tools (`./mvnw`, `./gradlew`, `./sbtx`): the tool itself, by its row. */
+const BUILD_WRAPPERS = new Map([["mvnw", "mvnw"], ["gradlew", "gradlew"], ["sbtx", "sbt"], ["sbtn", "sbt"], ["sbt", "sbt"], ["lein", "lein"], ["x.py", "x.py"]]);
+
+/**
+ * `./mvnw deploy`, `./gradlew publish`: a workspace's wrapper of a known build tool runs that tool
+ * with the words given, so its goals are judged by the tool's row (publishing asks), not as the
+ * workspace's own program (issue 39). One outside the workspace is not the project's (`pathProgram`).
+ */
+function wrapperScript(inventory: Inventory, name: string, program: string, words: readonly ShellWord[], args: ParsedArguments, cwd: string | undefined, workspace: string): CommandKnowledge | undefined {
+  if (cwd === undefined && !isAbsolute(name)) return undefined;
+  if (!isInside(resolve(cwd ?? "/", name), workspace)) return undefined;
+  const tool = BUILD_WRAPPERS.get(program.replace(/\.(bat|cmd|sh)$/, ""));
+  const entry = tool === undefined ? undefined : inventory.lookup(tool);
+  if (!entry) return undefined;
+  const { kind, by } = rowKind(entry, args, words);
+  // The wrapper is the project's code whatever it is asked: never less than its build.
+  const build: KindRole = { kind: "runs-code", role: "build" };
+  const graver = kind.kind === "read-only" || kind.kind === "writes" || kind.kind === "runner" ? build : kind;
+  return { entry, kind: graver, note: `${name} is the workspace's wrapper of ${tool}, judged by its row: ${described(by.replace(/^\S+/, name), graver, entry).replace(/^inventory: /, "")}` };
 }
 
 /** A program run by a path (`./run-tests`, `node_modules/.bin/x`, `/tmp/cat`): the repository's own, or one the inventory cannot vouch for by its name. */
@@ -157,6 +181,8 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
   // The project's build output run under a debugger or by the JVM is the project's code, as `node dist/x.js` is.
   const built = program === "java" ? javaProgram(part.words, cwd, workspace) : kind.role === "debugger" ? debuggedProgram(program, part.words, cwd, workspace) : undefined;
   if (built !== undefined) return { ...known, kind: { kind: "runs-code", role: "build" }, note: `${known.note}; ${built} is the workspace's own program, which ${program} runs` };
+  // sqlite-utils' Python (--convert, --functions, convert) is given on the line: no script of the workspace.
+  if (program === "sqlite-utils") return toolArguments(known, program, part.words, args, () => false);
   if (kind.role === "interpreter" || kind.role === "shell") return interpreted(known, part, args, cwd, workspace);
   if (program === "docker" || program === "podman" || program === "nerdctl") return container(known, part.words, args);
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
@@ -178,7 +204,7 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
   if ((program === "kubectl" || program === "oc") && /^(secret|secrets)$/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output"])) {
     return { ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; kubectl get secret -o prints the cluster's secrets`, atLeastAsk: "kubectl get secret -o prints the cluster's secrets" };
   }
-  return known;
+  return toolArguments(known, program, part.words, args, (folder) => cwd === undefined || resolve(cwd, folder) === resolve(workspace));
 }
 
 /**

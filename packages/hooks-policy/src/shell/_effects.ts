@@ -607,7 +607,7 @@ export function effectsOf(program: string, words: ShellWord[], args: ParsedArgum
     if (/^perl/.test(program) && code && hasOption(args, "-i")) write(out, "perl -i", ...args.operands);
     break;
   }
-  if (out.inline === undefined && STDIN_CODE.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c", "--test")) {
+  if (out.inline === undefined && STDIN_CODE.test(program) && !hasOption(args, "-m", "--version", "-V", "-v", "-h", "--help", "--check", "-c", "--test", "--ini", "--modules")) {
     const first = args.operands[0];
     if (!first || first.value === "-" || STDIN_FILES.has(first.value ?? "")) out.inline = "(standard input)";
     else if (first.value === undefined) out.inline = `(a script known only at run time: ${first.text})`;

@@ -15,7 +15,8 @@ export interface RowKind {
 export function subcommandOf(row: ProgramRow, args: ParsedArguments): { key: string; words: string } | undefined {
   if (row.subcommands.size === 0) return undefined;
   const [first, second] = args.operands.map((operand) => operand.value);
-  if (first === undefined) return undefined;
+  // A key that is an option (`brew --prefix`) names a call of the option alone (`rowKind`), not an operand after `--`.
+  if (first === undefined || first.startsWith("-")) return undefined;
   const keys = second === undefined ? [first, "*"] : [`${first}.${second}`, `*.${second}`, first, "*"];
   const key = keys.find((each) => row.subcommands.has(each));
   if (key === undefined) return undefined;
@@ -47,6 +48,9 @@ export function rowKind(entry: InventoryEntry, args: ParsedArguments, words: rea
   const { row, name } = entry;
   // `X --version`, `X --help`: it prints and does nothing else.
   if (words.length === 2 && /^(--version|-V|--help|-h)$/.test(words[1]?.value ?? "")) return { kind: { kind: "read-only" }, by: `${name} ${words[1]?.value}` };
+  // A toolchain's information options alone (`dotnet --info`, `php -v`, `brew --prefix`): the row's `sub` names them.
+  const alone = optionAlone(row, words);
+  if (alone) return { kind: alone, by: `${name} ${words[1]?.value}` };
   let result: RowKind = { kind: row.kind, by: name };
   const sub = subcommandOf(row, args);
   if (sub) result = { kind: row.subcommands.get(sub.key) as KindRole, by: `${name} ${sub.words}` };
@@ -70,3 +74,9 @@ export function rowKind(entry: InventoryEntry, args: ParsedArguments, words: rea
 }
 
 export { kindText };
+
+/** The kind the row's `sub` gives an option that is the command's only word (`dotnet --list-sdks`); undefined otherwise. */
+export function optionAlone(row: ProgramRow, words: readonly ShellWord[]): KindRole | undefined {
+  const only = words.length === 2 ? words[1]?.value : undefined;
+  return only !== undefined && only.startsWith("-") ? row.subcommands.get(only) : undefined;
+}
