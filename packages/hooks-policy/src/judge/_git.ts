@@ -85,6 +85,20 @@ function subcommandJudgment(sub: string, args: ParsedArguments, own: readonly Re
     case "worktree":
       if (operands[0]?.value === undefined && operands.length > 0) return unsure(shown);
       return operands[0]?.value === "remove" ? discards(`${shown} remove deletes the worktree's folder and its files${on("--force") ? ", changed or not (-f)" : ""}`) : undefined;
+    case "rm":
+      return on("--force") && !on("--cached") && !on("--dry-run") ? discards(`${shown} -f deletes the files with their uncommitted changes`) : undefined;
+    case "mv":
+      return on("--force") && !on("--dry-run") ? discards(`${shown} -f overwrites a destination that exists`) : undefined;
+    case "read-tree":
+      return on("-u") && !on("--dry-run") ? discards(`${shown} -u overwrites the working tree's files with the tree it reads`) : undefined;
+    default:
+      return historyJudgment(sub, operands, own, on, shown);
+  }
+}
+
+/** The subcommands that delete refs, reflog entries or objects: what git could otherwise bring back. */
+function historyJudgment(sub: string, operands: ParsedArguments["operands"], own: readonly ReadOption[], on: (name: string) => boolean, shown: string): GitJudgment | undefined {
+  switch (sub) {
     case "update-ref": {
       if (on("-d")) return discards(`${shown} -d deletes the ref and its reflog`);
       if (on("--stdin")) return discards(`${shown} --stdin runs the ref updates and deletions of its input`);
@@ -112,12 +126,6 @@ function subcommandJudgment(sub: string, args: ParsedArguments, own: readonly Re
     case "repack":
       if (on("--cruft-expiration") || (on("-a") && on("-d") && !on("-A") && !on("--keep-unreachable") && !on("--cruft"))) return discards(`${shown} -a -d drops the unreachable objects of the packs it replaces`);
       return undefined;
-    case "rm":
-      return on("--force") && !on("--cached") && !on("--dry-run") ? discards(`${shown} -f deletes the files with their uncommitted changes`) : undefined;
-    case "mv":
-      return on("--force") && !on("--dry-run") ? discards(`${shown} -f overwrites a destination that exists`) : undefined;
-    case "read-tree":
-      return on("-u") && !on("--dry-run") ? discards(`${shown} -u overwrites the working tree's files with the tree it reads`) : undefined;
     default:
       return undefined;
   }

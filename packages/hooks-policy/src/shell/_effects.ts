@@ -493,15 +493,9 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
     case "rebase":
       for (const option of args.options) if (option.name === "--exec" && option.value) run(out, "git rebase --exec", [option.value], true);
       break;
-    case "grep": {
-      // It reads the tracked files of the working tree (or its pathspecs after `--`), a tracked `.env` among them; with a revision, their history.
-      const after = args.separator === undefined ? [] : args.operands.slice(Math.max(args.separator, 1));
-      // Only what git tracks, unless told to read more (`--no-index`, `--untracked`) or a revision's history (any operand besides the pattern).
-      const pattern = args.options.some((option) => option.name === "-e" || option.name === "-f") ? 0 : 1;
-      const tracked = !args.options.some((option) => /^--(no-index|untracked|no-exclude-standard)$/.test(option.spelling)) && args.operands.length - after.length <= 1 + pattern && !args.dynamic;
-      for (const path of after.length > 0 ? after : [DOT]) out.trees.push({ path, via: "git grep", ...(tracked && { tracked }) });
+    case "grep":
+      gitGrepTrees(args, out);
       break;
-    }
     case "bisect":
       if (operands[0]?.value === "run") run(out, "git bisect run", operands.slice(1), false);
       break;
@@ -511,6 +505,16 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
     default:
       break;
   }
+}
+
+/** `git grep`: the trees it reads (the working tree, or its pathspecs after `--`); only what git tracks unless told otherwise. */
+function gitGrepTrees(args: ParsedArguments, out: Effects): void {
+  // It reads the tracked files of the working tree (or its pathspecs after `--`), a tracked `.env` among them; with a revision, their history.
+  const after = args.separator === undefined ? [] : args.operands.slice(Math.max(args.separator, 1));
+  // Only what git tracks, unless told to read more (`--no-index`, `--untracked`) or a revision's history (any operand besides the pattern).
+  const pattern = args.options.some((option) => option.name === "-e" || option.name === "-f") ? 0 : 1;
+  const tracked = !args.options.some((option) => /^--(no-index|untracked|no-exclude-standard)$/.test(option.spelling)) && args.operands.length - after.length <= 1 + pattern && !args.dynamic;
+  for (const path of after.length > 0 ? after : [DOT]) out.trees.push({ path, via: "git grep", ...(tracked && { tracked }) });
 }
 
 /** The command an `npx` / `npm exec` runs: its words after its own options (`-y`, `-p pkg`, `--`). */

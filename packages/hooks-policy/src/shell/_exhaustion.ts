@@ -141,26 +141,10 @@ function stageOf(node: CommandNode, input: boolean): Stage {
       return { kind: "endless", what: "yes prints without end" };
     case "seq":
       return operands.some((arg) => /^[+]?inf(inity)?$/i.test(arg ?? "")) ? { kind: "endless", what: "seq inf counts without end" } : { kind: "other" };
-    case "head": {
-      const bytes = args.find((arg, i) => /^(-c|--bytes)$/.test(args[i - 1] ?? "") || /^(-c.|--bytes=)/.test(arg ?? ""));
-      const value = bytes?.replace(/^(-c|--bytes=)/, "");
-      const size = value === undefined ? undefined : sizeOf(value);
-      const source = operands.find((arg) => ENDLESS_DEVICES.test(arg ?? ""));
-      const what = `head ${args.join(" ")}`;
-      if (size !== undefined && size > MAX_BYTES && (source !== undefined || endlessInput || input)) return { kind: "endless", what: `${what} writes ${value} bytes` };
-      return { kind: "bounded", what };
-    }
-    case "dd": {
-      const of = args.find((arg) => arg?.startsWith("if="))?.slice(3);
-      const count = args.find((arg) => arg?.startsWith("count="))?.slice(6);
-      const bs = args.find((arg) => arg?.startsWith("bs=") || arg?.startsWith("obs=") || arg?.startsWith("ibs="))?.replace(/^[io]?bs=/, "");
-      const endless = of === undefined ? input || endlessInput : ENDLESS_DEVICES.test(of);
-      if (count === undefined) return endless ? { kind: "endless", what: `dd ${args.join(" ")} copies without a count` } : { kind: "other" };
-      const blocks = sizeOf(count);
-      const block = bs === undefined ? 512 : sizeOf(bs);
-      if (blocks !== undefined && block !== undefined && blocks * block > MAX_BYTES) return { kind: "endless", what: `dd ${args.join(" ")} writes ${count} blocks of ${bs ?? 512} bytes` };
-      return { kind: "bounded", what: "dd count=" };
-    }
+    case "head":
+      return headStage(args, operands, endlessInput || input);
+    case "dd":
+      return ddStage(args, input || endlessInput);
     case "fallocate":
     case "truncate":
       return { kind: "other" };
@@ -191,6 +175,30 @@ function stageOf(node: CommandNode, input: boolean): Stage {
       }
       return { kind: "other" };
   }
+}
+
+/** `head -c SIZE`: it bounds the stream, unless it is told to write more than a gibibyte of an endless one. */
+function headStage(args: readonly (string | undefined)[], operands: readonly (string | undefined)[], endlessInput: boolean): Stage {
+  const bytes = args.find((arg, i) => /^(-c|--bytes)$/.test(args[i - 1] ?? "") || /^(-c.|--bytes=)/.test(arg ?? ""));
+  const value = bytes?.replace(/^(-c|--bytes=)/, "");
+  const size = value === undefined ? undefined : sizeOf(value);
+  const source = operands.find((arg) => ENDLESS_DEVICES.test(arg ?? ""));
+  const what = `head ${args.join(" ")}`;
+  if (size !== undefined && size > MAX_BYTES && (source !== undefined || endlessInput)) return { kind: "endless", what: `${what} writes ${value} bytes` };
+  return { kind: "bounded", what };
+}
+
+/** `dd`: without a count it copies an endless input without end; with one, bs times count bytes. */
+function ddStage(args: readonly (string | undefined)[], endlessInput: boolean): Stage {
+  const of = args.find((arg) => arg?.startsWith("if="))?.slice(3);
+  const count = args.find((arg) => arg?.startsWith("count="))?.slice(6);
+  const bs = args.find((arg) => arg?.startsWith("bs=") || arg?.startsWith("obs=") || arg?.startsWith("ibs="))?.replace(/^[io]?bs=/, "");
+  const endless = of === undefined ? endlessInput : ENDLESS_DEVICES.test(of);
+  if (count === undefined) return endless ? { kind: "endless", what: `dd ${args.join(" ")} copies without a count` } : { kind: "other" };
+  const blocks = sizeOf(count);
+  const block = bs === undefined ? 512 : sizeOf(bs);
+  if (blocks !== undefined && block !== undefined && blocks * block > MAX_BYTES) return { kind: "endless", what: `dd ${args.join(" ")} writes ${count} blocks of ${bs ?? 512} bytes` };
+  return { kind: "bounded", what: "dd count=" };
 }
 
 /** A pipeline (or one command): an endless source that reaches a file, or a stage that keeps it, with nothing bounding it between. */
