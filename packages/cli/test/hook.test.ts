@@ -153,7 +153,7 @@ describe("toolhost hook claude-code", () => {
 describe("toolhost hook gemini", () => {
   const run = async (payload: string, args: string[] = []) => {
     const result = await toolhost(["hook", "gemini", ...args], { cwd: dir, input: payload });
-    return { ...result, answer: result.code === 0 ? (JSON.parse(result.stdout) as { decision?: string; reason?: string }) : undefined };
+    return { ...result, answer: result.code === 0 ? (JSON.parse(result.stdout) as { decision?: string; reason?: string; hookSpecificOutput?: unknown }) : undefined };
   };
 
   it("denies with decision/reason, exit 0; an ask becomes a deny that says so; an allowed command is rewritten to run confined", async () => {
