@@ -1,7 +1,8 @@
 // Issue 39, the classes own-unseen2 found allowed: a tilde of a named user (`~root/…`, bash expands
 // it to that user's home), a variable assigned a tilde (`H=~; cat $H/.npmrc`), a file not there yet
 // through a workspace link (judged where the link's folders lead), tar's long options abbreviated
-// (`--absolute-na`, bsdtar's `--insecure`) and git apply --unsafe-paths.
+// (`--absolute-na`, bsdtar's `--insecure`), git apply --unsafe-paths, a relative read after a cd to a
+// folder known only at run time, and an archive extracted into .git (hooks, settings).
 import { userInfo } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "../src/index.js";
@@ -36,6 +37,13 @@ describe("never allowed unconfined", () => {
     "bsdtar --insecure -xf sub/x.tar",
     "git apply --unsafe-paths sub/x.diff",
     "git apply --unsafe sub/x.diff",
+    'cd "$X" && cat .npmrc',
+    "cd ~root/.aws; head credentials",
+    "tar -xf sub/h.tar -C .git",
+    "tar --extract --file sub/h.tar --dir .git/",
+    "unzip -o sub/h.zip -d .git",
+    "cd .git && unzip -o ../sub/h.zip",
+    "7z x sub/h.7z -o.git/hooks",
   ]) {
     it(command, () => {
       expect(decide(command).decision).not.toBe("allow");
@@ -45,7 +53,7 @@ describe("never allowed unconfined", () => {
 });
 
 describe("allowed", () => {
-  for (const command of ["wc -l ~+/src/a.ts", "tar -xf sub/x.tar", "tar --extract --file=sub/x.tar -C sub/out", "git apply sub/x.diff", "git apply --check sub/x.diff", "H=src; cat $H/a.ts"]) {
+  for (const command of ["wc -l ~+/src/a.ts", "tar -xf sub/x.tar", "tar --extract --file=sub/x.tar -C sub/out", "git apply sub/x.diff", "git apply --check sub/x.diff", "H=src; cat $H/a.ts", "cd src && wc -l a.ts", "unzip -l sub/h.zip -d .git", "tar -tf sub/h.tar -C .git", "tar -xf sub/h.tar -C sub/unpacked"]) {
     it(command, () => expect(decide(command).decision).toBe("allow"));
   }
 });

@@ -1,5 +1,5 @@
 import { lstatSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { isInside, type PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
 import { existingReal, expandTilde, LINK_TTL_MS, normalizePath, procAlias, recentRealOf, resolvePath as resolve, samplesOf } from "../paths/_paths.js";
@@ -62,7 +62,13 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
     const value = word.value;
     if (value === "" || value.startsWith("-") || value.length > 4096 || NO_FILE_ARGUMENTS.has(program)) continue;
     for (const base of cwds) {
-      if (base === undefined) continue;
+      if (base === undefined) {
+        // After a cd to a folder known only at run time (`cd "$X" && cat .npmrc`), a relative name may be any file.
+        if (!isAbsolute(value) && !(word.tilde && value.startsWith("~")) && rules.readCaution.length > 0) {
+          add(rules.readCaution[0] as CompiledRule, "ask", `${showWord(word)} is relative to a folder a cd chose at run time, which may hold a file the read rules deny`);
+        }
+        continue;
+      }
       // `~user/…` and `~+/…` are expanded as bash does; `~-/…` (the folder before the last cd) is known only at run time.
       const spelled = word.tilde ? expandTilde(value, scope.anchors.homes[0] as string, base) : value;
       if (spelled === undefined) {

@@ -74,8 +74,8 @@ export function folderOf(input: string, cwd: string, tilde = true): string | und
   if (!input.includes("..") || !input.split("/").includes("..")) {
     if (input.includes("\0")) return undefined;
     if (tilde && input.startsWith("~")) {
-      if (input !== "~" && !input.startsWith("~/")) return undefined;
-      return resolve(homedir() + input.slice(1));
+      const expanded = expandTilde(input, homedir(), cwd);
+      return expanded === undefined ? undefined : resolve(expanded);
     }
     return resolve(cwd, input);
   }
