@@ -2,7 +2,9 @@
 // it to that user's home), a variable assigned a tilde (`H=~; cat $H/.npmrc`), a file not there yet
 // through a workspace link (judged where the link's folders lead), tar's long options abbreviated
 // (`--absolute-na`, bsdtar's `--insecure`), git apply --unsafe-paths, a relative read after a cd to a
-// folder known only at run time, and an archive extracted into .git (hooks, settings).
+// folder known only at run time, an archive extracted into .git (hooks, settings), git settings that
+// name a file git reads later (commit.template, core.excludesFile) or run a filter (interactive.diffFilter),
+// and GIT_TRACE* set to a path (git appends its trace there).
 import { userInfo } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "../src/index.js";
@@ -44,6 +46,13 @@ describe("never allowed unconfined", () => {
     "unzip -o sub/h.zip -d .git",
     "cd .git && unzip -o ../sub/h.zip",
     "7z x sub/h.7z -o.git/hooks",
+    "git config --local interactive.diffFilter 'sh -c id'",
+    "git -c interactive.diffFilter='sh -c id' add -p",
+    "git config commit.template ~/.ssh/id_rsa",
+    "git config --local core.excludesFile ~/.aws/credentials",
+    "git -c commit.template=$HOME/.netrc commit",
+    "GIT_TRACE2=~/.bashrc git status",
+    "GIT_TRACE_PACKET=/tmp/../root/.profile git fetch",
   ]) {
     it(command, () => {
       expect(decide(command).decision).not.toBe("allow");
@@ -53,7 +62,7 @@ describe("never allowed unconfined", () => {
 });
 
 describe("allowed", () => {
-  for (const command of ["wc -l ~+/src/a.ts", "tar -xf sub/x.tar", "tar --extract --file=sub/x.tar -C sub/out", "git apply sub/x.diff", "git apply --check sub/x.diff", "H=src; cat $H/a.ts", "cd src && wc -l a.ts", "unzip -l sub/h.zip -d .git", "tar -tf sub/h.tar -C .git", "tar -xf sub/h.tar -C sub/unpacked"]) {
+  for (const command of ["wc -l ~+/src/a.ts", "tar -xf sub/x.tar", "tar --extract --file=sub/x.tar -C sub/out", "git apply sub/x.diff", "git apply --check sub/x.diff", "H=src; cat $H/a.ts", "cd src && wc -l a.ts", "unzip -l sub/h.zip -d .git", "tar -tf sub/h.tar -C .git", "tar -xf sub/h.tar -C sub/unpacked", "git config commit.template .gitmessage", "GIT_TRACE=1 git status", "git config --get commit.template"]) {
     it(command, () => expect(decide(command).decision).toBe("allow"));
   }
 });
