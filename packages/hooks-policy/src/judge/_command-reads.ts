@@ -1,8 +1,8 @@
 import { lstatSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { isInside, type PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
-import { existingReal, LINK_TTL_MS, normalizePath, procAlias, resolvePath as resolve, samplesOf } from "../paths/_paths.js";
+import { existingReal, expandTilde, LINK_TTL_MS, normalizePath, procAlias, recentRealOf, resolvePath as resolve, samplesOf } from "../paths/_paths.js";
 import { TreeGuard } from "../paths/_protected.js";
 import type { CompiledRule } from "../rules/_rules.js";
 import type { InventoryEntry } from "../inventory/_inventory.js";
@@ -62,7 +62,26 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
     const value = word.value;
     if (value === "" || value.startsWith("-") || value.length > 4096 || NO_FILE_ARGUMENTS.has(program)) continue;
     for (const base of cwds) {
-      if (base === undefined) continue;
+      if (base === undefined) {
+        // After a cd to a folder known only at run time (`cd "$X" && cat .npmrc`), a relative name may be any file.
+        if (!isAbsolute(value) && !(word.tilde && value.startsWith("~")) && rules.readCaution.length > 0) {
+          add(rules.readCaution[0] as CompiledRule, "ask", `${showWord(word)} is relative to a folder a cd chose at run time, which may hold a file the read rules deny`);
+        }
+        continue;
+      }
+      // `~user/…` and `~+/…` are expanded as bash does; `~-/…` (the folder before the last cd) is known only at run time.
+      const spelled = word.tilde ? expandTilde(value, scope.anchors.homes[0] as string, base) : value;
+      if (spelled === undefined) {
+        if (rules.readCaution.length > 0) add(rules.readCaution[0] as CompiledRule, "ask", `${showWord(word)} names a folder known only at run time, which may hold a file the read rules deny`);
+        continue;
+      }
+      if (spelled !== value) {
+        for (const path of variants(scope, spelled, base, false)) {
+          for (const rule of rules.readDeny.matching(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
+          place(path);
+        }
+        continue;
+      }
       const through = procAlias(resolve(base, value), base);
       if (through === undefined && rules.readCaution.length > 0) {
         const first = rules.readCaution[0] as CompiledRule;
@@ -368,7 +387,9 @@ function variants(scope: JudgeScope, value: string, cwd: string, tilde: boolean)
   let path = value;
   if (tilde && (value === "~" || value.startsWith("~/"))) path = (scope.anchors.homes[0] as string) + value.slice(1);
   const lexical = resolve(cwd, path);
-  const real = existingReal(path.includes("..") && path.split("/").includes("..") ? `${cwd}/${path}` : lexical);
+  const dotted = path.includes("..") && path.split("/").includes("..");
+  // A file not there (yet) is still where the links of its existing folders lead (`d/root/.bash_history` with d -> /).
+  const real = existingReal(dotted ? `${cwd}/${path}` : lexical) ?? (dotted ? undefined : recentRealOf(lexical));
   return real === undefined || real === lexical ? [lexical] : [lexical, real];
 }
 

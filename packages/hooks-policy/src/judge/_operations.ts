@@ -50,7 +50,26 @@ export function setsId(mode: string | undefined): boolean {
   return mode.split(",").some((clause) => /[+=][^+=-]*s/.test(clause));
 }
 
-const ARCHIVERS = new Set(["tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr"]);
+/** The folder an archiver extracts into when a option names it (`tar -C`, `--directory=`, `unzip -d`, `7z -o`), resolved; else the folder of the call. */
+function extractionFolder(program: string, values: ReadonlyArray<string | undefined>, cwd: string | undefined): string | undefined {
+  if (cwd === undefined) return undefined;
+  let folder: string | undefined;
+  values.forEach((value, i) => {
+    if (value === undefined) return;
+    const next = values[i + 1];
+    if (program === "unzip" ? value === "-d" : value === "-C" || prefixOf(value, "--directory", 5)) folder = next ?? folder;
+    else if (program !== "unzip" && prefixOf(value.split("=")[0] as string, "--directory", 5) && value.includes("=")) folder = value.slice(value.indexOf("=") + 1);
+    else if (/^7z[ar]?$/.test(program) && value.startsWith("-o")) folder = value.slice(2) || ".";
+  });
+  return resolve(cwd, folder ?? ".");
+}
+
+/** `value` is `option` or an abbreviation of it at least `least` characters long. */
+function prefixOf(value: string, option: string, least: number): boolean {
+  return value.length >= least && option.startsWith(value);
+}
+
+const ARCHIVERS = new Set(["tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "git"]);
 
 /**
  * An archive extracted where its own names say (`tar -xP`, `tar --absolute-names`, `unzip -:`), or
@@ -60,11 +79,22 @@ const ARCHIVERS = new Set(["tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr"]
 export function archiveEscape(program: string, words: readonly ShellWord[], cwd: string | undefined, workspace: string): string | undefined {
   if (!ARCHIVERS.has(program)) return undefined;
   const values = words.slice(1).map((word) => word.value);
-  if (program === "tar" || program === "bsdtar" || program === "gtar") {
-    const extracts = values.some((value) => value !== undefined && (/^(-[A-Za-z]*x|x[A-Za-z]*$|--extract$|--get$)/.test(value)));
-    const absolute = values.some((value) => value === "--absolute-names" || (value !== undefined && /^-[A-Za-z]*P/.test(value)) || (value !== undefined && /^[A-Za-z]*P[A-Za-z]*$/.test(value) && value === values[0]));
+  const tar = program === "tar" || program === "bsdtar" || program === "gtar";
+  const extracting = tar
+    ? values.some((value) => value !== undefined && (/^(-[A-Za-z]*x|x[A-Za-z]*$)/.test(value) || prefixOf(value, "--extract", 5) || prefixOf(value, "--get", 4)))
+    : program === "unzip"
+      ? !values.some((value) => value !== undefined && /^-[A-Za-z]*[lptvzZ]/.test(value))
+      : values.some((value) => value === "x" || value === "e");
+  const into = extracting ? extractionFolder(program, values, cwd) : undefined;
+  if (into !== undefined && into.split(/[\\/]/).some((segment) => segment.toLowerCase() === ".git")) return `${program} extracts into ${into}, git's own folder, where hooks and settings run commands at later git calls`;
+  if (tar) {
+    // Long options as getopt takes them: any unambiguous prefix (`--absolute`, `--ext`), and bsdtar's `--insecure`.
+    const extracts = extracting;
+    const absolute = values.some((value) => value !== undefined && (prefixOf(value, "--absolute-names", 4) || prefixOf(value, "--absolute-paths", 4) || prefixOf(value, "--insecure", 5) || /^-[A-Za-z]*P/.test(value) || (/^[A-Za-z]*P[A-Za-z]*$/.test(value) && value === values[0])));
     return extracts && absolute ? `${program} keeps the archive's absolute names: it writes wherever the archive says` : undefined;
   }
+  // git apply --unsafe-paths (or its abbreviation) writes the files the patch names, outside the tree too.
+  if (program === "git") return values.includes("apply") && values.some((value) => value !== undefined && prefixOf(value, "--unsafe-paths", 5)) ? "git apply --unsafe-paths writes wherever the patch's names say, outside the workspace too" : undefined;
   if (program === "unzip" && values.includes("-:")) return "unzip -: keeps the archive's ../ names: it writes wherever the archive says";
   if (/^7z[ar]?$/.test(program)) {
     const output = values.find((value) => value !== undefined && value.startsWith("-o"));

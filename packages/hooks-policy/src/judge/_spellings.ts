@@ -1,4 +1,4 @@
-import { existingReal, type PathAnchors, resolvePath as resolve } from "../paths/_paths.js";
+import { existingReal, expandTilde, type PathAnchors, resolvePath as resolve } from "../paths/_paths.js";
 import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
 
@@ -45,7 +45,7 @@ function fold(word: ShellWord, cwd: string, anchors: PathAnchors): string | unde
 }
 
 function expand(value: string, tilde: boolean, anchors: PathAnchors): string {
-  return tilde && (value === "~" || value.startsWith("~/")) ? (anchors.homes[0] as string) + value.slice(1) : value;
+  return tilde && value.startsWith("~") ? (expandTilde(value, anchors.homes[0] as string, anchors.homes[0] as string) ?? value) : value;
 }
 
 function whichRoot(value: string, cwd: string, anchors: PathAnchors): string | undefined {

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { homedir, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { lazyGlob } from "./_lazy-glob.js";
@@ -53,10 +53,9 @@ export function normalizePath(input: string, cwd: string, tilde = true): Normali
   if (tilde && path.startsWith("~")) {
     const slash = path.indexOf("/");
     const user = slash === -1 ? path.slice(1) : path.slice(1, slash);
-    if (user !== "" && user !== currentUser()) {
-      return { ok: false, reason: `the home folder of "${user}" (${path}) is not known to the policy`, deny: false };
-    }
-    path = homedir() + (slash === -1 ? "" : path.slice(slash));
+    const expanded = user === "" || user === currentUser() ? homedir() + (slash === -1 ? "" : path.slice(slash)) : user === "+" || user === "-" ? undefined : expandTilde(path, homedir(), cwd);
+    if (expanded === undefined) return { ok: false, reason: `the home folder of "${user}" (${path}) is not known to the policy`, deny: false };
+    path = expanded;
   }
   if (path === "") return { ok: false, reason: "the path is empty", deny: false };
   const lexical = resolvePath(cwd, path);
@@ -75,13 +74,42 @@ export function folderOf(input: string, cwd: string, tilde = true): string | und
   if (!input.includes("..") || !input.split("/").includes("..")) {
     if (input.includes("\0")) return undefined;
     if (tilde && input.startsWith("~")) {
-      if (input !== "~" && !input.startsWith("~/")) return undefined;
-      return resolve(homedir() + input.slice(1));
+      const expanded = expandTilde(input, homedir(), cwd);
+      return expanded === undefined ? undefined : resolve(expanded);
     }
     return resolve(cwd, input);
   }
   const where = normalizePath(input, cwd, tilde);
   return where.ok ? where.real : undefined;
+}
+
+/**
+ * A word's leading tilde as bash expands it: `~` and `~/…` (and `~` of the current user) are
+ * `home`, `~+` is `cwd`; another user's `~name` is that user's home as /etc/passwd says, else
+ * /home/name (another user's files either way, never the workspace); `~-` (the folder before the
+ * last cd) is undefined: known only at run time.
+ */
+export function expandTilde(value: string, home: string, cwd: string): string | undefined {
+  if (!value.startsWith("~")) return value;
+  const slash = value.indexOf("/");
+  const name = slash === -1 ? value.slice(1) : value.slice(1, slash);
+  const rest = slash === -1 ? "" : value.slice(slash);
+  if (name === "" || name === currentUser()) return home + rest;
+  if (name === "+") return cwd + rest;
+  if (name === "-" || !/^[A-Za-z0-9._-]+$/.test(name)) return undefined;
+  return homeOf(name) + rest;
+}
+
+function homeOf(name: string): string {
+  try {
+    for (const line of readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const fields = line.split(":");
+      if (fields[0] === name && fields[5]) return fields[5];
+    }
+  } catch {
+    // no passwd file: the usual place
+  }
+  return `/home/${name}`;
 }
 
 let user: string | undefined;

@@ -428,7 +428,12 @@ for (const name of ["gmake", "cmake", "cargo", "go"]) readers[name] = readers.ma
 
 /** git settings whose value is a command line git runs: judged as a command, at least ask unless harmless (`core.pager=cat`). */
 const COMMAND_GIT_KEYS =
-  /^(core\.(sshcommand|pager|editor|askpass|gitproxy)|sequence\.editor|diff\.external|diff\..*\.(textconv|command)|pager\..*|gpg\.(.*\.)?program|merge\..*\.driver|mergetool\..*\.cmd|difftool\..*\.cmd|filter\..*\.(clean|smudge|process)|remote\..*\.(uploadpack|receivepack)|man\..*\.cmd|browser\..*\.cmd|web\.browser)$/;
+  /^(core\.(sshcommand|pager|editor|askpass|gitproxy)|sequence\.editor|diff\.external|diff\..*\.(textconv|command)|pager\..*|gpg\.(.*\.)?program|merge\..*\.driver|mergetool\..*\.cmd|difftool\..*\.cmd|filter\..*\.(clean|smudge|process)|remote\..*\.(uploadpack|receivepack)|man\..*\.cmd|browser\..*\.cmd|web\.browser|interactive\.difffilter)$/;
+
+/** git settings whose value is a file git reads later (a commit template, ignore, attributes or mailmap file): judged as a read of it. */
+const FILE_GIT_KEYS = /^(commit\.template|core\.(excludesfile|attributesfile)|blame\.ignorerevsfile|(fetch\.|receive\.)?fsck\.skiplist|mailmap\.file|gpg\.ssh\.allowedsignersfile|http\.(sslcert|sslkey|sslcainfo|cookiefile))$/;
+
+const fileWord = (value: string): ShellWord => ({ text: value, value, splits: false, tilde: value.startsWith("~") });
 
 /** A setting given to one git command (`-c`, `--config-env`, `clone --config`). */
 function gitSetting(option: string, given: ShellWord | undefined, out: Effects): void {
@@ -439,6 +444,7 @@ function gitSetting(option: string, given: ShellWord | undefined, out: Effects):
   if (option !== "--config-env" && key !== undefined && setting !== undefined) {
     const what = `git ${option} ${key}`;
     if (COMMAND_GIT_KEYS.test(key)) return void (out.settings ??= []).push({ value: word(setting), what });
+    if (FILE_GIT_KEYS.test(key)) return void read(out, what, fileWord(setting));
     // An alias runs a shell command (`!…`) or git itself.
     if (key.startsWith("alias.")) return void (out.settings ??= []).push({ value: word(setting.startsWith("!") ? setting.slice(1) : `git ${setting}`), what });
   }
@@ -449,7 +455,7 @@ function gitSetting(option: string, given: ShellWord | undefined, out: Effects):
 
 /** git -c keys that make git run a program: at least ask. */
 const DANGEROUS_GIT_KEYS =
-  /^(alias\..*|core\.(sshcommand|pager|editor|hookspath|fsmonitor|gitproxy|askpass|worktree)|credential\..*|diff\..*\.(textconv|command)|diff\.external|filter\..*|merge\..*\.driver|mergetool\..*|difftool\..*|sequence\.editor|gpg\..*program|pager\..*|protocol\..*|remote\..*\.(uploadpack|receivepack|proxy)|uploadpack\..*|include\..*|includeif\..*|man\..*|web\.browser|browser\..*|instaweb\..*|sendemail\..*|ssh\.variant|init\.templatedir|http\..*proxy|receive\..*hook.*|submodule\..*\.update|url\..*|core\.sshcommand)$/;
+  /^(alias\..*|core\.(sshcommand|pager|editor|hookspath|fsmonitor|gitproxy|askpass|worktree)|credential\..*|diff\..*\.(textconv|command)|diff\.external|filter\..*|merge\..*\.driver|mergetool\..*|difftool\..*|sequence\.editor|gpg\..*program|pager\..*|protocol\..*|remote\..*\.(uploadpack|receivepack|proxy)|uploadpack\..*|include\..*|includeif\..*|man\..*|web\.browser|browser\..*|instaweb\..*|sendemail\..*|ssh\.variant|init\.templatedir|http\..*proxy|receive\..*hook.*|submodule\..*\.update|url\..*|core\.sshcommand|interactive\.difffilter)$/;
 
 function gitEffects(args: ParsedArguments, out: Effects): void {
   for (const option of args.options) {
@@ -481,6 +487,11 @@ function gitEffects(args: ParsedArguments, out: Effects): void {
         // The settings file it writes: such a setting runs later, each time git does.
         const file = optionValue(args, "--file") ?? (hasOption(args, "--global") ? word("~/.gitconfig") : hasOption(args, "--system") ? word("/etc/gitconfig") : word(".git/config"));
         write(out, `git config ${operands[0]?.text}`, file.value === "~/.gitconfig" ? { ...file, tilde: true } : file);
+      } else if (operands.length >= 2 && key !== undefined && FILE_GIT_KEYS.test(key) && operands[1]?.value !== undefined) {
+        // git reads the file it names at later calls (a template's text goes into the commit message).
+        read(out, `git config ${operands[0]?.text}`, fileWord(operands[1].value));
+      } else if (operands.length >= 2 && key !== undefined && FILE_GIT_KEYS.test(key)) {
+        out.uncertain = `git config ${operands[0]?.text}: the file it names, which git reads later, is known only at run time`;
       }
       break;
     }

@@ -275,7 +275,10 @@ class ShellAnalysis implements Analysis {
 
   #remember(item: Assignment): void {
     if (item.append || !this.#once.has(item.name) || item.value.type !== "Word") return;
-    const value = evalWord(item.value as Word, this.env).value;
+    const word = evalWord(item.value as Word, this.env);
+    let value = word.value;
+    // An assignment expands a leading tilde (`H=~; cat $H/.npmrc` reads the home folder's file); one of another user, `~+` or `~-` is left unknown.
+    if (value !== undefined && word.tilde) value = value === "~" || value.startsWith("~/") ? (this.env.home === undefined ? undefined : this.env.home + value.slice(1)) : undefined;
     if (value !== undefined) this.env.vars?.set(item.name, value);
   }
 

@@ -49,7 +49,9 @@ export function assignment(analysis: Analysis, name: string, value: ShellWord | 
   if (options) return optionVariable(analysis, name, options, value, text);
   if (HOME_VARIABLES.test(name)) return homeSetting(analysis, name, value, text);
   if (codeVariable(analysis, name, value, text)) return;
-  if (DANGEROUS_VARIABLES.has(name) || name.startsWith("BASH_FUNC_")) {
+  if (/^GIT_TRACE/.test(name) && !/^([0-9]|true|false|yes|no|on|off)?$/i.test(value?.value ?? "?")) {
+    analysis.unknown(text, `setting ${name} to a path makes git append its trace to that file, wherever it is`);
+  } else if (DANGEROUS_VARIABLES.has(name) || name.startsWith("BASH_FUNC_")) {
     analysis.unknown(text, `setting ${name} changes which program a name runs or runs code itself`);
   } else if (name === "SSH_AUTH_SOCK" || name === "GPG_AGENT_INFO") {
     analysis.unknown(text, `setting ${name} makes ssh or gpg use the keys of the agent at that socket, which may be another user's or session's`);
