@@ -196,8 +196,8 @@ describe("yes, and don't ask again", () => {
     writeFile(join(dir, "t1", "a"), "1");
     writeFile(join(dir, "batch.json"), JSON.stringify([{ id: "1", name: "bash", arguments: { command: "rm -r t1" } }]));
     const run = inTerminal(["run", "batch.json", "--events"]);
-    await run.waitFor("Run it?");
-    expect(run.output).toContain("Yes, and don't ask again in this project");
+    // The prompt's choices are drawn after its question: wait for them, not only for the question.
+    await run.waitFor("Yes, and don't ask again in this project");
     run.type(FOURTH);
     await run.waitFor("● Yes, and don't ask again in this project");
     run.type(ENTER);
@@ -340,8 +340,7 @@ describe("exact 'always' rules", () => {
     const home = join(dir, "xdg");
     const userConfig = writeFile(join(home, "toolhost", "toolhost.config.json"), JSON.stringify({ plugins: [["@toolhost/hooks-policy", { extends: ["recommended"] }]] }, null, 2));
     const run = inTerminal(["call", "write", JSON.stringify({ path: ".claude/settings.json", content: "{}\n" })], { XDG_CONFIG_HOME: home });
-    await run.waitFor("Run it?");
-    expect(run.output).toContain("Yes, and don't ask again in all your projects");
+    await run.waitFor("Yes, and don't ask again in all your projects");
     // The project's config names no policy: nothing there to hold the rule.
     expect(run.output).not.toContain("in this project");
     run.type(FOURTH);
