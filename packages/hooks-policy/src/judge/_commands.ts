@@ -1,7 +1,7 @@
 import type { CommandAccess, PolicyMatch, PolicyPart } from "@toolhost/core";
 import type { CommandPattern } from "../rules/_command-pattern.js";
 import { clip, decideLayered, finish } from "../explain/_explanation.js";
-import { folderOf, resolvePath as resolve } from "../paths/_paths.js";
+import { folderOf, gitTopOf, resolvePath as resolve } from "../paths/_paths.js";
 import { type CompiledRule, matchOf } from "../rules/_rules.js";
 import { type ParsedCommand, parseCommand, type ShellCommandPart } from "../shell/_parse.js";
 import { type ShellWord, showWord } from "../shell/_words.js";
@@ -119,11 +119,14 @@ function plantedProgram(part: ShellCommandPart, cwds: Array<string | undefined>,
 }
 
 /** The folders relative paths may be relative to: the call's, and each literal `cd` target. */
+/** `cd "$(git rev-parse --show-toplevel)"`, the idiom for the repository's top: a folder the policy finds as git does. */
+const SHOW_TOPLEVEL = /^"?(\$\(\s*|`\s*)git\s+rev-parse\s+--show-toplevel\s*(\)|`)"?$/;
+
 function cwdsOf(parsed: ParsedCommand, cwd: string): Array<string | undefined> {
   const cwds: Array<string | undefined> = [cwd];
   let current = cwd;
   for (const target of parsed.cds) {
-    const where = target.value === undefined ? undefined : folderOf(target.value, current, target.tilde);
+    const where = target.value !== undefined ? folderOf(target.value, current, target.tilde) : SHOW_TOPLEVEL.test(target.text) ? gitTopOf(current) : undefined;
     if (where !== undefined) current = where;
     cwds.push(where);
   }

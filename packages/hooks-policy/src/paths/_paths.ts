@@ -84,6 +84,20 @@ export function folderOf(input: string, cwd: string, tilde = true): string | und
 }
 
 /**
+ * Where `cd "$(git rev-parse --show-toplevel)"` goes from `cwd`: the nearest folder above it (or
+ * itself) that holds `.git`; outside a repository git prints nothing and `cd ""` stays where it is.
+ * Undefined when the host's environment points git elsewhere (`GIT_DIR`, `GIT_WORK_TREE`,
+ * `GIT_CEILING_DIRECTORIES`): the folder is then known only at run time.
+ */
+export function gitTopOf(cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  if (env.GIT_DIR !== undefined || env.GIT_WORK_TREE !== undefined || env.GIT_CEILING_DIRECTORIES !== undefined) return undefined;
+  for (let folder = cwd; ; folder = dirname(folder)) {
+    if (lstatSync(`${folder === "/" ? "" : folder}/.git`, { throwIfNoEntry: false }) !== undefined) return folder;
+    if (dirname(folder) === folder) return cwd;
+  }
+}
+
+/**
  * A word's leading tilde as bash expands it: `~` and `~/…` (and `~` of the current user) are
  * `home`, `~+` is `cwd`; another user's `~name` is that user's home as /etc/passwd says, else
  * /home/name (another user's files either way, never the workspace); `~-` (the folder before the
