@@ -19,14 +19,14 @@ export const NETWORK_CLIS: ReadonlyArray<readonly [names: string, row: string]> 
   ["tea", "network:client | sub *.list,*.ls=read-only:remote *.create,*.merge,*.close,*.reopen,*.edit,*.approve,*.reject,*.review,*.comment,comment,open,close=network:publisher *.delete,*.rm=destroys login,logins,logout,login.add,login.delete,login.edit,login.default=system:secrets"],
   [
     "docker podman nerdctl",
-    "system:containers | sub ps,images,inspect,logs,version,info,stats,top,port,history,search,events,diff,network.ls,network.inspect,volume.ls,volume.inspect,image.ls,image.inspect,container.ls,container.inspect,context.ls,context.inspect,compose.ps,compose.logs,compose.config,compose.ls,compose.images,compose.top,system.df,system.info,buildx.ls,manifest.inspect=read-only rm,rmi,system.prune,volume.rm,volume.prune,image.prune,image.rm,container.prune,container.rm,network.rm,network.prune,builder.prune,compose.down,compose.rm=destroys push,image.push=network:publisher login,logout=system:secrets",
+    "system:containers | sub ps,images,logs,version,info,stats,top,port,history,search,events,diff,network.ls,network.inspect,volume.ls,volume.inspect,image.ls,image.inspect,container.ls,context.ls,context.inspect,compose.ps,compose.logs,compose.config,compose.ls,compose.images,compose.top,system.df,system.info,buildx.ls,manifest.inspect=read-only inspect,container.inspect=system:secrets rm,rmi,system.prune,volume.rm,volume.prune,image.prune,image.rm,container.prune,container.rm,network.rm,network.prune,builder.prune,compose.down,compose.rm=destroys push,image.push=network:publisher login,logout=system:secrets",
   ],
   ["docker-compose podman-compose", "system:containers | sub ps,logs,config,ls,images=read-only down,rm=destroys"],
   [
     "kubectl oc",
-    "system:cluster | sub get,describe,logs,explain,api-resources,api-versions,version,config.view,config.get-contexts,config.get-clusters,config.current-context,top,events,auth.can-i,auth.whoami,cluster-info,diff,rollout.status,rollout.history,wait,plugin.list=read-only delete,drain,cordon=destroys | when --raw=system:secrets",
+    "system:cluster | sub get,describe,logs,explain,api-resources,api-versions,version,config.view,config.get-contexts,config.get-clusters,config.current-context,top,events,auth.can-i,auth.whoami,cluster-info,diff,rollout.status,rollout.history,wait,plugin.list=read-only delete,drain,cordon=destroys | when --raw,--flatten=system:secrets",
   ],
-  ["helm", "system:cluster | sub list,ls,status,get,show,template,lint,search,history,version,repo.list,env,dependency.list,plugin.list,verify=read-only uninstall,delete,del,un=destroys push=network:publisher registry.login=system:secrets"],
+  ["helm", "system:cluster | sub get.values,get.all,get.manifest,get.hooks=system:secrets list,ls,status,get,show,template,lint,search,history,version,repo.list,env,dependency.list,plugin.list,verify=read-only uninstall,delete,del,un=destroys push=network:publisher registry.login=system:secrets"],
   [
     "terraform tofu terragrunt",
     "system:cloud | sub plan=runs-code:build fmt=writes validate,version,providers,graph,state.list,workspace.list,workspace.show=read-only show,output,console,state.show,state.pull=system:secrets destroy,state.rm=destroys:infrastructure init,get=installs:installer login,logout=system:secrets | when -destroy=destroys:infrastructure",

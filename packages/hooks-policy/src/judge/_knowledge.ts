@@ -201,7 +201,7 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
     return { ...known, kind: { kind: "read-only" }, note: `${known.note}; but with nothing to mount it lists what is mounted (reads only)` };
   }
   if (program === "npx" || program === "bunx" || program === "pnpx" || (program === "npm" && /^(exec|x)$/.test(args.operands[0]?.value ?? ""))) return packageRunner(known, part.words, cwd, workspace);
-  if ((program === "kubectl" || program === "oc") && /^(secret|secrets)$/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output"])) {
+  if ((program === "kubectl" || program === "oc") && /(^|,)secrets?(\.[\w.]+)?(\/|,|$)/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output"])) {
     return { ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; kubectl get secret -o prints the cluster's secrets`, atLeastAsk: "kubectl get secret -o prints the cluster's secrets" };
   }
   return toolArguments(known, program, part.words, args, (folder) => cwd === undefined || resolve(cwd, folder) === resolve(workspace));

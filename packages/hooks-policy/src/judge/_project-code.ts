@@ -215,6 +215,8 @@ export function settingsChange(program: string, words: readonly ShellWord[], arg
   if (program === "git") return gitSettings(args);
   const listed = SETTINGS_COMMANDS[program];
   if (!listed) return undefined;
+  // `aws configure list` and `list-profiles` show the settings (keys masked): they change nothing.
+  if (program === "aws" && args.operands[0]?.value === "configure" && /^(list|list-profiles)$/.test(args.operands[1]?.value ?? "")) return undefined;
   const each = listedCommand(listed, words, args);
   return each === undefined ? undefined : `${program} ${each} changes the user's or the system's settings of ${program}`;
 }

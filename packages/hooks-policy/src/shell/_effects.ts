@@ -78,6 +78,8 @@ const readers: Record<string, Reader> = {
   },
   patch: (_p, args, _w, out) => {
     read(out, "patch -i", optionValue(args, "--input"));
+    // --dry-run prints what would change and writes nothing (not even -o's file).
+    if (hasOption(args, "--dry-run")) return;
     const output = optionValue(args, "--output");
     if (output) return write(out, "patch -o", output);
     if (args.operands[0]) return write(out, "patch", args.operands[0]);

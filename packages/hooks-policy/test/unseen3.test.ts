@@ -1,0 +1,62 @@
+// Issue 39, the classes own-unseen3 found: what prints a cluster's or a container's secrets
+// (`kubectl config view --flatten`, `kubectl get secret/NAME -o …`, `docker inspect` with the
+// container's environment, `helm get values|all|manifest|hooks`), and reads taken for writes or
+// settings (`patch --dry-run` writes nothing, `aws configure list` shows masked settings).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPolicy } from "../src/index.js";
+import { makeWorkspace } from "./_helpers.js";
+
+let ws = "";
+let cleanup = () => {};
+beforeAll(() => {
+  ({ ws, cleanup } = makeWorkspace());
+});
+afterAll(() => cleanup());
+
+function decide(command: string, trusted = false) {
+  const policy = createPolicy({ extends: ["recommended"] }, { cwd: ws, workspace: ws, trustedWorkspace: trusted });
+  return policy.decide({ tool: "bash", args: { command }, access: { commands: [{ command, cwd: ws }] } });
+}
+
+describe("never allowed unconfined", () => {
+  for (const command of [
+    "kubectl config view --flatten",
+    "kubectl config view --flatten --minify",
+    "oc config view --raw",
+    "kubectl get secret/db --output=yaml",
+    "kubectl get secret/db -ojson",
+    "kubectl get secrets.v1 db -o yaml",
+    "kubectl get configmaps,secrets -o yaml",
+    "docker inspect web",
+    "docker container inspect --format '{{.Config.Env}}' web",
+    "podman inspect web",
+    "helm get values rel --all -o json",
+    "helm get all rel",
+    "helm get manifest rel",
+  ]) {
+    it(command, () => {
+      expect(decide(command).decision).not.toBe("allow");
+      expect(decide(command, true).decision).not.toBe("allow");
+    });
+  }
+});
+
+describe("allowed: reads of the same tools", () => {
+  for (const command of [
+    "kubectl config view",
+    "kubectl get secrets",
+    "kubectl get secret db",
+    "kubectl get configmap app -o yaml",
+    "docker ps",
+    "docker image inspect alpine:3",
+    "helm status rel",
+    "helm list -A",
+    "aws configure list",
+    "aws configure list-profiles",
+    "patch -p1 --dry-run < sub/fix.diff",
+  ]) {
+    it(command, () => expect(decide(command).decision).toBe("allow"));
+  }
+  it("aws configure set still asks", () => expect(decide("aws configure set region eu-west-1").decision).not.toBe("allow"));
+  it("patch without --dry-run still judges its writes", () => expect(decide("patch -p1 < sub/fix.diff").decision).not.toBe("allow"));
+});
