@@ -1,7 +1,8 @@
 // Issue 39, the classes own-unseen3 found: what prints a cluster's or a container's secrets
-// (`kubectl config view --flatten`, `kubectl get secret/NAME -o …`, `docker inspect` with the
-// container's environment, `helm get values|all|manifest|hooks`), and reads taken for writes or
-// settings (`patch --dry-run` writes nothing, `aws configure list` shows masked settings).
+// (`kubectl config view --flatten`, `kubectl get secret/NAME -o …` or `--template`, `docker inspect`
+// with the container's environment, `helm get values|all|manifest|hooks`), `config get` of a token
+// (`gh config get oauth_token`, `glab config get token`, `yarn config get npmAuthToken`), and reads
+// taken for writes or settings (`patch --dry-run` writes nothing, `aws configure list` shows masked settings).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "../src/index.js";
 import { makeWorkspace } from "./_helpers.js";
@@ -33,6 +34,11 @@ describe("never allowed unconfined", () => {
     "helm get values rel --all -o json",
     "helm get all rel",
     "helm get manifest rel",
+    "kubectl get secret db --template='{{.data.password}}'",
+    "gh config get oauth_token -h github.com",
+    "gh config get -h github.com oauth_token",
+    "glab config get token",
+    "yarn config get npmAuthToken",
   ]) {
     it(command, () => {
       expect(decide(command).decision).not.toBe("allow");
@@ -54,6 +60,9 @@ describe("allowed: reads of the same tools", () => {
     "aws configure list",
     "aws configure list-profiles",
     "patch -p1 --dry-run < sub/fix.diff",
+    "gh config get editor",
+    "glab config get host",
+    "yarn config get registry",
   ]) {
     it(command, () => expect(decide(command).decision).toBe("allow"));
   }

@@ -9,7 +9,7 @@ import type { ShellCommandPart } from "../shell/_parse.js";
 import type { ShellWord } from "../shell/_words.js";
 import { environmentDump } from "./_environment.js";
 import { gitJudgment } from "./_git.js";
-import { apiRead, cloudCall, npmCredential, OTHER_CLOUDS } from "./_network-reads.js";
+import { apiRead, cloudCall, configCredential, CONFIG_GETTERS, npmCredential, OTHER_CLOUDS } from "./_network-reads.js";
 import { toolArguments } from "./_documents.js";
 import { archiveEscape, setsId } from "./_operations.js";
 import { debuggedProgram, FETCHED, reallyInside, fetchedModule, javaProgram, NOT_THE_PROJECTS, outsideCode, ownScript, SETTINGS, settingsChange, systemChange } from "./_project-code.js";
@@ -188,6 +188,10 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
   if (program === "gh" && args.operands[0]?.value === "api") return apiCall(known, part.words, args);
   if (program === "aws" || program === "gcloud" || program === "az" || OTHER_CLOUDS.has(program)) return cloudCall(known, program, part.words);
   if (program === "npm") return npmCredential(known, part.words);
+  if (CONFIG_GETTERS.has(program)) {
+    const credential = configCredential(known, program, args.operands);
+    if (credential !== known) return credential;
+  }
   const escape = archiveEscape(program, part.words, cwd, workspace);
   if (escape !== undefined) return { ...known, kind: { kind: "destroys", role: "host" }, note: `${known.note}; ${escape}` };
   if (program === "chmod" && !hasAny(args, part.words, ["--reference"]) && setsId(args.operands[0]?.value)) {
@@ -201,10 +205,26 @@ function adjusted(known: CommandKnowledge, program: string, part: ShellCommandPa
     return { ...known, kind: { kind: "read-only" }, note: `${known.note}; but with nothing to mount it lists what is mounted (reads only)` };
   }
   if (program === "npx" || program === "bunx" || program === "pnpx" || (program === "npm" && /^(exec|x)$/.test(args.operands[0]?.value ?? ""))) return packageRunner(known, part.words, cwd, workspace);
-  if ((program === "kubectl" || program === "oc") && /(^|,)secrets?(\.[\w.]+)?(\/|,|$)/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output"])) {
+  if ((program === "kubectl" || program === "oc") && /(^|,)secrets?(\.[\w.]+)?(\/|,|$)/.test(args.operands[1]?.value ?? "") && args.operands[0]?.value === "get" && hasAny(args, part.words, ["-o", "--output", "--template"]) && !namesOnly(part.words)) {
     return { ...known, kind: { kind: "system", role: "secrets" }, note: `${known.note}; kubectl get secret -o prints the cluster's secrets`, atLeastAsk: "kubectl get secret -o prints the cluster's secrets" };
   }
   return toolArguments(known, program, part.words, args, (folder) => cwd === undefined || resolve(cwd, folder) === resolve(workspace));
+}
+
+/** `kubectl get secrets -o name`: every output asked for is the objects' names, and no template prints their data. */
+function namesOnly(words: readonly ShellWord[]): boolean {
+  let outputs = 0;
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]?.value;
+    if (text === undefined) return false;
+    if (/^--template(=|$)/.test(text)) return false;
+    const glued = /^(?:-o=?|--output=)(.*)$/.exec(text);
+    const value = text === "-o" || text === "--output" ? words[++i]?.value : glued ? glued[1] : null;
+    if (value === null) continue;
+    if (value !== "name") return false;
+    outputs++;
+  }
+  return outputs > 0;
 }
 
 /**

@@ -83,3 +83,15 @@ export function npmCredential<T extends Known>(known: T, words: readonly ShellWo
   const found = keys.find((key) => /_auth|token|password|passwd|cert|key/i.test(key));
   return found === undefined ? known : secret(known, `npm config get ${found}`);
 }
+
+/** The CLIs whose `config get KEY` prints a stored setting as it is, a token too (yarn classic, gh's and glab's insecure storage). */
+export const CONFIG_GETTERS: ReadonlySet<string> = new Set(["gh", "glab", "tea", "yarn", "pnpm", "bun"]);
+
+/** `gh config get oauth_token`, `glab config get token`, `yarn config get npmAuthToken`: the operands after `config get`, an option's value between them too. */
+export function configCredential<T extends Known>(known: T, program: string, operands: readonly ShellWord[]): T {
+  const values = operands.map((word) => word.value);
+  if (!(values[0] === "config" || values[0] === "c") || values[1] !== "get") return known;
+  // A key known only at run time may be the token: fail closed.
+  const found = values.slice(2).find((key) => key === undefined || /_?auth|token|password|passwd|cert|key|secret/i.test(key));
+  return values.length > 2 && (found !== undefined || values.slice(2).includes(undefined)) ? secret(known, `${program} config get ${found ?? "a key known only at run time"}`) : known;
+}
