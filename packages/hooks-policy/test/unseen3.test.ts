@@ -1,7 +1,8 @@
 // Issue 39, the classes own-unseen3 found: what prints a cluster's or a container's secrets
 // (`kubectl config view --flatten`, `kubectl get secret/NAME -o …` or `--template`, `docker inspect`
 // with the container's environment, `helm get values|all|manifest|hooks`), `config get` of a token
-// (`gh config get oauth_token`, `glab config get token`, `yarn config get npmAuthToken`), and reads
+// (`gh config get oauth_token`, `glab config get token`, `yarn config get npmAuthToken`), archives whose
+// names come from a list (`tar -T`, `zip -@`, `7z a x.7z @list`: the list may name ~/.ssh/id_rsa), and reads
 // taken for writes or settings (`patch --dry-run` writes nothing, `aws configure list` shows masked settings).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "../src/index.js";
@@ -39,6 +40,12 @@ describe("never allowed unconfined", () => {
     "gh config get -h github.com oauth_token",
     "glab config get token",
     "yarn config get npmAuthToken",
+    "tar -cf sub/x.tar -T sub/names.txt",
+    "tar -czf sub/x.tgz --files-from=sub/names.txt",
+    "printf '%s\\n' ~/.ssh/id_rsa | tar -cf sub/k.tar -T -",
+    "zip sub/x.zip -@ < sub/names.txt",
+    "7z a sub/x.7z @sub/names.txt",
+    "7z a sub/x.7z -i@sub/names.txt",
   ]) {
     it(command, () => {
       expect(decide(command).decision).not.toBe("allow");
@@ -63,6 +70,9 @@ describe("allowed: reads of the same tools", () => {
     "gh config get editor",
     "glab config get host",
     "yarn config get registry",
+    "tar czf sub/src.tgz src",
+    "zip -r sub/src.zip src",
+    "7z a sub/src.7z src",
   ]) {
     it(command, () => expect(decide(command).decision).toBe("allow"));
   }

@@ -98,7 +98,10 @@ const readers: Record<string, Reader> = {
       const inDirectory = (path: ShellWord): ShellWord =>
         !directory || path.value?.startsWith("/") ? path : directory.value === undefined || path.value === undefined ? directory : { ...directory, value: `${directory.value}/${path.value}` };
       tree(out, "tar -c", ...args.operands.map(inDirectory));
-      read(out, "tar -T", optionValue(args, "--files-from"));
+      const list = optionValue(args, "--files-from");
+      read(out, "tar -T", list);
+      // The list's names may be anywhere (`~/.ssh/id_rsa`), and the archive lands in the workspace.
+      if (list) out.uncertain = `tar -T archives the files ${list.value === "-" ? "its standard input" : list.value === undefined ? "a list known only at run time" : list.value} names, which are known only at run time`;
     } else if (hasOption(args, "--extract")) {
       read(out, "tar -f", file);
       write(out, directory ? "tar -x -C" : "tar -x", directory ?? DOT);
@@ -109,6 +112,8 @@ const readers: Record<string, Reader> = {
   zip: (_p, args, _w, out) => {
     const [archive, ...files] = args.operands;
     write(out, "zip", archive);
+    // -@ takes the names to add from standard input: anywhere, known only at run time.
+    if (hasOption(args, "-@", "--names-stdin")) out.uncertain = "zip -@ archives the files its standard input names, which are known only at run time";
     if (hasOption(args, "--recurse-paths", "-R")) tree(out, "zip -r", ...files);
     else read(out, "zip", ...files);
   },
@@ -609,11 +614,18 @@ function valuesOf(args: ParsedArguments, words: ShellWord[], options: readonly s
  * `python3 -` with a heredoc), awk programs that run commands or write files, and shells reading
  * a script file are marked.
  */
+/** Archivers that take the names to add from a list file given as `@file`. */
+const ARCHIVE_LISTS = /^(7z|7za|7zr|rar)$/;
+
 export function effectsOf(program: string, words: ShellWord[], args: ParsedArguments, row?: ProgramRow): Effects {
   const out: Effects = { writes: [], reads: [], trees: [] };
   const reader = readers[program];
   if (reader) reader(program, args, words, out);
   else if (row) rowEffects(program, row, args, words, out);
+  // `7z a x.7z @list`, `-i@list`, `rar a x.rar @list`: the names to add come from a list file.
+  if (ARCHIVE_LISTS.test(program) && words.slice(1).some((each) => each.value === undefined || /^(@|-[ix]r?[-0]?@)/.test(each.value))) {
+    out.uncertain = `${program} archives the files a list (@file) names, which are known only at run time`;
+  }
   for (const [pattern, options] of inlineCodeOf(program)) {
     if (!pattern.test(program)) continue;
     // The option table's reading, else the words (a program without a table, or one that does not know the option: `Rscript -e`, `bun -e`).
