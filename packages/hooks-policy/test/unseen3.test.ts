@@ -1,9 +1,11 @@
 // Issue 39, the classes own-unseen3 found: what prints a cluster's or a container's secrets
 // (`kubectl config view --flatten`, `kubectl get secret/NAME -o …` or `--template`, `docker inspect`
 // with the container's environment, `helm get values|all|manifest|hooks`), `config get` of a token
-// (`gh config get oauth_token`, `glab config get token`, `yarn config get npmAuthToken`), archives whose
-// names come from a list (`tar -T`, `zip -@`, `7z a x.7z @list`: the list may name ~/.ssh/id_rsa), and reads
-// taken for writes or settings (`patch --dry-run` writes nothing, `aws configure list` shows masked settings).
+// (`gh config get oauth_token`, `glab config get token`, `yarn config get npmAuthToken`), archives
+// whose names come from a list (`tar -T`, `zip -@`, `7z a x.7z @list`: the list may name
+// ~/.ssh/id_rsa), environment dumps of the same tools (`docker compose config --environment`,
+// `aws lambda get-function-configuration`, `aws ecs describe-task-definition`), and reads taken for
+// writes or settings (`patch --dry-run` writes nothing, `aws configure list` shows masked settings).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "../src/index.js";
 import { makeWorkspace } from "./_helpers.js";
@@ -46,6 +48,9 @@ describe("never allowed unconfined", () => {
     "zip sub/x.zip -@ < sub/names.txt",
     "7z a sub/x.7z @sub/names.txt",
     "7z a sub/x.7z -i@sub/names.txt",
+    "docker compose config --environment",
+    "aws lambda get-function-configuration --function-name f",
+    "aws ecs describe-task-definition --task-definition t",
   ]) {
     it(command, () => {
       expect(decide(command).decision).not.toBe("allow");
@@ -73,6 +78,7 @@ describe("allowed: reads of the same tools", () => {
     "tar czf sub/src.tgz src",
     "zip -r sub/src.zip src",
     "7z a sub/src.7z src",
+    "aws ecs describe-services --cluster c --services s",
   ]) {
     it(command, () => expect(decide(command).decision).toBe("allow"));
   }
