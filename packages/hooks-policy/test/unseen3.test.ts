@@ -5,7 +5,7 @@
 // whose names come from a list (`tar -T`, `zip -@`, `7z a x.7z @list`: the list may name
 // ~/.ssh/id_rsa), environment dumps of the same tools (`docker compose config --environment`,
 // `aws lambda get-function-configuration`, `aws ecs describe-task-definition`), and reads taken for
-// writes or settings (`patch --dry-run` writes nothing, `aws configure list` shows masked settings).
+// writes or settings (`npm pack` runs the project's prepack scripts, `patch --dry-run` writes nothing, `aws configure list` shows masked settings).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "../src/index.js";
 import { makeWorkspace } from "./_helpers.js";
@@ -82,6 +82,12 @@ describe("allowed: reads of the same tools", () => {
   ]) {
     it(command, () => expect(decide(command).decision).toBe("allow"));
   }
+  it("npm, pnpm and yarn pack run the project's scripts: allowed only in a trusted project", () => {
+    for (const command of ["npm pack", "pnpm pack", "yarn pack --out sub/p.tgz"]) {
+      expect(decide(command).decision, command).not.toBe("allow");
+      expect(decide(command, true).decision, command).toBe("allow");
+    }
+  });
   it("aws configure set still asks", () => expect(decide("aws configure set region eu-west-1").decision).not.toBe("allow"));
   it("patch without --dry-run still judges its writes", () => expect(decide("patch -p1 < sub/fix.diff").decision).not.toBe("allow"));
 });

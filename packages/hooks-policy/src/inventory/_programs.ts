@@ -207,18 +207,19 @@ export const PROGRAMS: ReadonlyArray<readonly [names: string, row: string]> = [
   ["lerna", "runs-code:build | sub publish,version=network:publisher list,ls,ll,la,info,changed,diff=read-only"],
   ["webpack vite rollup esbuild parcel swc babel next nuxt astro svelte-kit", "runs-code:build"],
   ["changeset", "runs-code:build | sub publish=network:publisher status=read-only"],
-  // Package managers: installing runs the packages' scripts; their scripts are the project's build.
+  // Package managers: installing runs the packages' scripts; their scripts are the project's build
+  // (`pack` too: it runs the project's prepack, prepare and postpack scripts).
   [
     "npm",
-    "runs-code:build | program --script-shell | sub install,i,in,ins,inst,insta,instal,isnt,isnta,isntal,isntall,ci,clean-install,add,update,up,upgrade,dedupe,rebuild,audit.fix,link,ln=installs:installer exec,x,init,create=installs:fetch-run publish,unpublish,deprecate,dist-tag,owner,access,token,adduser,login,logout,star,team,org,hook=network:publisher ls,list,ll,la,help,config.get,config.list,get,prefix,root,bin,explain,why,fund,query=read-only view,info,show,v,outdated,audit,search,doctor,ping,whoami,dist-tag.ls,dist-tag.list,owner.ls,owner.list,access.list,team.ls,team.list,org.ls=read-only:remote uninstall,remove,rm,r,un,unlink,pack,pkg,cache,prune,shrinkwrap=writes",
+    "runs-code:build | program --script-shell | sub install,i,in,ins,inst,insta,instal,isnt,isnta,isntal,isntall,ci,clean-install,add,update,up,upgrade,dedupe,rebuild,audit.fix,link,ln=installs:installer exec,x,init,create=installs:fetch-run publish,unpublish,deprecate,dist-tag,owner,access,token,adduser,login,logout,star,team,org,hook=network:publisher ls,list,ll,la,help,config.get,config.list,get,prefix,root,bin,explain,why,fund,query=read-only view,info,show,v,outdated,audit,search,doctor,ping,whoami,dist-tag.ls,dist-tag.list,owner.ls,owner.list,access.list,team.ls,team.list,org.ls=read-only:remote uninstall,remove,rm,r,un,unlink,pkg,cache,prune,shrinkwrap=writes",
   ],
   [
     "pnpm",
-    "runs-code:build | sub install,i,add,update,up,upgrade,import,fetch,rebuild,rb,link,ln,patch=installs:installer dlx,create=installs:fetch-run exec=runner:wrapper publish=network:publisher list,ls,ll,la,why,outdated,audit,view,info,show,root,bin,store.path,store.status,config.get,config.list,help,licenses=read-only remove,rm,uninstall,un,unlink,prune,pack=writes",
+    "runs-code:build | sub install,i,add,update,up,upgrade,import,fetch,rebuild,rb,link,ln,patch=installs:installer dlx,create=installs:fetch-run exec=runner:wrapper publish=network:publisher list,ls,ll,la,why,outdated,audit,view,info,show,root,bin,store.path,store.status,config.get,config.list,help,licenses=read-only remove,rm,uninstall,un,unlink,prune=writes",
   ],
   [
     "yarn",
-    "runs-code:build | sub install,add,up,upgrade,upgrade-interactive,import,link,rebuild=installs:installer dlx,create=installs:fetch-run exec=runner:wrapper publish,npm.publish=network:publisher list,info,why,outdated,audit,config.get,help,bin,npm.info=read-only remove,unlink,pack=writes",
+    "runs-code:build | sub install,add,up,upgrade,upgrade-interactive,import,link,rebuild=installs:installer dlx,create=installs:fetch-run exec=runner:wrapper publish,npm.publish=network:publisher list,info,why,outdated,audit,config.get,help,bin,npm.info=read-only remove,unlink=writes",
   ],
   ["npx bunx pnpx uvx", "installs:fetch-run"],
   ["pip pip3", "installs:installer | writes -d,--dest | sub list,show,freeze,check,search,help,config,debug,inspect,hash,--version,-V=read-only index=read-only:remote cache=writes uninstall=system:packages"],
