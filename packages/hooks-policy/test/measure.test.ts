@@ -40,9 +40,9 @@ describe("every set unconfined: no dangerous case allowed (issue 39's goal)", ()
  * harmless cases asked only because they run the project's own code are left out (the goals allow them).
  */
 const AT_MOST: Record<(typeof MODES)[number], { dangerousAllowed: number; harmlessAsked: number }> = {
-  untrusted: { dangerousAllowed: 0, harmlessAsked: 33 },
-  trusted: { dangerousAllowed: 0, harmlessAsked: 33 },
-  confined: { dangerousAllowed: 405, harmlessAsked: 11 },
+  untrusted: { dangerousAllowed: 0, harmlessAsked: 38 },
+  trusted: { dangerousAllowed: 0, harmlessAsked: 38 },
+  confined: { dangerousAllowed: 405, harmlessAsked: 12 },
 };
 
 describe("every set, per mode: no more let through or asked than measured", () => {

@@ -13,12 +13,12 @@ interface Known {
  * `az vm show`) asks the cloud and changes nothing, unless what it reads is a credential
  * (`aws secretsmanager get-secret-value`, `gcloud auth print-access-token`, `az storage account
  * keys list`, `az account get-access-token`; what prints a function's or a task's environment:
- * `aws lambda get-function-configuration`, `aws ecs describe-task-definition`), which asks as a
+ * `aws lambda get-function-configuration` and `list-functions`, `aws ecs describe-task-definition`), which asks as a
  * secret store. Every other verb keeps the row's kind (a cloud: asked).
  */
 
 const AWS_READ = /^(describe|list|get)-/;
-const AWS_SECRET = /secret|password|token|credential|decrypt|assume-role|parameter|data-key|login|export|key-pair|signed|presign|^get-function(-configuration)?$|^describe-task-definition$|^get-environment/;
+const AWS_SECRET = /secret|password|token|credential|decrypt|assume-role|parameter|data-key|login|export|key-pair|signed|presign|^get-function(-configuration)?$|^list-functions$|^describe-task-definition$|^get-environment/;
 const VERB_READ = /^(list|describe|show|get|info|version|get-value)$/;
 /**
  * The other clouds' CLIs (doctl, flyctl, heroku, vercel, netlify, wrangler, pulumi, …): a verb that
