@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { AgentHarness, type AgentTool, type PolicyService } from "@toolhost/core";
 import { ACCESS, accessTool, TOOL_NAMES as ACCESS_TOOL_NAMES } from "./fixtures/access-tools.mjs";
 import type { PolicyExplanation } from "@toolhost/core";
-import policyPlugin, { type Policy, type PolicyOptions } from "../src/index.js";
+import policyPlugin, { createPolicy, type Policy, type PolicyOptions } from "../src/index.js";
 
 /** A case of policy-cases.json. */
 export interface PolicyCase {
@@ -49,6 +49,12 @@ export function decide(policy: Policy, ws: string, tool: string, args: unknown, 
   const env = { cwd: cwd ?? policyCwd, workspace: ws };
   const access = typeof args === "object" && args !== null ? ACCESS[tool]?.(args as Args, env) : undefined;
   return policy.decide({ tool, args, ...(cwd && { cwd }), ...(access && { access }) });
+}
+
+/** A bash command decided by `recommended` in `ws`, unconfined, the workspace trusted or not. */
+export function decideRecommendedBash(ws: string, command: string, trusted = false): PolicyExplanation {
+  const policy = createPolicy({ extends: ["recommended"] }, { cwd: ws, workspace: ws, trustedWorkspace: trusted });
+  return policy.decide({ tool: "bash", args: { command }, access: { commands: [{ command, cwd: ws }] } });
 }
 
 /** A tool that records that it ran and returns `ran <name>`; it declares access as ACCESS says. */

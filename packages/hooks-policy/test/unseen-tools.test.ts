@@ -2,8 +2,7 @@
 // subcommands and tasks of mix, dart, flutter, pdm and hatch, the build tools' wrapper scripts,
 // and the media, document and data tools whose arguments read, write or run (judge/_documents.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPolicy } from "../src/index.js";
-import { makeWorkspace } from "./_helpers.js";
+import { decideRecommendedBash, makeWorkspace } from "./_helpers.js";
 
 let ws = "";
 let cleanup = () => {};
@@ -12,10 +11,7 @@ beforeAll(() => {
 });
 afterAll(() => cleanup());
 
-function decide(command: string, trusted: boolean) {
-  const policy = createPolicy({ extends: ["recommended"] }, { cwd: ws, workspace: ws, trustedWorkspace: trusted });
-  return policy.decide({ tool: "bash", args: { command }, access: { commands: [{ command, cwd: ws }] } });
-}
+const decide = (command: string, trusted: boolean) => decideRecommendedBash(ws, command, trusted);
 
 /** Never allowed unconfined, trusted or not. */
 const ASKED = [

@@ -10,7 +10,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "../src/index.js";
-import { makeWorkspace } from "./_helpers.js";
+import { decideRecommendedBash, makeWorkspace } from "./_helpers.js";
 
 let ws = "";
 let cleanup = () => {};
@@ -19,10 +19,7 @@ beforeAll(() => {
 });
 afterAll(() => cleanup());
 
-function decide(command: string, trusted = false) {
-  const policy = createPolicy({ extends: ["recommended"] }, { cwd: ws, workspace: ws, trustedWorkspace: trusted });
-  return policy.decide({ tool: "bash", args: { command }, access: { commands: [{ command, cwd: ws }] } });
-}
+const decide = (command: string, trusted = false) => decideRecommendedBash(ws, command, trusted);
 
 const me = userInfo().username;
 

@@ -7,8 +7,7 @@
 // `aws lambda get-function-configuration`, `aws ecs describe-task-definition`), and reads taken for
 // writes or settings (`npm pack` runs the project's prepack scripts, `patch --dry-run` writes nothing, `aws configure list` shows masked settings).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPolicy } from "../src/index.js";
-import { makeWorkspace } from "./_helpers.js";
+import { decideRecommendedBash, makeWorkspace } from "./_helpers.js";
 
 let ws = "";
 let cleanup = () => {};
@@ -17,10 +16,7 @@ beforeAll(() => {
 });
 afterAll(() => cleanup());
 
-function decide(command: string, trusted = false) {
-  const policy = createPolicy({ extends: ["recommended"] }, { cwd: ws, workspace: ws, trustedWorkspace: trusted });
-  return policy.decide({ tool: "bash", args: { command }, access: { commands: [{ command, cwd: ws }] } });
-}
+const decide = (command: string, trusted = false) => decideRecommendedBash(ws, command, trusted);
 
 describe("never allowed unconfined", () => {
   for (const command of [

@@ -2,7 +2,7 @@ import { lstatSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { isInside, type PolicyMatch } from "@toolhost/core";
 import picomatch from "picomatch";
-import { existingReal, expandTilde, LINK_TTL_MS, normalizePath, procAlias, recentRealOf, resolvePath as resolve, samplesOf } from "../paths/_paths.js";
+import { existingReal, expandTilde, LINK_TTL_MS, nearestGit, normalizePath, procAlias, recentRealOf, resolvePath as resolve, samplesOf } from "../paths/_paths.js";
 import { TreeGuard } from "../paths/_protected.js";
 import type { CompiledRule } from "../rules/_rules.js";
 import type { InventoryEntry } from "../inventory/_inventory.js";
@@ -45,61 +45,75 @@ export function readsOfCommand(scope: JudgeScope, part: ShellCommandPart, progra
   };
   const cwd = cwds[Math.min(part.cdCount, cwds.length - 1)] ?? cwds[0];
   const words = WRITES_WITHOUT_READING.has(program) && entry !== undefined ? [] : entry ? fileWords(scope, part, entry, cwd) : argumentWords(part);
+  const reading: Reading = { scope, rules, add, notes, place };
   for (const word of words) {
     if (word.value === undefined) {
       // A process substitution is a pipe (`<(curl …)`): what runs in it is judged as a command.
-      if (NO_FILE_ARGUMENTS.has(program) || cwd === undefined || /^[<>]\(/.test(word.text)) continue;
-      const glob = globPath(scope, word, cwd);
-      if (glob !== undefined) place(glob);
-      if (rules.readCaution.length === 0) continue;
-      const rule = couldName(scope, word, rules.readCaution, cwd);
-      if (rule) {
-        add(rule, "ask", `${word.text} is known only at run time and could name a file ${rule.id} ${rule.decision === "deny" ? "denies" : "asks for"}`);
-        notes.push(`${word.text} could name a path ${rule.id} (${rule.decision}) matches`);
-      }
+      if (!NO_FILE_ARGUMENTS.has(program) && cwd !== undefined && !/^[<>]\(/.test(word.text)) runtimeWord(reading, word, cwd);
       continue;
     }
     const value = word.value;
     if (value === "" || value.startsWith("-") || value.length > 4096 || NO_FILE_ARGUMENTS.has(program)) continue;
-    for (const base of cwds) {
-      if (base === undefined) {
-        // After a cd to a folder known only at run time (`cd "$X" && cat .npmrc`), a relative name may be any file.
-        if (!isAbsolute(value) && !(word.tilde && value.startsWith("~")) && rules.readCaution.length > 0) {
-          add(rules.readCaution[0] as CompiledRule, "ask", `${showWord(word)} is relative to a folder a cd chose at run time, which may hold a file the read rules deny`);
-        }
-        continue;
-      }
-      // `~user/…` and `~+/…` are expanded as bash does; `~-/…` (the folder before the last cd) is known only at run time.
-      const spelled = word.tilde ? expandTilde(value, scope.anchors.homes[0] as string, base) : value;
-      if (spelled === undefined) {
-        if (rules.readCaution.length > 0) add(rules.readCaution[0] as CompiledRule, "ask", `${showWord(word)} names a folder known only at run time, which may hold a file the read rules deny`);
-        continue;
-      }
-      if (spelled !== value) {
-        for (const path of variants(scope, spelled, base, false)) {
-          for (const rule of rules.readDeny.matching(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
-          place(path);
-        }
-        continue;
-      }
-      const through = procAlias(resolve(base, value), base);
-      if (through === undefined && rules.readCaution.length > 0) {
-        const first = rules.readCaution[0] as CompiledRule;
-        add(first, "ask", `${showWord(word)} reaches a file through another process's folder or a descriptor, which may be one the read rules deny`);
-        continue;
-      }
-      if (through === undefined) continue;
-      for (const path of variants(scope, through === resolve(base, value) ? value : through, base, word.tilde)) {
-        for (const rule of rules.readDeny.matching(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
-        place(path);
-      }
-    }
+    for (const base of cwds) literalWord(reading, word, value, base);
   }
   for (const touch of part.trees ?? []) treeOfCommand(scope, touch, rules, cwd, add, notes, place);
   // The files a find before xargs names, given to a program that reads its operands.
   const readsOperands = !NO_FILE_ARGUMENTS.has(program) && !(WRITES_WITHOUT_READING.has(program) && entry !== undefined) && entry?.row.operands !== "none";
   if (readsOperands) for (const touch of part.tailFrom ?? []) treeOfCommand(scope, touch, rules, cwd, add, notes, place);
   return placed;
+}
+
+/** What judging a command's words needs: the rules, where matches and notes go, and the paths judged by their place. */
+interface Reading {
+  scope: JudgeScope;
+  rules: ToolRules;
+  add: Add;
+  notes: string[];
+  place: (path: string) => void;
+}
+
+/** A word known only at run time: a glob is judged by its place; one that could name a file a read rule names asks. */
+function runtimeWord({ scope, rules, add, notes, place }: Reading, word: ShellWord, cwd: string): void {
+  const glob = globPath(scope, word, cwd);
+  if (glob !== undefined) place(glob);
+  if (rules.readCaution.length === 0) return;
+  const rule = couldName(scope, word, rules.readCaution, cwd);
+  if (rule) {
+    add(rule, "ask", `${word.text} is known only at run time and could name a file ${rule.id} ${rule.decision === "deny" ? "denies" : "asks for"}`);
+    notes.push(`${word.text} could name a path ${rule.id} (${rule.decision}) matches`);
+  }
+}
+
+/** A literal word, relative to one of the folders the command may be in (`base`, undefined after a cd to a run-time folder). */
+function literalWord({ scope, rules, add, place }: Reading, word: ShellWord, value: string, base: string | undefined): void {
+  const caution = rules.readCaution[0];
+  if (base === undefined) {
+    // After a cd to a folder known only at run time (`cd "$X" && cat .npmrc`), a relative name may be any file.
+    if (!isAbsolute(value) && !(word.tilde && value.startsWith("~")) && caution) {
+      add(caution, "ask", `${showWord(word)} is relative to a folder a cd chose at run time, which may hold a file the read rules deny`);
+    }
+    return;
+  }
+  // `~user/…` and `~+/…` are expanded as bash does; `~-/…` (the folder before the last cd) is known only at run time.
+  const spelled = word.tilde ? expandTilde(value, scope.anchors.homes[0] as string, base) : value;
+  if (spelled === undefined) {
+    if (caution) add(caution, "ask", `${showWord(word)} names a folder known only at run time, which may hold a file the read rules deny`);
+    return;
+  }
+  const denied = (paths: string[]) => {
+    for (const path of paths) {
+      for (const rule of rules.readDeny.matching(path)) add(rule, "deny", `${showWord(word)} names a file the read rules deny`);
+      place(path);
+    }
+  };
+  if (spelled !== value) return denied(variants(scope, spelled, base, false));
+  const lexical = resolve(base, value);
+  const through = procAlias(lexical, base);
+  if (through === undefined) {
+    if (caution) add(caution, "ask", `${showWord(word)} reaches a file through another process's folder or a descriptor, which may be one the read rules deny`);
+    return;
+  }
+  denied(variants(scope, through === lexical ? value : through, base, word.tilde));
 }
 
 /** The absolute path of a word that is a glob alone (`~/.*_history`, `/run/secrets/*`): where it reads is judged by its place. */
@@ -310,24 +324,20 @@ function guardOf(scope: JudgeScope, rules: ToolRules, touch: Touch, root: string
  * worktree, `GIT_DIR` of the host, an index of version 4 whose names are compressed), all of them.
  */
 function trackedOf(root: string, paths: string[]): string[] {
-  if (paths.length === 0 || process.env.GIT_DIR !== undefined || process.env.GIT_WORK_TREE !== undefined || process.env.GIT_INDEX_FILE !== undefined) return paths;
-  for (let top = root; ; top = dirname(top)) {
-    const git = lstatSync(join(top, ".git"), { throwIfNoEntry: false });
-    if (git !== undefined) {
-      if (!git.isDirectory()) return paths;
-      let index: Buffer;
-      try {
-        index = readFileSync(join(top, ".git", "index"));
-      } catch {
-        return lstatSync(join(top, ".git", "index"), { throwIfNoEntry: false }) === undefined ? [] : paths;
-      }
-      if (index.toString("latin1", 0, 4) !== "DIRC" || index.readUInt32BE(4) >= 4) return paths;
-      return paths.filter((path) => index.includes(Buffer.from(`${relative(top, path)}\0`)));
-    }
-    // In no repository git refuses, unless the user's or the system's git config sets
-    // grep.fallbackToNoIndex, which makes it search every file: what that config says is not read here.
-    if (dirname(top) === top) return paths;
+  const env = process.env;
+  if (paths.length === 0 || env.GIT_DIR !== undefined || env.GIT_WORK_TREE !== undefined || env.GIT_INDEX_FILE !== undefined || env.GIT_CEILING_DIRECTORIES !== undefined) return paths;
+  // In no repository git refuses, unless the user's or the system's git config sets
+  // grep.fallbackToNoIndex, which makes it search every file: what that config says is not read here.
+  const top = nearestGit(root);
+  if (top === undefined || !lstatSync(join(top, ".git")).isDirectory()) return paths;
+  let index: Buffer;
+  try {
+    index = readFileSync(join(top, ".git", "index"));
+  } catch {
+    return lstatSync(join(top, ".git", "index"), { throwIfNoEntry: false }) === undefined ? [] : paths;
   }
+  if (index.toString("latin1", 0, 4) !== "DIRC" || index.readUInt32BE(4) >= 4) return paths;
+  return paths.filter((path) => index.includes(Buffer.from(`${relative(top, path)}\0`)));
 }
 
 /** Whether a tree read reads the file at `relative` (below its root): not when it leaves out hidden ones, or what its options leave out. */

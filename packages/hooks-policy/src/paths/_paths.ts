@@ -91,9 +91,14 @@ export function folderOf(input: string, cwd: string, tilde = true): string | und
  */
 export function gitTopOf(cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
   if (env.GIT_DIR !== undefined || env.GIT_WORK_TREE !== undefined || env.GIT_CEILING_DIRECTORIES !== undefined) return undefined;
-  for (let folder = cwd; ; folder = dirname(folder)) {
-    if (lstatSync(`${folder === "/" ? "" : folder}/.git`, { throwIfNoEntry: false }) !== undefined) return folder;
-    if (dirname(folder) === folder) return cwd;
+  return nearestGit(cwd) ?? cwd;
+}
+
+/** The nearest folder at or above `start` that holds `.git` (a folder, or a worktree's file), as git's discovery finds it. */
+export function nearestGit(start: string): string | undefined {
+  for (let folder = start; ; folder = dirname(folder)) {
+    if (lstatSync(join(folder, ".git"), { throwIfNoEntry: false }) !== undefined) return folder;
+    if (dirname(folder) === folder) return undefined;
   }
 }
 
